@@ -1,0 +1,88 @@
+#include "args.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace hgemm::cli {
+
+ParsedArgs::ParsedArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
+                       const std::set<std::string>& flags) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0) {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::string key = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    }
+    if (valued.count(key)) {
+      if (!value) {
+        if (i + 1 >= args.size()) throw ArgError("option --" + key + " needs a value");
+        value = args[++i];
+      }
+      values_[key] = *value;
+    } else if (flags.count(key)) {
+      if (value) throw ArgError("option --" + key + " takes no value");
+      flags_.insert(key);
+    } else {
+      throw ArgError("unknown option --" + key);
+    }
+  }
+}
+
+std::optional<std::string> ParsedArgs::get(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string ParsedArgs::get_or(const std::string& key, const std::string& fallback) const {
+  return get(key).value_or(fallback);
+}
+
+std::vector<std::string> ParsedArgs::list_or(const std::string& key,
+                                             const std::string& fallback) const {
+  auto items = split(get_or(key, fallback), ',');
+  if (items.empty()) throw ArgError("option --" + key + " needs at least one item");
+  return items;
+}
+
+long long ParsedArgs::int_or(const std::string& key, long long fallback) const {
+  auto v = get(key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v->c_str(), &end, 10);
+  if (errno != 0 || end == v->c_str() || *end != '\0')
+    throw ArgError("option --" + key + " expects an integer, got '" + *v + "'");
+  return x;
+}
+
+double ParsedArgs::double_or(const std::string& key, double fallback) const {
+  auto v = get(key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  double x = std::strtod(v->c_str(), &end);
+  if (errno != 0 || end == v->c_str() || *end != '\0')
+    throw ArgError("option --" + key + " expects a number, got '" + *v + "'");
+  return x;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(sep, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace hgemm::cli

@@ -1,0 +1,42 @@
+// A small argument parser shared by the subcommands: "--key value", "--key=value" and bare
+// "--flag". Unknown options are errors, so a typo never silently changes what runs.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hgemm::cli {
+
+class ArgError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ParsedArgs {
+ public:
+  // `valued`: options that take a value; `flags`: options that take none.
+  ParsedArgs(const std::vector<std::string>& args, const std::set<std::string>& valued,
+             const std::set<std::string>& flags);
+
+  std::optional<std::string> get(const std::string& key) const;
+  std::string get_or(const std::string& key, const std::string& fallback) const;
+  bool flag(const std::string& key) const { return flags_.count(key) > 0; }
+  // Comma-separated list value ("nn,tn").
+  std::vector<std::string> list_or(const std::string& key, const std::string& fallback) const;
+  long long int_or(const std::string& key, long long fallback) const;
+  double double_or(const std::string& key, double fallback) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::set<std::string> flags_;
+  std::vector<std::string> positional_;
+};
+
+std::vector<std::string> split(const std::string& text, char sep);
+
+}  // namespace hgemm::cli

@@ -1,0 +1,53 @@
+/*
+ * hgemm C API: C = A * B with fp16 inputs and output.
+ *
+ * A is M x K row-major and C is M x N row-major. With HGEMM_LAYOUT_NN, B is K x N row-major;
+ * with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
+ * All pointers are device pointers to __half. The call is thread-safe, can be captured into a
+ * CUDA graph, and after the first call for a shape on a device it neither allocates nor
+ * synchronizes.
+ */
+#ifndef HGEMM_HGEMM_H_
+#define HGEMM_HGEMM_H_
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  HGEMM_SUCCESS = 0,
+  HGEMM_ERROR_NULL_POINTER = 1,        /* A, B or C is NULL */
+  HGEMM_ERROR_INVALID_SIZE = 2,        /* M, N or K is zero or negative */
+  HGEMM_ERROR_SIZE_OVERFLOW = 3,       /* a matrix's element count or byte size overflows */
+  HGEMM_ERROR_ALIASING = 4,            /* C overlaps A or B */
+  HGEMM_ERROR_INVALID_ENUM = 5,        /* layout or accumulation is not a known value */
+  HGEMM_ERROR_NO_DEVICE = 6,           /* no CUDA device is visible */
+  HGEMM_ERROR_ARCH_UNSUPPORTED = 7,    /* the device's compute capability is below 8.0 */
+  HGEMM_ERROR_NOT_SUPPORTED = 8,       /* the requested kernel cannot run this problem */
+  HGEMM_ERROR_INVALID_POINTER = 9,     /* a pointer is not device-accessible memory */
+  HGEMM_ERROR_CUDA = 10,               /* a CUDA runtime or driver call failed */
+  HGEMM_ERROR_LAUNCH_FAILED = 11,      /* the kernel launch was rejected */
+  HGEMM_ERROR_INTERNAL = 12
+} hgemmStatus_t;
+
+typedef enum { HGEMM_LAYOUT_NN = 0, HGEMM_LAYOUT_TN = 1 } hgemmLayout_t;
+typedef enum { HGEMM_ACC_F32 = 0, HGEMM_ACC_F16 = 1 } hgemmAccum_t;
+
+hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t N, int64_t K,
+                       hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream);
+
+/* A static string naming the status. Never NULL. */
+const char* hgemmStatusString(hgemmStatus_t status);
+
+/* The detailed message of the last failed call on this thread ("" when none). */
+const char* hgemmLastErrorMessage(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGEMM_HGEMM_H_ */

@@ -1,0 +1,131 @@
+// hgemm C++ API. The same operation as hgemm.h, with errors thrown as hgemm::Error and an entry
+// point that runs one explicit KernelConfig (what the tuner, the benchmarks and tests use).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hgemm/hgemm.h"
+
+namespace hgemm {
+
+enum class Layout : uint8_t { kNN = HGEMM_LAYOUT_NN, kTN = HGEMM_LAYOUT_TN };
+enum class Accum : uint8_t { kF32 = HGEMM_ACC_F32, kF16 = HGEMM_ACC_F16 };
+
+std::string_view to_string(Layout layout);
+std::string_view to_string(Accum accum);
+std::optional<Layout> parse_layout(std::string_view text);
+std::optional<Accum> parse_accum(std::string_view text);
+
+// The thing thrown by every C++ entry point. `what()` reads
+// "<message> [<expression> at <file>:<line>]" so a log line alone locates the failure.
+class Error : public std::runtime_error {
+ public:
+  Error(hgemmStatus_t status, std::string message, std::string expression = {},
+        std::string file = {}, int line = 0);
+  hgemmStatus_t status() const noexcept { return status_; }
+  const std::string& message() const noexcept { return message_; }
+  const std::string& expression() const noexcept { return expression_; }
+  const std::string& file() const noexcept { return file_; }
+  int line() const noexcept { return line_; }
+
+ private:
+  hgemmStatus_t status_;
+  std::string message_;
+  std::string expression_;
+  std::string file_;
+  int line_;
+};
+
+// A status with a reason, for checks that refuse without throwing (validation, can_implement).
+struct Status {
+  hgemmStatus_t code = HGEMM_SUCCESS;
+  std::string message;
+  bool ok() const noexcept { return code == HGEMM_SUCCESS; }
+  static Status success() { return {}; }
+  static Status failure(hgemmStatus_t code, std::string message) {
+    return {code, std::move(message)};
+  }
+};
+
+struct Problem {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  Layout layout = Layout::kTN;
+  Accum accum = Accum::kF32;
+
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  // "4096x4096x4096_tn_f32"
+  std::string name() const;
+  // Size, enum and overflow checks that need no device and no pointers.
+  Status validate() const;
+};
+
+enum class Family : uint8_t {
+  kSm80Mma = 0,  // cp.async + ldmatrix + mma.sync; predicated, runs any shape (the safety net)
+  kSm90Ws = 1,   // TMA + WGMMA, warp-specialized, persistent
+};
+
+enum class Raster : uint8_t { kAlongM = 0, kAlongN = 1 };
+enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
+
+// The single source of truth for a kernel variant. A plain value: it validates, names itself
+// reversibly (name() / parse()), hashes, and compares. Derived quantities (threads, shared
+// memory) are functions, never stored fields.
+//
+// Names, every field present:
+//   sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn
+//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn
+struct KernelConfig {
+  Family family = Family::kSm80Mma;
+  int block_m = 128;
+  int block_n = 128;
+  int block_k = 32;
+  int num_stages = 3;
+  int warps_m = 2;           // sm80: warp grid inside the block
+  int warps_n = 2;
+  int num_consumer_wgs = 1;  // sm90: consumer warpgroups (a producer warpgroup comes on top)
+  int cluster_m = 1;         // sm90: CTAs per cluster along M and N
+  int cluster_n = 1;
+  Raster raster = Raster::kAlongM;  // sm90 persistent scheduler: raster direction and group
+  int group_size = 8;
+  Epilogue epilogue = Epilogue::kDirect;
+  int split_k = 1;
+  Layout layout = Layout::kTN;
+  Accum accum = Accum::kF32;
+
+  std::string name() const;
+  static std::optional<KernelConfig> parse(std::string_view name);
+  // Structural legality, independent of any problem: tile steps, register and smem budgets.
+  Status validate() const;
+  uint64_t hash() const;
+  int num_threads() const;
+  int smem_bytes() const;
+
+  bool operator==(const KernelConfig&) const = default;
+};
+
+// Runs the kernel that dispatch chooses for this problem. Throws hgemm::Error.
+void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream);
+
+// Runs one explicit config. Throws hgemm::Error with HGEMM_ERROR_NOT_SUPPORTED (and the reason)
+// when the config is not in this build's catalog or cannot implement the problem.
+void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,
+         cudaStream_t stream);
+
+// The config that run(problem, ...) would use for these pointers on the current device.
+KernelConfig select_config(const Problem& problem, const void* a, const void* b, const void* c);
+
+// Every config compiled into this build.
+std::vector<KernelConfig> catalog();
+
+// Whether `config` can run `problem` with these pointers on the current device, and why not.
+Status can_implement(const Problem& problem, const KernelConfig& config, const void* a,
+                     const void* b, const void* c);
+
+}  // namespace hgemm

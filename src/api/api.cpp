@@ -1,0 +1,165 @@
+// The public entry points. Both APIs share one validation path (prepare()), so the C API's status
+// codes and the C++ API's exceptions always agree on what is wrong.
+#include <cstring>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "hgemm/hgemm.h"
+#include "hgemm/hgemm.hpp"
+#include "registry/registry.hpp"
+
+namespace hgemm {
+namespace {
+
+thread_local std::string g_last_error;
+
+bool ranges_overlap(const void* a, int64_t a_bytes, const void* b, int64_t b_bytes) {
+  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + uint64_t(b_bytes) && b0 < a0 + uint64_t(a_bytes);
+}
+
+Status check_pointer(const void* p, const char* what, const DeviceInfo& device) {
+  cudaPointerAttributes attr{};
+  if (cudaError_t e = cudaPointerGetAttributes(&attr, p); e != cudaSuccess) {
+    cudaGetLastError();
+    return Status::failure(HGEMM_ERROR_INVALID_POINTER,
+                           std::string(what) + " is not a CUDA pointer: " + cudaGetErrorString(e));
+  }
+  if (attr.type == cudaMemoryTypeUnregistered)
+    return Status::failure(HGEMM_ERROR_INVALID_POINTER,
+                           std::string(what) + " points to host memory the device cannot access");
+  if (attr.type == cudaMemoryTypeDevice && attr.device != device.ordinal)
+    return Status::failure(HGEMM_ERROR_INVALID_POINTER,
+                           std::string(what) + " lives on device " + std::to_string(attr.device) +
+                               " but the current device is " + std::to_string(device.ordinal));
+  return Status::success();
+}
+
+// Everything that can be checked before a kernel is chosen. On success fills `device`.
+Status prepare(const Problem& problem, const void* a, const void* b, const void* c,
+               const DeviceInfo** device) {
+  if (Status s = problem.validate(); !s.ok()) return s;
+  if (!a || !b || !c)
+    return Status::failure(HGEMM_ERROR_NULL_POINTER,
+                           std::string("null pointer:") + (a ? "" : " A") + (b ? "" : " B") +
+                               (c ? "" : " C"));
+  const int64_t a_bytes = problem.m * problem.k * 2;
+  const int64_t b_bytes = problem.k * problem.n * 2;
+  const int64_t c_bytes = problem.m * problem.n * 2;
+  if (ranges_overlap(c, c_bytes, a, a_bytes))
+    return Status::failure(HGEMM_ERROR_ALIASING, "C overlaps A");
+  if (ranges_overlap(c, c_bytes, b, b_bytes))
+    return Status::failure(HGEMM_ERROR_ALIASING, "C overlaps B");
+  if (Status s = query_current_device(device); !s.ok()) return s;
+  if ((*device)->cc() < 80)
+    return Status::failure(HGEMM_ERROR_ARCH_UNSUPPORTED,
+                           "compute capability " + std::to_string((*device)->cc_major) + "." +
+                               std::to_string((*device)->cc_minor) + " of " + (*device)->name +
+                               " is below the required 8.0");
+  for (auto [p, what] : {std::pair{a, "A"}, std::pair{b, "B"}, std::pair{c, "C"}})
+    if (Status s = check_pointer(p, what, **device); !s.ok()) return s;
+  return Status::success();
+}
+
+[[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
+
+}  // namespace
+
+void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream) {
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
+  GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
+  const KernelInstance& inst = registry::select(problem, args, *device);
+  inst.launch(inst.config, args);
+}
+
+void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,
+         cudaStream_t stream) {
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
+  const KernelInstance* inst = registry::find(config);
+  if (!inst)
+    throw Error(HGEMM_ERROR_NOT_SUPPORTED, config.name() + " is not in this build's catalog");
+  GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
+  if (Status s = registry::can_implement(problem, config, args, *device); !s.ok()) raise(s);
+  inst->launch(config, args);
+}
+
+KernelConfig select_config(const Problem& problem, const void* a, const void* b, const void* c) {
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
+  GemmArgs args{a, b, const_cast<void*>(c), problem.m, problem.n, problem.k, nullptr};
+  return registry::select(problem, args, *device).config;
+}
+
+std::vector<KernelConfig> catalog() {
+  std::vector<KernelConfig> out;
+  for (const auto& inst : registry::instances()) out.push_back(inst.config);
+  return out;
+}
+
+Status can_implement(const Problem& problem, const KernelConfig& config, const void* a,
+                     const void* b, const void* c) {
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare(problem, a, b, c, &device); !s.ok()) return s;
+  GemmArgs args{a, b, const_cast<void*>(c), problem.m, problem.n, problem.k, nullptr};
+  return registry::can_implement(problem, config, args, *device);
+}
+
+}  // namespace hgemm
+
+extern "C" {
+
+hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t N, int64_t K,
+                       hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream) {
+  using namespace hgemm;
+  try {
+    // Enum values are checked before the cast: a C caller can pass any integer.
+    if (int(layout) != HGEMM_LAYOUT_NN && int(layout) != HGEMM_LAYOUT_TN) {
+      g_last_error = "unknown layout value " + std::to_string(int(layout));
+      return HGEMM_ERROR_INVALID_ENUM;
+    }
+    if (int(acc) != HGEMM_ACC_F32 && int(acc) != HGEMM_ACC_F16) {
+      g_last_error = "unknown accumulation value " + std::to_string(int(acc));
+      return HGEMM_ERROR_INVALID_ENUM;
+    }
+    Problem problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)};
+    run(problem, A, B, C, stream);
+    return HGEMM_SUCCESS;
+  } catch (const Error& e) {
+    g_last_error = e.what();
+    return e.status();
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HGEMM_ERROR_INTERNAL;
+  } catch (...) {
+    g_last_error = "unknown exception";
+    return HGEMM_ERROR_INTERNAL;
+  }
+}
+
+const char* hgemmStatusString(hgemmStatus_t status) {
+  switch (status) {
+    case HGEMM_SUCCESS: return "HGEMM_SUCCESS";
+    case HGEMM_ERROR_NULL_POINTER: return "HGEMM_ERROR_NULL_POINTER: A, B or C is NULL";
+    case HGEMM_ERROR_INVALID_SIZE: return "HGEMM_ERROR_INVALID_SIZE: M, N and K must be positive";
+    case HGEMM_ERROR_SIZE_OVERFLOW: return "HGEMM_ERROR_SIZE_OVERFLOW: matrix size overflows";
+    case HGEMM_ERROR_ALIASING: return "HGEMM_ERROR_ALIASING: C overlaps A or B";
+    case HGEMM_ERROR_INVALID_ENUM: return "HGEMM_ERROR_INVALID_ENUM: unknown layout or accumulation";
+    case HGEMM_ERROR_NO_DEVICE: return "HGEMM_ERROR_NO_DEVICE: no CUDA device is visible";
+    case HGEMM_ERROR_ARCH_UNSUPPORTED: return "HGEMM_ERROR_ARCH_UNSUPPORTED: compute capability below 8.0";
+    case HGEMM_ERROR_NOT_SUPPORTED: return "HGEMM_ERROR_NOT_SUPPORTED: the kernel cannot run this problem";
+    case HGEMM_ERROR_INVALID_POINTER: return "HGEMM_ERROR_INVALID_POINTER: not device-accessible memory";
+    case HGEMM_ERROR_CUDA: return "HGEMM_ERROR_CUDA: a CUDA call failed";
+    case HGEMM_ERROR_LAUNCH_FAILED: return "HGEMM_ERROR_LAUNCH_FAILED: the kernel launch was rejected";
+    case HGEMM_ERROR_INTERNAL: return "HGEMM_ERROR_INTERNAL: internal error";
+  }
+  return "HGEMM_ERROR_UNKNOWN_STATUS: not a hgemmStatus_t value";
+}
+
+const char* hgemmLastErrorMessage(void) { return hgemm::g_last_error.c_str(); }
+
+}  // extern "C"

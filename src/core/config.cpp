@@ -1,0 +1,196 @@
+// KernelConfig: naming, parsing, validation and the derived sizes. The legality rules here are
+// the ones each family's kernel static_asserts; the search space (tuner) builds on them.
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm {
+namespace {
+
+constexpr int kMaxSmemPerBlock = 232448;  // H100/A100 opt-in limit; launchers re-check the device
+
+std::vector<std::string_view> split_tokens(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find(sep, start);
+    out.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+bool parse_int(std::string_view text, int& out) {
+  if (text.empty()) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+// "AxB" or "AxBxC" into ints.
+bool parse_dims(std::string_view text, int* out, int count) {
+  auto parts = split_tokens(text, 'x');
+  if (int(parts.size()) != count) return false;
+  for (int i = 0; i < count; ++i)
+    if (!parse_int(parts[i], out[i])) return false;
+  return true;
+}
+
+bool parse_prefixed(std::string_view token, std::string_view prefix, int& out) {
+  return token.substr(0, prefix.size()) == prefix && parse_int(token.substr(prefix.size()), out);
+}
+
+bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+Status invalid(const KernelConfig& c, const std::string& why) {
+  return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, c.name() + ": " + why);
+}
+
+Status validate_sm80(const KernelConfig& c) {
+  auto tile_ok = [](int x) { return x == 32 || x == 64 || x == 128 || x == 256; };
+  if (!tile_ok(c.block_m) || !tile_ok(c.block_n))
+    return invalid(c, "sm80 block_m and block_n must be 32, 64, 128 or 256");
+  if (c.block_k != 32 && c.block_k != 64) return invalid(c, "sm80 block_k must be 32 or 64");
+  if (c.num_stages < 2 || c.num_stages > 6) return invalid(c, "sm80 needs 2 to 6 stages");
+  const int warps = c.warps_m * c.warps_n;
+  if (c.warps_m < 1 || c.warps_n < 1 || !is_pow2(warps) || warps > 8)
+    return invalid(c, "sm80 warp grid must hold 1, 2, 4 or 8 warps");
+  // Each warp tiles its share with m16n8k16 atoms and 16-column ldmatrix loads of B.
+  if (c.block_m % (16 * c.warps_m) != 0) return invalid(c, "block_m must be a multiple of 16*warps_m");
+  if (c.block_n % (16 * c.warps_n) != 0) return invalid(c, "block_n must be a multiple of 16*warps_n");
+  // More than 128 accumulator registers per thread spills with the fragments on top.
+  if (c.block_m * c.block_n / (32 * warps) > 128)
+    return invalid(c, "more than 128 accumulators per thread");
+  if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1)
+    return invalid(c, "sm80 has no warpgroups or clusters (w1, c1x1)");
+  if (c.split_k != 1) return invalid(c, "sm80 does not split K");
+  if (c.epilogue != Epilogue::kDirect) return invalid(c, "sm80 stores C directly");
+  if (c.raster != Raster::kAlongM || c.group_size != 8)
+    return invalid(c, "sm80 has no persistent scheduler (raster m8)");
+  return Status::success();
+}
+
+Status validate_sm90(const KernelConfig& c) {
+  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256)
+    return invalid(c, "sm90 block_m must be 64, 128 or 256 (wgmma M is 64)");
+  if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0)
+    return invalid(c, "sm90 block_n must be a multiple of 16 up to 256 (wgmma N steps)");
+  if (c.block_k != 32 && c.block_k != 64)
+    return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
+  if (c.num_stages < 2 || c.num_stages > 8) return invalid(c, "sm90 needs 2 to 8 stages");
+  if (c.num_consumer_wgs != 1 && c.num_consumer_wgs != 2)
+    return invalid(c, "sm90 has 1 or 2 consumer warpgroups");
+  const int rows_per_wg = c.block_m / c.num_consumer_wgs;
+  if (rows_per_wg != 64 && rows_per_wg != 128)
+    return invalid(c, "each consumer warpgroup must own 64 or 128 rows");
+  const bool cluster_ok = (c.cluster_m == 1 && c.cluster_n == 1) ||
+                          (c.cluster_m == 2 && c.cluster_n == 1) ||
+                          (c.cluster_m == 1 && c.cluster_n == 2);
+  if (!cluster_ok) return invalid(c, "sm90 clusters are 1x1, 2x1 or 1x2");
+  if (!is_pow2(c.group_size) || c.group_size > 16)
+    return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
+  if (c.split_k != 1) return invalid(c, "sm90 does not split K yet");
+  if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
+  const int acc_regs = rows_per_wg * c.block_n / 128 / (c.accum == Accum::kF16 ? 2 : 1);
+  if (acc_regs > 128)
+    return invalid(c, "more than 128 accumulator registers per consumer thread");
+  return Status::success();
+}
+
+}  // namespace
+
+std::string KernelConfig::name() const {
+  std::string tile = std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
+                     std::to_string(block_k);
+  std::string tail = "_sk" + std::to_string(split_k) + "_" + std::string(to_string(accum)) + "_" +
+                     std::string(to_string(layout));
+  if (family == Family::kSm80Mma) {
+    return "sm80_mma_" + tile + "_s" + std::to_string(num_stages) + "_w" + std::to_string(warps_m) +
+           "x" + std::to_string(warps_n) + tail;
+  }
+  return "sm90_ws_" + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
+         "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
+         (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
+         (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail;
+}
+
+std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
+  auto t = split_tokens(name, '_');
+  KernelConfig c;
+  size_t i = 0;
+  int tile[3];
+  if (t.size() == 8 && t[0] == "sm80" && t[1] == "mma") {
+    c.family = Family::kSm80Mma;
+    int warps[2];
+    if (!parse_dims(t[2], tile, 3) || !parse_prefixed(t[3], "s", c.num_stages) ||
+        t[4].substr(0, 1) != "w" || !parse_dims(t[4].substr(1), warps, 2))
+      return std::nullopt;
+    c.warps_m = warps[0];
+    c.warps_n = warps[1];
+    i = 5;
+  } else if (t.size() == 11 && t[0] == "sm90" && t[1] == "ws") {
+    c.family = Family::kSm90Ws;
+    int cluster[2];
+    if (!parse_dims(t[2], tile, 3) || !parse_prefixed(t[3], "s", c.num_stages) ||
+        t[4].substr(0, 1) != "c" || !parse_dims(t[4].substr(1), cluster, 2) ||
+        !parse_prefixed(t[5], "w", c.num_consumer_wgs) || t[6].empty())
+      return std::nullopt;
+    c.cluster_m = cluster[0];
+    c.cluster_n = cluster[1];
+    if (t[6][0] == 'm') c.raster = Raster::kAlongM;
+    else if (t[6][0] == 'n') c.raster = Raster::kAlongN;
+    else return std::nullopt;
+    if (!parse_int(t[6].substr(1), c.group_size)) return std::nullopt;
+    if (t[7] == "tma") c.epilogue = Epilogue::kTmaStore;
+    else if (t[7] == "st") c.epilogue = Epilogue::kDirect;
+    else return std::nullopt;
+    i = 8;
+  } else {
+    return std::nullopt;
+  }
+  c.block_m = tile[0];
+  c.block_n = tile[1];
+  c.block_k = tile[2];
+  auto accum = parse_accum(t[i + 1]);
+  auto layout = parse_layout(t[i + 2]);
+  if (!parse_prefixed(t[i], "sk", c.split_k) || !accum || !layout) return std::nullopt;
+  c.accum = *accum;
+  c.layout = *layout;
+  // Only the canonical spelling parses, so name() and parse() are exact inverses.
+  if (c.name() != name) return std::nullopt;
+  return c;
+}
+
+Status KernelConfig::validate() const {
+  Status s = family == Family::kSm80Mma ? validate_sm80(*this) : validate_sm90(*this);
+  if (!s.ok()) return s;
+  if (smem_bytes() > kMaxSmemPerBlock)
+    return invalid(*this, "needs " + std::to_string(smem_bytes()) + " B of shared memory, over " +
+                              std::to_string(kMaxSmemPerBlock));
+  return s;
+}
+
+uint64_t KernelConfig::hash() const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the canonical name
+  for (char ch : name()) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+int KernelConfig::num_threads() const {
+  if (family == Family::kSm80Mma) return 32 * warps_m * warps_n;
+  return 128 * (num_consumer_wgs + 1);
+}
+
+int KernelConfig::smem_bytes() const {
+  const int operand_bytes = num_stages * (block_m + block_n) * block_k * 2;
+  if (family == Family::kSm80Mma) return operand_bytes;
+  const int epilogue_bytes = epilogue == Epilogue::kTmaStore ? block_m * block_n * 2 : 0;
+  return operand_bytes + epilogue_bytes + 1024;  // barriers and 1 KiB swizzle alignment
+}
+
+}  // namespace hgemm

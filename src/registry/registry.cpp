@@ -1,0 +1,128 @@
+// Dispatch, until the tuner's database lands: among the compiled instances that can implement
+// the call, take the lowest estimate_cost(). The estimate counts waves of output tiles over the
+// SMs, the work each tile does (padded to the tile), and a per-family/per-tile efficiency. It is
+// deliberately simple: its job is to be reasonable everywhere, the tuner's is to be best.
+#include "registry/registry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace hgemm::registry {
+namespace {
+
+bool same_instantiation(const KernelConfig& a, const KernelConfig& b) {
+  KernelConfig x = a;
+  x.raster = b.raster;
+  x.group_size = b.group_size;
+  return x == b;
+}
+
+struct DispatchKey {
+  int64_t m, n, k;
+  int layout, accum, device, align_class;
+  bool operator==(const DispatchKey&) const = default;
+};
+
+struct DispatchKeyHash {
+  size_t operator()(const DispatchKey& k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
+                       uint64_t(k.accum), uint64_t(k.device), uint64_t(k.align_class)}) {
+      h ^= v;
+      h *= 1099511628211ull;
+    }
+    return size_t(h);
+  }
+};
+
+// Which pointers are 16-byte aligned: the only property of the pointers can_implement looks at.
+int align_class(const GemmArgs& args) {
+  auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0);
+}
+
+// Relative throughput of a full tile of this shape, from the tile's operand reuse (bm*bn/(bm+bn))
+// and the family's peak; 128x256 on sm90 is 1.0.
+double tile_efficiency(const KernelConfig& c) {
+  const double reuse = double(c.block_m) * c.block_n / (c.block_m + c.block_n);
+  const double reuse_ref = 128.0 * 256.0 / (128 + 256);
+  const double family_peak = c.family == Family::kSm90Ws ? 1.0 : 0.35;
+  return family_peak * std::pow(std::min(1.0, reuse / reuse_ref), 0.5);
+}
+
+}  // namespace
+
+const std::vector<KernelInstance>& instances() {
+  static const std::vector<KernelInstance> all = [] {
+    std::vector<KernelInstance> v = sm90_instances();
+    auto sm80 = sm80_instances();
+    v.insert(v.end(), sm80.begin(), sm80.end());
+    return v;
+  }();
+  return all;
+}
+
+const KernelInstance* find(const KernelConfig& config) {
+  for (const auto& inst : instances())
+    if (same_instantiation(inst.config, config)) return &inst;
+  return nullptr;
+}
+
+Status can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
+                     const DeviceInfo& device) {
+  if (Status s = problem.validate(); !s.ok()) return s;
+  if (Status s = config.validate(); !s.ok()) return s;
+  if (config.layout != problem.layout || config.accum != problem.accum)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           config.name() + " is built for " + std::string(to_string(config.layout)) +
+                               "/" + std::string(to_string(config.accum)) + ", the problem is " +
+                               problem.name());
+  if (config.family == Family::kSm90Ws) return sm90_can_implement(problem, config, args, device);
+  return sm80_can_implement(problem, config, args, device);
+}
+
+double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+  const double tiles_m = std::ceil(double(p.m) / c.block_m);
+  const double tiles_n = std::ceil(double(p.n) / c.block_n);
+  const double waves = std::ceil(tiles_m * tiles_n / std::max(1, device.sm_count));
+  const double k_padded = std::ceil(double(p.k) / c.block_k) * c.block_k;
+  // A fixed per-tile pipeline fill/drain, worth a few k-blocks, penalises deep tiles on short K.
+  const double fill = double(c.num_stages) * c.block_k;
+  return waves * double(c.block_m) * c.block_n * (k_padded + fill) / tile_efficiency(c);
+}
+
+const KernelInstance& select(const Problem& problem, const GemmArgs& args,
+                             const DeviceInfo& device) {
+  static std::shared_mutex mutex;
+  static std::unordered_map<DispatchKey, const KernelInstance*, DispatchKeyHash> cache;
+  const DispatchKey key{problem.m,          problem.n,          problem.k,         int(problem.layout),
+                        int(problem.accum), device.ordinal,     align_class(args)};
+  {
+    std::shared_lock lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return *it->second;
+  }
+  const KernelInstance* best = nullptr;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (const auto& inst : instances()) {
+    if (!can_implement(problem, inst.config, args, device).ok()) continue;
+    double cost = estimate_cost(problem, inst.config, device);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = &inst;
+    }
+  }
+  if (!best)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                "no compiled kernel implements " + problem.name() + " on " + device.name);
+  std::unique_lock lock(mutex);
+  cache.emplace(key, best);
+  return *best;
+}
+
+}  // namespace hgemm::registry

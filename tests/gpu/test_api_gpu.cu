@@ -1,0 +1,244 @@
+// GPU tests of the public API: error paths that need a device, unaligned pointers through the
+// safety net, CUDA graph capture and replay, thread safety, and no allocation after the first
+// call. A plain executable: prints one line per check, exits non-zero on any failure.
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hgemm/hgemm.h"
+#include "hgemm/hgemm.hpp"
+#include "verify/verifier.hpp"
+
+namespace {
+
+int g_failures = 0;
+
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  if (!ok) ++g_failures;
+}
+
+#define CUDA_OK(expr)                                                                      \
+  do {                                                                                     \
+    cudaError_t e_ = (expr);                                                               \
+    if (e_ != cudaSuccess) {                                                               \
+      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));                         \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);  // uniform in [-1, 1], never all zero
+  }
+}
+
+void fill(__half* p, int64_t n, uint32_t seed) {
+  fill_kernel<<<256, 256>>>(p, n, seed);
+  CUDA_OK(cudaGetLastError());
+}
+
+// Bitwise comparison of two device buffers of halves.
+bool same_bits(const __half* x, const __half* y, int64_t n) {
+  std::vector<uint16_t> a(n), b(n);
+  CUDA_OK(cudaMemcpy(a.data(), x, n * 2, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(b.data(), y, n * 2, cudaMemcpyDeviceToHost));
+  return a == b;
+}
+
+void test_device_error_paths() {
+  std::vector<__half> host(64 * 64);
+  __half* dev = nullptr;
+  CUDA_OK(cudaMalloc(&dev, 3 * 64 * 64 * sizeof(__half)));
+  hgemmStatus_t s = hgemmRun(host.data(), dev, dev + 64 * 64, 64, 64, 64, HGEMM_LAYOUT_NN,
+                             HGEMM_ACC_F32, nullptr);
+  check(s == HGEMM_ERROR_INVALID_POINTER &&
+            std::string(hgemmLastErrorMessage()).find("A points to host memory") != std::string::npos,
+        std::string("host pointer for A is rejected: ") + hgemmStatusString(s) + " / " +
+            hgemmLastErrorMessage());
+  s = hgemmRun(dev, dev + 64 * 64, dev + 64 * 64, 64, 64, 64, HGEMM_LAYOUT_TN, HGEMM_ACC_F32,
+               nullptr);
+  check(s == HGEMM_ERROR_ALIASING, std::string("C == B is rejected: ") + hgemmLastErrorMessage());
+  try {
+    hgemm::KernelConfig bogus;
+    bogus.block_m = 32;
+    bogus.block_n = 32;
+    bogus.warps_m = 1;
+    bogus.warps_n = 1;
+    hgemm::run(hgemm::Problem{64, 64, 64}, bogus, dev, dev + 4096, dev + 8192, nullptr);
+    check(false, "an uncompiled config throws");
+  } catch (const hgemm::Error& e) {
+    check(e.status() == HGEMM_ERROR_NOT_SUPPORTED &&
+              std::string(e.what()).find("not in this build's catalog") != std::string::npos,
+          std::string("an uncompiled config throws NOT_SUPPORTED: ") + e.what());
+  }
+  // The device is still usable after all the refusals.
+  s = hgemmRun(dev, dev + 4096, dev + 8192, 64, 64, 64, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, nullptr);
+  check(s == HGEMM_SUCCESS && cudaDeviceSynchronize() == cudaSuccess,
+        "a valid call succeeds after refused ones");
+  CUDA_OK(cudaFree(dev));
+}
+
+// No CUDA device: run ourselves with no visible device and read the status it prints.
+void test_no_device(const char* self) {
+  std::string cmd = "CUDA_VISIBLE_DEVICES= " + std::string(self) + " --no-device-child";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  char buf[512] = {0};
+  std::string out;
+  while (pipe && fgets(buf, sizeof buf, pipe)) out += buf;
+  int status = pipe ? pclose(pipe) : -1;
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+            out.find("HGEMM_ERROR_NO_DEVICE") != std::string::npos,
+        "no visible device gives HGEMM_ERROR_NO_DEVICE: " + out);
+}
+
+int no_device_child() {
+  // The pointers are never dereferenced: the device check fails first.
+  const void* fake = reinterpret_cast<const void*>(uintptr_t(0x100000));
+  hgemmStatus_t s = hgemmRun(fake, reinterpret_cast<const void*>(uintptr_t(0x200000)),
+                             reinterpret_cast<void*>(uintptr_t(0x300000)), 8, 8, 8,
+                             HGEMM_LAYOUT_NN, HGEMM_ACC_F32, nullptr);
+  std::printf("%s | %s\n", hgemmStatusString(s), hgemmLastErrorMessage());
+  return s == HGEMM_ERROR_NO_DEVICE ? 0 : 1;
+}
+
+// Unaligned (2-byte aligned) pointers go through the safety net and verify.
+void test_unaligned() {
+  hgemm::verify::Verifier verifier;
+  hgemm::verify::Options options;
+  options.misalign_elements = 1;
+  for (auto layout : {hgemm::Layout::kNN, hgemm::Layout::kTN}) {
+    for (auto accum : {hgemm::Accum::kF32, hgemm::Accum::kF16}) {
+      for (auto [m, n, k] : {std::tuple{256, 256, 256}, std::tuple{17, 33, 65},
+                             std::tuple{1000, 1000, 1000}}) {
+        hgemm::Problem p{m, n, k, layout, accum};
+        auto report = verifier.check(
+            p, [](const hgemm::Problem& q, const void* a, const void* b, void* c,
+                  cudaStream_t st) {
+              hgemmStatus_t s = hgemmRun(a, b, c, q.m, q.n, q.k, hgemmLayout_t(q.layout),
+                                         hgemmAccum_t(q.accum), st);
+              if (s != HGEMM_SUCCESS) throw hgemm::Error(s, hgemmLastErrorMessage());
+            },
+            options);
+        check(report.passed(), "unaligned pointers " + p.name() + ": " + report.summary());
+      }
+    }
+  }
+}
+
+// Capture hgemmRun into a graph, replay it, and compare bitwise with an eager call.
+void test_graph_capture() {
+  const int64_t m = 1024, n = 512, k = 768;
+  __half *a, *b, *c_eager, *c_graph;
+  CUDA_OK(cudaMalloc(&a, m * k * 2));
+  CUDA_OK(cudaMalloc(&b, k * n * 2));
+  CUDA_OK(cudaMalloc(&c_eager, m * n * 2));
+  CUDA_OK(cudaMalloc(&c_graph, m * n * 2));
+  fill(a, m * k, 1);
+  fill(b, k * n, 2);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (auto layout : {HGEMM_LAYOUT_NN, HGEMM_LAYOUT_TN}) {
+    for (auto acc : {HGEMM_ACC_F32, HGEMM_ACC_F16}) {
+      CUDA_OK(cudaMemset(c_eager, 0xff, m * n * 2));
+      CUDA_OK(cudaMemset(c_graph, 0xff, m * n * 2));
+      CUDA_OK(cudaDeviceSynchronize());
+      bool ok = hgemmRun(a, b, c_eager, m, n, k, layout, acc, stream) == HGEMM_SUCCESS;
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      hgemmStatus_t s = hgemmRun(a, b, c_graph, m, n, k, layout, acc, stream);
+      CUDA_OK(cudaStreamEndCapture(stream, &graph));
+      ok = ok && s == HGEMM_SUCCESS;
+      CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+      for (int i = 0; i < 3; ++i) CUDA_OK(cudaGraphLaunch(exec, stream));
+      CUDA_OK(cudaStreamSynchronize(stream));
+      ok = ok && same_bits(c_eager, c_graph, m * n);
+      check(ok, std::string("graph capture and replay, bitwise equal to eager, layout ") +
+                    (layout == HGEMM_LAYOUT_NN ? "nn" : "tn") + (acc == HGEMM_ACC_F32 ? " f32" : " f16") +
+                    (ok ? "" : std::string(" status ") + hgemmStatusString(s)));
+      CUDA_OK(cudaGraphExecDestroy(exec));
+      CUDA_OK(cudaGraphDestroy(graph));
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* p : {(void*)a, (void*)b, (void*)c_eager, (void*)c_graph}) CUDA_OK(cudaFree(p));
+}
+
+// Eight threads call concurrently on their own streams and outputs; all must match one result.
+void test_threads_and_no_allocation() {
+  const int64_t m = 512, n = 384, k = 1024;
+  const int kThreads = 8;
+  __half *a, *b, *c;
+  CUDA_OK(cudaMalloc(&a, m * k * 2));
+  CUDA_OK(cudaMalloc(&b, k * n * 2));
+  CUDA_OK(cudaMalloc(&c, (kThreads + 1) * m * n * 2));
+  fill(a, m * k, 3);
+  fill(b, k * n, 4);
+  CUDA_OK(cudaDeviceSynchronize());
+  check(hgemmRun(a, b, c, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, nullptr) == HGEMM_SUCCESS,
+        "first call");
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t free_before = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free_before, &total));
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      cudaStream_t s;
+      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        ++bad;
+        return;
+      }
+      for (int i = 0; i < 50; ++i)
+        if (hgemmRun(a, b, c + (t + 1) * m * n, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, s) !=
+            HGEMM_SUCCESS)
+          ++bad;
+      if (cudaStreamSynchronize(s) != cudaSuccess) ++bad;
+      cudaStreamDestroy(s);
+    });
+  }
+  for (auto& th : threads) th.join();
+  size_t free_after = 0;
+  CUDA_OK(cudaMemGetInfo(&free_after, &total));
+  bool same = true;
+  for (int t = 0; t < kThreads; ++t) same = same && same_bits(c, c + (t + 1) * m * n, m * n);
+  check(bad == 0 && same, "8 threads x 50 concurrent calls succeed and agree bitwise");
+  check(free_after == free_before, "no device allocation after the first call (free " +
+                                       std::to_string(free_before) + " -> " +
+                                       std::to_string(free_after) + ")");
+  for (void* p : {(void*)a, (void*)b, (void*)c}) CUDA_OK(cudaFree(p));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--no-device-child") == 0) return no_device_child();
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("FAIL no CUDA device: GPU tests never skip\n");
+    return 1;
+  }
+  test_device_error_paths();
+  test_no_device(argv[0]);
+  test_unaligned();
+  test_graph_capture();
+  test_threads_and_no_allocation();
+  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+}

@@ -1,0 +1,157 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "hgemm/hgemm.hpp"
+
+using hgemm::Accum;
+using hgemm::Epilogue;
+using hgemm::Family;
+using hgemm::KernelConfig;
+using hgemm::Layout;
+using hgemm::Raster;
+
+namespace {
+
+KernelConfig sm90(int bm, int bn, int bk, int stages, int wgs, int cm, int cn) {
+  KernelConfig c;
+  c.family = Family::kSm90Ws;
+  c.block_m = bm;
+  c.block_n = bn;
+  c.block_k = bk;
+  c.num_stages = stages;
+  c.num_consumer_wgs = wgs;
+  c.cluster_m = cm;
+  c.cluster_n = cn;
+  c.epilogue = Epilogue::kTmaStore;
+  return c;
+}
+
+}  // namespace
+
+TEST(KernelConfig, Sm80NameIsCanonical) {
+  KernelConfig c;  // defaults: sm80 128x128x32 s3 w2x2
+  EXPECT_EQ(c.name(), "sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn");
+  EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+  EXPECT_EQ(c.num_threads(), 128);
+  EXPECT_EQ(c.smem_bytes(), 3 * (128 + 128) * 32 * 2);
+}
+
+TEST(KernelConfig, Sm90NameIsCanonical) {
+  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  c.raster = Raster::kAlongN;
+  c.group_size = 16;
+  c.accum = Accum::kF16;
+  c.layout = Layout::kNN;
+  EXPECT_EQ(c.name(), "sm90_ws_128x256x64_s4_c2x1_w2_n16_tma_sk1_f16_nn");
+  EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+  EXPECT_EQ(c.num_threads(), 384);
+}
+
+TEST(KernelConfig, RoundTripOverManyConfigs) {
+  std::set<uint64_t> hashes;
+  int count = 0;
+  for (int bm : {64, 128, 256})
+    for (int bn : {16, 64, 128, 192, 256})
+      for (int stages : {2, 4, 8})
+        for (int wgs : {1, 2})
+          for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
+            for (Layout layout : {Layout::kNN, Layout::kTN})
+              for (Accum accum : {Accum::kF32, Accum::kF16}) {
+                KernelConfig c = sm90(bm, bn, 64, stages, wgs, cm, cn);
+                c.layout = layout;
+                c.accum = accum;
+                c.epilogue = (stages % 4 == 0) ? Epilogue::kTmaStore : Epilogue::kDirect;
+                auto parsed = KernelConfig::parse(c.name());
+                ASSERT_TRUE(parsed.has_value()) << c.name();
+                EXPECT_EQ(*parsed, c) << c.name();
+                EXPECT_EQ(parsed->name(), c.name());
+                hashes.insert(c.hash());
+                ++count;
+              }
+  EXPECT_EQ(int(hashes.size()), count) << "distinct configs must hash differently";
+  for (int bm : {32, 64, 128, 256})
+    for (int wm : {1, 2, 4}) {
+      KernelConfig c;
+      c.block_m = bm;
+      c.warps_m = wm;
+      c.num_stages = 4;
+      auto parsed = KernelConfig::parse(c.name());
+      ASSERT_TRUE(parsed.has_value()) << c.name();
+      EXPECT_EQ(*parsed, c);
+    }
+}
+
+TEST(KernelConfig, ParseRejectsMalformedAndNonCanonical) {
+  for (const char* bad : {"", "sm80", "sm80_mma_128x128x32_s3_w2x2_sk1_f32",
+                          "sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn_extra",
+                          "sm80_mma_128x128_s3_w2x2_sk1_f32_tn", "sm80_mma_128x128x32_s3_w2x2_sk1_f64_tn",
+                          "sm80_mma_128x128x32_s3_w2x2_sk1_f32_nt", "sm80_mma_0128x128x32_s3_w2x2_sk1_f32_tn",
+                          "sm80_mma_128x128x32_sx_w2x2_sk1_f32_tn", "sm90_ws_128x256x64_s4_c2x1_w2_q8_tma_sk1_f32_tn",
+                          "sm90_ws_128x256x64_s4_c2x1_w2_m8_smem_sk1_f32_tn",
+                          "sm70_mma_128x128x32_s3_w2x2_sk1_f32_tn"}) {
+    EXPECT_FALSE(KernelConfig::parse(bad).has_value()) << bad;
+  }
+}
+
+TEST(KernelConfig, ValidationNamesTheRule) {
+  struct Case {
+    KernelConfig config;
+    const char* needle;
+  };
+  KernelConfig too_many_acc = sm90(128, 256, 64, 4, 1, 1, 1);
+  KernelConfig odd_n = sm90(128, 120, 64, 4, 2, 1, 1);
+  KernelConfig bad_cluster = sm90(128, 128, 64, 4, 2, 2, 2);
+  KernelConfig too_much_smem = sm90(256, 256, 64, 8, 2, 1, 1);
+  KernelConfig bad_rows = sm90(256, 128, 64, 4, 1, 1, 1);
+  KernelConfig sm80_bad_k;
+  sm80_bad_k.block_k = 16;
+  KernelConfig sm80_warps;
+  sm80_warps.warps_m = 3;
+  KernelConfig sm80_acc;
+  sm80_acc.block_m = 256;
+  sm80_acc.block_n = 256;
+  KernelConfig sm80_stages;
+  sm80_stages.num_stages = 1;
+  for (const Case& c : {Case{too_many_acc, "accumulator"}, Case{odd_n, "multiple of 16"},
+                        Case{bad_cluster, "cluster"}, Case{too_much_smem, "shared memory"},
+                        Case{bad_rows, "64 or 128 rows"}, Case{sm80_bad_k, "block_k"},
+                        Case{sm80_warps, "warp"}, Case{sm80_acc, "accumulator"},
+                        Case{sm80_stages, "stages"}}) {
+    auto s = c.config.validate();
+    EXPECT_FALSE(s.ok()) << c.config.name();
+    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(s.message.find(c.needle), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find(c.config.name()), std::string::npos) << s.message;
+  }
+}
+
+TEST(Problem, ValidateSizesEnumsAndOverflow) {
+  using hgemm::Problem;
+  EXPECT_TRUE((Problem{1, 1, 1}).validate().ok());
+  EXPECT_TRUE((Problem{16384, 16384, 16384}).validate().ok());
+  EXPECT_EQ((Problem{0, 1, 1}).validate().code, HGEMM_ERROR_INVALID_SIZE);
+  EXPECT_EQ((Problem{1, -5, 1}).validate().code, HGEMM_ERROR_INVALID_SIZE);
+  EXPECT_EQ((Problem{1, 1, 0}).validate().code, HGEMM_ERROR_INVALID_SIZE);
+  EXPECT_EQ((Problem{int64_t(1) << 31, 1, 1}).validate().code, HGEMM_ERROR_SIZE_OVERFLOW);
+  EXPECT_EQ((Problem{int64_t(1) << 40, int64_t(1) << 40, 1}).validate().code,
+            HGEMM_ERROR_SIZE_OVERFLOW);
+  // 2^31-1 squared elements times 2 bytes still fits in int64: large but representable.
+  EXPECT_TRUE((Problem{(int64_t(1) << 31) - 1, (int64_t(1) << 31) - 1, 1}).validate().ok());
+  Problem bad_layout{8, 8, 8};
+  bad_layout.layout = static_cast<Layout>(7);
+  EXPECT_EQ(bad_layout.validate().code, HGEMM_ERROR_INVALID_ENUM);
+  Problem bad_acc{8, 8, 8};
+  bad_acc.accum = static_cast<Accum>(2);
+  EXPECT_EQ(bad_acc.validate().code, HGEMM_ERROR_INVALID_ENUM);
+  EXPECT_EQ((Problem{4096, 2048, 64, Layout::kNN, Accum::kF16}).name(), "4096x2048x64_nn_f16");
+}
+
+TEST(Enums, ParseAndPrint) {
+  EXPECT_EQ(hgemm::parse_layout("nn"), Layout::kNN);
+  EXPECT_EQ(hgemm::parse_layout("tn"), Layout::kTN);
+  EXPECT_FALSE(hgemm::parse_layout("NT").has_value());
+  EXPECT_EQ(hgemm::parse_accum("f16"), Accum::kF16);
+  EXPECT_FALSE(hgemm::parse_accum("fp32").has_value());
+  EXPECT_EQ(hgemm::to_string(Accum::kF32), "f32");
+}
