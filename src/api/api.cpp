@@ -46,6 +46,10 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
     return Status::failure(HGEMM_ERROR_NULL_POINTER,
                            std::string("null pointer:") + (a ? "" : " A") + (b ? "" : " B") +
                                (c ? "" : " C"));
+  for (auto [p, what] : {std::pair{a, "A"}, std::pair{b, "B"}, std::pair{c, "C"}})
+    if (reinterpret_cast<uintptr_t>(p) & 1)
+      return Status::failure(HGEMM_ERROR_INVALID_POINTER,
+                             std::string(what) + " is not 2-byte aligned, so it cannot hold fp16 data");
   const int64_t a_bytes = problem.m * problem.k * 2;
   const int64_t b_bytes = problem.k * problem.n * 2;
   const int64_t c_bytes = problem.m * problem.n * 2;

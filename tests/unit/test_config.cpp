@@ -38,12 +38,12 @@ TEST(KernelConfig, Sm80NameIsCanonical) {
 }
 
 TEST(KernelConfig, Sm90NameIsCanonical) {
-  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  KernelConfig c = sm90(128, 256, 64, 3, 2, 2, 1);
   c.raster = Raster::kAlongN;
   c.group_size = 16;
   c.accum = Accum::kF16;
   c.layout = Layout::kNN;
-  EXPECT_EQ(c.name(), "sm90_ws_128x256x64_s4_c2x1_w2_n16_tma_sk1_f16_nn");
+  EXPECT_EQ(c.name(), "sm90_ws_128x256x64_s3_c2x1_w2_n16_tma_sk1_f16_nn");
   EXPECT_TRUE(c.validate().ok()) << c.validate().message;
   EXPECT_EQ(c.num_threads(), 384);
 }
@@ -102,7 +102,7 @@ TEST(KernelConfig, ValidationNamesTheRule) {
   KernelConfig too_many_acc = sm90(128, 256, 64, 4, 1, 1, 1);
   KernelConfig odd_n = sm90(128, 120, 64, 4, 2, 1, 1);
   KernelConfig bad_cluster = sm90(128, 128, 64, 4, 2, 2, 2);
-  KernelConfig too_much_smem = sm90(256, 256, 64, 8, 2, 1, 1);
+  KernelConfig too_much_smem = sm90(128, 128, 64, 8, 2, 1, 1);
   KernelConfig bad_rows = sm90(256, 128, 64, 4, 1, 1, 1);
   KernelConfig sm80_bad_k;
   sm80_bad_k.block_k = 16;

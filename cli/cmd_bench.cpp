@@ -1,0 +1,518 @@
+// hgemm bench: times hgemm against the cuBLAS / cuBLASLt baselines over a shape suite in the
+// offline, graph, latency and server modes, one CSV row per shape x impl x layout x mode.
+// Every (impl, shape, layout, acc) passes the verifier before it is timed; a failure is recorded
+// in its rows and not timed. Schema and methodology: docs/benchmarking.md.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include "args.hpp"
+#include "baselines/baselines.hpp"
+#include "bench/environment.hpp"
+#include "bench/results_csv.hpp"
+#include "bench/timing.hpp"
+#include "commands.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "hgemm/hgemm.hpp"
+#include "progress.hpp"
+#include "verify/verifier.hpp"
+
+namespace hgemm::cli {
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: hgemm bench (--suite S | --shape MxNxK[,...]) --out FILE [options]
+
+  --suite S          named suite (grid, smoke, edge: bench/suites/S.txt) or a file of
+                     "M N K" lines
+  --shape LIST       explicit shapes instead of a suite, e.g. 4096x4096x4096,128x16384x1024
+  --out FILE         results CSV (overwritten unless --resume)
+  --impl LIST        hgemm,cublas,cublaslt-heuristic,cublaslt-autotune (default all = these four);
+                     config:NAME times one explicit kernel config (only on its layout and acc)
+  --modes LIST       offline,graph,latency,server (default all four)
+  --layout LIST      nn,tn (default both)
+  --acc LIST         f32,f16 (default both)
+  --resume           keep FILE's rows, skip every shape x impl x layout x mode already in it, and
+                     append the rest (rows are flushed after each shape)
+  --loop-ms X        target GPU time of one timed loop, offline and graph (default 1.5)
+  --loops N          timed loops per offline/graph measurement, median taken (default 5, >= 5)
+  --latency-calls N  calls per latency measurement (default 20)
+  --server-calls N   calls per server measurement (default 10; each waits 1/QPS s on average)
+  --qps X            server mode's mean call rate (default 100)
+  --seed S           seed of the server gaps and the verifier (default 24301)
+  --time-limit S     stop after the shape in progress once S seconds have passed; exit code 3
+                     means "incomplete, rerun with --resume" (default 0: no limit)
+
+exit codes: 0 done and every row passed, 1 some row failed verification or a launch,
+            2 bad arguments, 3 stopped by --time-limit before the suite was complete
+)";
+
+constexpr int kExitIncomplete = 3;
+
+const char* const kStandardImpls[] = {"hgemm", "cublas", "cublaslt-heuristic",
+                                      "cublaslt-autotune"};
+
+struct ImplSpec {
+  std::string name;                          // the CSV's impl column
+  std::optional<baselines::Kind> baseline;   // a library baseline
+  std::optional<KernelConfig> config;        // config:NAME; neither: hgemm dispatch
+};
+
+struct Settings {
+  std::vector<Shape> shapes;
+  std::string suite_label;
+  std::vector<ImplSpec> impls;
+  std::vector<bench::Mode> modes;
+  std::vector<Layout> layouts;
+  std::vector<Accum> accums;
+  std::string out;
+  bool resume = false;
+  bench::TimingOptions timing;
+  uint64_t seed = 24301;
+  double time_limit_s = 0;
+};
+
+std::vector<Shape> parse_shapes(const std::string& list) {
+  std::vector<Shape> shapes;
+  for (const std::string& item : split(list, ',')) {
+    auto dims = split(item, 'x');
+    int64_t v[3] = {};
+    bool ok = dims.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      char* end = nullptr;
+      errno = 0;
+      long long x = std::strtoll(dims[i].c_str(), &end, 10);
+      ok = errno == 0 && end != dims[i].c_str() && *end == '\0' && x > 0;
+      v[i] = x;
+    }
+    if (!ok) throw ArgError("--shape expects MxNxK with positive integers, got '" + item + "'");
+    shapes.push_back({v[0], v[1], v[2]});
+  }
+  if (shapes.empty()) throw ArgError("--shape needs at least one shape");
+  return shapes;
+}
+
+std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
+  std::vector<ImplSpec> out;
+  std::set<std::string> seen;
+  auto add = [&](ImplSpec spec) {
+    if (seen.insert(spec.name).second) out.push_back(std::move(spec));
+  };
+  for (const std::string& item : items) {
+    if (item == "all") {
+      for (const char* name : kStandardImpls) add({name, baselines::parse_kind(name), {}});
+    } else if (item == "hgemm") {
+      add({item, std::nullopt, std::nullopt});
+    } else if (auto kind = baselines::parse_kind(item)) {
+      add({item, kind, std::nullopt});
+    } else if (item.rfind("config:", 0) == 0) {
+      auto cfg = KernelConfig::parse(item.substr(7));
+      if (!cfg) throw ArgError("'" + item.substr(7) + "' is not a kernel config name");
+      add({item, std::nullopt, cfg});
+    } else if (item == "torch") {
+      throw ArgError("torch rows come from python/bench_torch.py, not from hgemm bench");
+    } else {
+      throw ArgError("unknown implementation '" + item +
+                     "' (hgemm, cublas, cublaslt-heuristic, cublaslt-autotune, all, config:NAME)");
+    }
+  }
+  return out;
+}
+
+// Every argument check happens here, before any device call.
+Settings parse_settings(const Args& raw, bool* help) {
+  ParsedArgs args(raw,
+                  {"suite", "shape", "out", "impl", "modes", "layout", "acc", "loop-ms", "loops",
+                   "latency-calls", "server-calls", "qps", "seed", "time-limit"},
+                  {"resume", "help"});
+  Settings s;
+  *help = args.flag("help");
+  if (*help) return s;
+  if (!args.positional().empty())
+    throw ArgError("unexpected argument '" + args.positional().front() + "'");
+  const auto suite = args.get("suite");
+  const auto shape = args.get("shape");
+  if (!suite && !shape) throw ArgError("--suite or --shape is required");
+  if (suite && shape) throw ArgError("--suite and --shape are exclusive");
+  if (!args.get("out")) throw ArgError("--out is required");
+  s.out = *args.get("out");
+  s.resume = args.flag("resume");
+  s.impls = parse_impls(args.list_or("impl", "all"));
+  std::set<bench::Mode> seen_modes;
+  for (const auto& m : args.list_or("modes", "offline,graph,latency,server")) {
+    auto mode = bench::parse_mode(m);
+    if (!mode) throw ArgError("unknown mode '" + m + "' (offline, graph, latency, server)");
+    if (seen_modes.insert(*mode).second) s.modes.push_back(*mode);
+  }
+  for (const auto& l : args.list_or("layout", "nn,tn")) {
+    auto layout = parse_layout(l);
+    if (!layout) throw ArgError("unknown layout '" + l + "' (nn or tn)");
+    if (std::find(s.layouts.begin(), s.layouts.end(), *layout) == s.layouts.end())
+      s.layouts.push_back(*layout);
+  }
+  for (const auto& a : args.list_or("acc", "f32,f16")) {
+    auto accum = parse_accum(a);
+    if (!accum) throw ArgError("unknown accumulation '" + a + "' (f32 or f16)");
+    if (std::find(s.accums.begin(), s.accums.end(), *accum) == s.accums.end())
+      s.accums.push_back(*accum);
+  }
+  s.timing.loop_ms = args.double_or("loop-ms", 1.5);
+  if (!(s.timing.loop_ms > 0 && s.timing.loop_ms <= 1000))
+    throw ArgError("--loop-ms must be in (0, 1000]");
+  const long long loops = args.int_or("loops", 5);
+  if (loops < 5 || loops > 1000) throw ArgError("--loops must be 5..1000");
+  s.timing.loops = int(loops);
+  const long long latency_calls = args.int_or("latency-calls", 20);
+  if (latency_calls < 1 || latency_calls > 100000)
+    throw ArgError("--latency-calls must be 1..100000");
+  s.timing.latency_calls = int(latency_calls);
+  const long long server_calls = args.int_or("server-calls", 10);
+  if (server_calls < 1 || server_calls > 100000) throw ArgError("--server-calls must be 1..100000");
+  s.timing.server_calls = int(server_calls);
+  s.timing.server_qps = args.double_or("qps", 100);
+  if (!(s.timing.server_qps > 0 && s.timing.server_qps <= 1e6))
+    throw ArgError("--qps must be in (0, 1e6]");
+  s.seed = uint64_t(args.int_or("seed", 24301));
+  s.timing.seed = s.seed;
+  s.time_limit_s = args.double_or("time-limit", 0);
+  if (!(s.time_limit_s >= 0)) throw ArgError("--time-limit must be >= 0");
+  if (suite) {
+    try {
+      s.shapes = load_suite(*suite);
+    } catch (const Error& e) {
+      throw ArgError(e.message());
+    }
+    s.suite_label = *suite;
+  } else {
+    s.shapes = parse_shapes(*shape);
+    s.suite_label = *shape;
+  }
+  for (const Shape& sh : s.shapes) {
+    Problem p{sh.m, sh.n, sh.k, Layout::kNN, Accum::kF32};
+    if (Status st = p.validate(); !st.ok()) throw ArgError(st.message);
+  }
+  return s;
+}
+
+// A resumable file must end with a complete row: a run killed mid-write leaves a partial line,
+// which is cut off here (rows are only ever appended whole, a shape at a time).
+void drop_partial_last_line(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty() || text.back() == '\n') return;
+  const size_t keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  std::fprintf(stderr, "hgemm bench: %s ends with a partial line; dropping it\n", path.c_str());
+  fs::resize_file(path, keep);
+}
+
+std::string join_args(const Args& raw) {
+  std::string out = "hgemm bench";
+  for (const auto& a : raw) out += " " + a;
+  return out;
+}
+
+std::string disposition_string(verify::Disposition d) {
+  switch (d) {
+    case verify::Disposition::kPassed: return std::string(bench::kPassed);
+    case verify::Disposition::kIncorrect: return std::string(bench::kIncorrect);
+    case verify::Disposition::kLaunchFailed: return std::string(bench::kLaunchFailed);
+  }
+  return std::string(bench::kLaunchFailed);
+}
+
+bool is_failure(const std::string& disposition) {
+  return disposition == bench::kIncorrect || disposition == bench::kLaunchFailed;
+}
+
+// After a failed call the context may be unusable (an illegal address is sticky). Continuing
+// would record every later row as failed, so such an error ends the run instead.
+void require_healthy_device() {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess)
+    HGEMM_THROW(HGEMM_ERROR_CUDA,
+                std::string("the CUDA context is unusable after a failure (") +
+                    cudaGetErrorName(err) +
+                    "); rows up to the previous shape are saved: rerun with --resume");
+  cudaGetLastError();
+}
+
+void report_failure(const Problem& p, const std::string& impl, const std::string& stage,
+                    const std::string& disposition, const std::string& detail) {
+  std::printf("FAIL %s %s %s: %s: %s\n  reproduce: hgemm bench --shape %lldx%lldx%lld --impl %s "
+              "--layout %s --acc %s --out /tmp/repro.csv\n",
+              p.name().c_str(), impl.c_str(), stage.c_str(), disposition.c_str(), detail.c_str(),
+              (long long)p.m, (long long)p.n, (long long)p.k, impl.c_str(),
+              std::string(to_string(p.layout)).c_str(), std::string(to_string(p.accum)).c_str());
+  std::fflush(stdout);
+}
+
+struct Entry {
+  const ImplSpec* impl;
+  Problem problem;
+  verify::GemmFn fn;
+  std::string disposition;
+  std::string detail;
+};
+
+int run_bench(const Settings& s, const Args& raw) {
+  // Files first (still no device): the rows already present, and the output stream.
+  std::set<std::string> done_keys;
+  long previous_failures = 0;
+  const bool appending = s.resume && std::filesystem::exists(s.out);
+  bench::Environment previous_env;
+  if (appending) {
+    drop_partial_last_line(s.out);
+    try {
+      bench::ResultsFile previous = bench::read_results(s.out);
+      for (const auto& r : previous.rows) {
+        done_keys.insert(bench::row_key(r));
+        if (is_failure(r.disposition)) ++previous_failures;
+      }
+      previous_env = previous.environment;
+      // Appended rows follow this version's column order, so the file must use it too.
+      std::ifstream in(s.out);
+      std::string line;
+      while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
+      }
+      if (line != bench::header_line())
+        throw std::runtime_error("its header row differs from this version's columns");
+    } catch (const std::exception& e) {
+      throw ArgError(std::string("cannot resume from ") + s.out + ": " + e.what());
+    }
+  }
+  std::ofstream csv(s.out, appending ? std::ios::app : std::ios::trunc);
+  if (!csv) throw ArgError("cannot write " + s.out);
+
+  // The device from here on.
+  const DeviceInfo& device = current_device();
+  bench::Environment env = bench::collect_environment();
+  if (appending) {
+    for (const auto& [key, value] : previous_env)
+      if (key == "gpu" && value != device.name)
+        HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, "cannot resume " + s.out + ": it was written on " +
+                                                  value + ", this device is " + device.name);
+  } else {
+    env.emplace_back("command", join_args(raw));
+    env.emplace_back("timing", "loop_ms=" + std::to_string(s.timing.loop_ms) + " loops=" +
+                                   std::to_string(s.timing.loops) + " latency_calls=" +
+                                   std::to_string(s.timing.latency_calls) + " server_calls=" +
+                                   std::to_string(s.timing.server_calls) + " qps=" +
+                                   std::to_string(s.timing.server_qps));
+    csv << bench::format_environment(env) << bench::header_line() << "\n";
+    csv.flush();
+  }
+
+  cudaStream_t stream = nullptr;
+  HGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } stream_guard{stream};
+  baselines::Baselines libs;
+  verify::Verifier verifier;
+  bench::RotatingBuffers buffers;
+  bench::Timer timer(stream, s.timing);
+  bench::ClockReader clocks;
+
+  verify::Options full_check;
+  full_check.seed = s.seed;
+  // Baselines get the random-normal check and the guard bands; our kernels get every check.
+  verify::Options quick_check = full_check;
+  quick_check.small_integer = quick_check.precision_probe = quick_check.nonfinite = false;
+
+  const long total = long(s.shapes.size() * s.accums.size());
+  Progress progress("bench", total);
+  long done = 0, failures = previous_failures, written = 0, skipped = 0;
+  const bool tty = isatty(STDERR_FILENO);
+  bool stopped_early = false;
+
+  for (const Shape& shape : s.shapes) {
+    if (s.time_limit_s > 0 && progress.seconds() > s.time_limit_s) {
+      stopped_early = true;
+      break;
+    }
+    for (Accum accum : s.accums) {
+      // Which (impl, layout) pairs still miss a row for some mode.
+      std::vector<Entry> entries;
+      for (const ImplSpec& impl : s.impls) {
+        for (Layout layout : s.layouts) {
+          if (impl.config && (impl.config->layout != layout || impl.config->accum != accum))
+            continue;
+          Entry e{&impl, Problem{shape.m, shape.n, shape.k, layout, accum}, {}, "", ""};
+          bool missing = false;
+          for (bench::Mode mode : s.modes)
+            missing |= !done_keys.count(bench::row_key(shape.m, shape.n, shape.k,
+                                                       to_string(layout), to_string(accum),
+                                                       impl.name, bench::to_string(mode)));
+          if (!missing) continue;
+          if (impl.baseline) {
+            e.fn = libs.fn(*impl.baseline);
+          } else if (impl.config) {
+            e.fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
+                                        cudaStream_t st) { run(p, cfg, a, b, c, st); };
+          } else {
+            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+              run(p, a, b, c, st);
+            };
+          }
+          entries.push_back(std::move(e));
+        }
+      }
+      const std::string label = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                std::to_string(shape.k) + " " + std::string(to_string(accum));
+      if (entries.empty()) {
+        ++skipped;
+        progress.update(++done, failures, label);
+        continue;
+      }
+      // Same inputs for every implementation of this shape.
+      const uint32_t fill_seed =
+          uint32_t(shape.m * 73856093 ^ shape.n * 19349663 ^ shape.k * 83492791);
+      buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, fill_seed, stream);
+      const void* a0 = buffers.a(0);
+      const void* b0 = buffers.b(0);
+      void* c0 = buffers.c(0);
+
+      // Verify each entry once before any timing.
+      for (Entry& e : entries) {
+        try {
+          if (e.impl->config) {
+            Status st = can_implement(e.problem, *e.impl->config, a0, b0, c0);
+            if (!st.ok()) throw Error(st.code, st.message);
+          }
+          if (e.impl->baseline == baselines::Kind::kLtAutotune)
+            libs.tune(e.problem, a0, b0, c0, stream);
+          if (e.impl->baseline) e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0);
+          const verify::Report report =
+              verifier.check(e.problem, e.fn, e.impl->baseline ? quick_check : full_check);
+          e.disposition = disposition_string(report.disposition);
+          if (!report.passed()) e.detail = report.summary();
+          else if (!e.impl->baseline) e.detail = select_config(e.problem, a0, b0, c0).name();
+        } catch (const Error& err) {
+          e.disposition = std::string(err.status() == HGEMM_ERROR_NOT_SUPPORTED
+                                          ? bench::kNotSupported
+                                          : bench::kLaunchFailed);
+          e.detail = err.what();
+        }
+        if (e.disposition != bench::kPassed) require_healthy_device();
+      }
+
+      std::vector<bench::ResultRow> rows;
+      std::map<std::string, double> first_mode_ms;
+      for (bench::Mode mode : s.modes) {
+        for (Entry& e : entries) {
+          bench::ResultRow row;
+          row.m = shape.m;
+          row.n = shape.n;
+          row.k = shape.k;
+          row.layout = to_string(e.problem.layout);
+          row.acc = to_string(accum);
+          row.impl = e.impl->name;
+          row.mode = bench::to_string(mode);
+          if (done_keys.count(bench::row_key(row))) continue;
+          row.disposition = e.disposition;
+          row.detail = e.detail;
+          row.ms = row.tflops = row.p20_ms = row.p80_ms = row.min_ms = row.max_ms = std::nan("");
+          if (e.disposition == bench::kPassed) {
+            row.sm_clock_before_mhz = clocks.sm_clock_mhz();
+            try {
+              const bench::Timing t = timer.measure(mode, e.fn, e.problem, buffers);
+              row.ms = t.median_ms;
+              row.tflops = e.problem.flops() / (t.median_ms * 1e-3) / 1e12;
+              row.p20_ms = t.p20_ms;
+              row.p80_ms = t.p80_ms;
+              row.min_ms = t.min_ms;
+              row.max_ms = t.max_ms;
+              row.samples = t.samples;
+              row.calls_per_sample = t.calls_per_sample;
+              row.sets = t.sets;
+            } catch (const Error& err) {
+              row.disposition = std::string(bench::kLaunchFailed);
+              row.detail = err.what();
+              require_healthy_device();
+            }
+            row.sm_clock_after_mhz = clocks.sm_clock_mhz();
+          }
+          if (is_failure(row.disposition)) {
+            ++failures;
+            // A verification failure is reported once (mode "verify"), a timing failure per mode.
+            if (!is_failure(e.disposition) || mode == s.modes.front()) {
+              if (tty) progress.finish();
+              report_failure(e.problem, e.impl->name,
+                             is_failure(e.disposition) ? "verify" : row.mode, row.disposition,
+                             row.detail);
+            }
+          }
+          if (mode == s.modes.front() && row.timed())
+            first_mode_ms[e.impl->name + "/" + row.layout] = row.ms;
+          rows.push_back(std::move(row));
+        }
+      }
+      for (const auto& row : rows) {
+        csv << bench::format_row(row) << "\n";
+        done_keys.insert(bench::row_key(row));
+      }
+      csv.flush();
+      if (!csv) HGEMM_THROW(HGEMM_ERROR_INTERNAL, "writing " + s.out + " failed");
+      written += long(rows.size());
+      if (!tty && !first_mode_ms.empty()) {
+        std::string line = label + " " + std::string(bench::to_string(s.modes.front())) + " ms:";
+        char buf[64];
+        for (const auto& [name, ms] : first_mode_ms) {
+          std::snprintf(buf, sizeof buf, " %s %.5f", name.c_str(), ms);
+          line += buf;
+        }
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+      }
+      progress.update(++done, failures, label);
+    }
+  }
+  progress.finish();
+  std::printf("bench %s: %ld rows written to %s (%ld shape x acc groups already complete), "
+              "%ld failed rows in the file, %.1f s\n",
+              s.suite_label.c_str(), written, s.out.c_str(), skipped, failures, progress.seconds());
+  if (stopped_early) {
+    std::printf("INCOMPLETE: --time-limit %.0f s reached after %ld of %ld shape x acc groups; "
+                "rerun with --resume to continue\n",
+                s.time_limit_s, done, total);
+    return kExitIncomplete;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& raw) {
+  Settings settings;
+  bool help = false;
+  try {
+    settings = parse_settings(raw, &help);
+    if (help) {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    return run_bench(settings, raw);
+  } catch (const ArgError& e) {
+    std::fprintf(stderr, "hgemm bench: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace hgemm::cli

@@ -1,0 +1,301 @@
+#include "bench/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace hgemm::bench {
+namespace {
+
+using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
+
+const char* const kModeOrder[] = {"offline", "graph", "latency", "server"};
+const char* const kLibraryBaselines[] = {"cublas", "cublaslt-heuristic", "cublaslt-autotune"};
+
+// Per shape, the timed ms of one impl in each layout, for one mode and acc. The last row read for
+// a key wins, whatever its disposition, so a later failed re-run hides an earlier pass.
+std::map<ShapeKey, std::map<std::string, double>> timed_by_shape(
+    const std::vector<ResultRow>& rows, const std::string& impl, const std::string& mode,
+    const std::string& acc) {
+  std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, const ResultRow*> last;
+  for (const ResultRow& r : rows)
+    if (r.impl == impl && r.mode == mode && r.acc == acc) last[{r.m, r.n, r.k, r.layout}] = &r;
+  std::map<ShapeKey, std::map<std::string, double>> out;
+  for (const auto& [key, row] : last)
+    if (row->timed()) out[{row->m, row->n, row->k}][row->layout] = row->ms;
+  return out;
+}
+
+// The fastest layout of one shape; false when none is timed.
+bool best_layout(const std::map<std::string, double>& by_layout, std::string* layout, double* ms) {
+  bool found = false;
+  for (const auto& [l, t] : by_layout) {
+    if (!found || t < *ms) {
+      *layout = l;
+      *ms = t;
+      found = true;
+    }
+  }
+  return found;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return fmt("%+.1f%%", 100.0 * fraction); }
+
+std::string shape_name(int64_t m, int64_t n, int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+// Modes and accumulations in the rows, in a stable order: known modes first.
+std::vector<std::string> modes_in(const std::vector<ResultRow>& rows) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& r : rows) seen.insert(r.mode);
+  for (const char* m : kModeOrder)
+    if (seen.erase(m)) out.push_back(m);
+  out.insert(out.end(), seen.begin(), seen.end());
+  return out;
+}
+
+std::vector<std::string> accs_in(const std::vector<ResultRow>& rows) {
+  std::set<std::string> seen;
+  for (const auto& r : rows) seen.insert(r.acc);
+  return {seen.begin(), seen.end()};
+}
+
+struct Cell {
+  BaselineSpec baseline;
+  std::string mode;
+  std::string acc;
+  Comparison comparison;
+  std::vector<double> speedups() const {
+    std::vector<double> s;
+    for (const auto& x : comparison.shapes) s.push_back(x.speedup);
+    return s;
+  }
+};
+
+void render_stats_table(std::ostringstream& o, const std::vector<Cell>& cells,
+                        const std::string& candidate, bool clip) {
+  o << "| baseline | mode | acc | N | mean | median | std | " << candidate << " faster | "
+    << candidate << " missing |\n";
+  o << "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const Cell& c : cells) {
+    const SpeedupStats s = speedup_stats(c.speedups(), clip);
+    o << "| " << c.baseline.label() << " | " << c.mode << " | " << c.acc << " | " << s.n << " | "
+      << percent(s.mean) << " | " << percent(s.median) << " | " << fmt("%.1f%%", 100.0 * s.stddev)
+      << " | " << s.wins << "/" << s.n << " | " << c.comparison.candidate_missing << " |\n";
+  }
+}
+
+}  // namespace
+
+std::string BaselineSpec::label() const {
+  switch (layout) {
+    case BaselineLayout::kNN: return impl + "-nn";
+    case BaselineLayout::kTN: return impl + "-tn";
+    case BaselineLayout::kMax: return impl + "-max";
+  }
+  return impl;
+}
+
+std::vector<BaselineSpec> report_baselines(const std::vector<ResultRow>& rows) {
+  std::vector<std::string> impls;
+  if (std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "torch"; }))
+    impls.push_back("torch");
+  impls.insert(impls.end(), std::begin(kLibraryBaselines), std::end(kLibraryBaselines));
+  std::vector<BaselineSpec> out;
+  for (const auto& impl : impls)
+    for (BaselineLayout l : {BaselineLayout::kNN, BaselineLayout::kTN, BaselineLayout::kMax})
+      out.push_back({impl, l});
+  return out;
+}
+
+Comparison compare(const std::vector<ResultRow>& rows, const std::string& candidate,
+                   const BaselineSpec& baseline, const std::string& mode, const std::string& acc) {
+  const auto base = timed_by_shape(rows, baseline.impl, mode, acc);
+  const auto cand = timed_by_shape(rows, candidate, mode, acc);
+  Comparison out;
+  for (const auto& [shape, base_layouts] : base) {
+    ShapeSpeedup s;
+    std::tie(s.m, s.n, s.k) = shape;
+    const auto cand_it = cand.find(shape);
+    if (baseline.layout == BaselineLayout::kMax) {
+      if (!best_layout(base_layouts, &s.baseline_layout, &s.baseline_ms)) continue;
+      if (cand_it == cand.end() ||
+          !best_layout(cand_it->second, &s.candidate_layout, &s.candidate_ms)) {
+        ++out.candidate_missing;
+        continue;
+      }
+    } else {
+      const std::string layout = baseline.layout == BaselineLayout::kNN ? "nn" : "tn";
+      const auto b = base_layouts.find(layout);
+      if (b == base_layouts.end()) continue;
+      s.baseline_layout = layout;
+      s.baseline_ms = b->second;
+      if (cand_it == cand.end() || !cand_it->second.count(layout)) {
+        ++out.candidate_missing;
+        continue;
+      }
+      s.candidate_layout = layout;
+      s.candidate_ms = cand_it->second.at(layout);
+    }
+    s.speedup = s.baseline_ms / s.candidate_ms;
+    out.shapes.push_back(s);
+  }
+  return out;
+}
+
+SpeedupStats speedup_stats(const std::vector<double>& speedups, bool clip_at_one) {
+  SpeedupStats s;
+  s.n = int(speedups.size());
+  if (s.n == 0) return s;
+  std::vector<double> gains;
+  for (double x : speedups) {
+    gains.push_back((clip_at_one ? std::max(x, 1.0) : x) - 1.0);
+    if (x > 1.0) ++s.wins;
+  }
+  double sum = 0;
+  for (double g : gains) sum += g;
+  s.mean = sum / s.n;
+  s.median = median_of(gains);
+  if (s.n > 1) {
+    double ss = 0;
+    for (double g : gains) ss += (g - s.mean) * (g - s.mean);
+    s.stddev = std::sqrt(ss / (s.n - 1));
+  }
+  return s;
+}
+
+int flop_bucket(double flops) {
+  if (flops < 1e9) return 0;
+  if (flops < 1e10) return 1;
+  if (flops < 1e11) return 2;
+  if (flops < 1e12) return 3;
+  return 4;
+}
+
+const std::array<const char*, kNumBuckets>& bucket_labels() {
+  static const std::array<const char*, kNumBuckets> labels = {"<1e9", "1e9-1e10", "1e10-1e11",
+                                                              "1e11-1e12", ">=1e12"};
+  return labels;
+}
+
+std::array<BucketStat, kNumBuckets + 1> bucket_stats(const std::vector<ShapeSpeedup>& shapes) {
+  std::array<double, kNumBuckets + 1> log_sum{};
+  std::array<BucketStat, kNumBuckets + 1> out{};
+  for (const auto& s : shapes) {
+    for (int b : {flop_bucket(s.flops()), kNumBuckets}) {
+      ++out[b].n;
+      log_sum[b] += std::log(s.speedup);
+      if (s.speedup < 1.0) ++out[b].slower;
+    }
+  }
+  for (int b = 0; b <= kNumBuckets; ++b)
+    if (out[b].n > 0) out[b].geomean = std::exp(log_sum[b] / out[b].n);
+  return out;
+}
+
+std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, size_t count) {
+  std::vector<ShapeSpeedup> out = shapes;
+  std::sort(out.begin(), out.end(), [](const ShapeSpeedup& a, const ShapeSpeedup& b) {
+    return std::tie(a.speedup, a.m, a.n, a.k) < std::tie(b.speedup, b.m, b.n, b.k);
+  });
+  if (out.size() > count) out.resize(count);
+  return out;
+}
+
+std::string render_report(const std::vector<NamedResults>& inputs, const ReportOptions& options) {
+  std::vector<ResultRow> rows;
+  for (const auto& in : inputs) rows.insert(rows.end(), in.file.rows.begin(), in.file.rows.end());
+  const std::string& cand = options.candidate;
+
+  std::ostringstream o;
+  o << "# hgemm benchmark report\n\n";
+  o << "Candidate: `" << cand << "`. Speedup = baseline time / " << cand
+    << " time for the same shape, mode and accumulation. NN/TN baselines are compared with "
+    << cand << " in the same layout; `-max` compares the faster layout of each side. Only rows "
+    << "that passed verification count; \"" << cand << " missing\" counts shapes the baseline "
+    << "timed but " << cand << " did not (absent or failed).\n\n";
+  o << "Inputs:\n\n";
+  for (const auto& in : inputs) {
+    o << "- `" << in.origin << "`: " << in.file.rows.size() << " rows";
+    for (const char* key : {"gpu", "driver", "cuda", "cublas", "torch", "git", "date"}) {
+      for (const auto& [k, v] : in.file.environment)
+        if (k == key) o << ", " << k << " " << v;
+    }
+    o << "\n";
+  }
+  o << "\n";
+
+  std::vector<Cell> cells;
+  const auto modes = modes_in(rows);
+  const auto accs = accs_in(rows);
+  for (const BaselineSpec& b : report_baselines(rows))
+    for (const auto& mode : modes)
+      for (const auto& acc : accs) {
+        Comparison c = compare(rows, cand, b, mode, acc);
+        if (!c.shapes.empty() || c.candidate_missing > 0) cells.push_back({b, mode, acc, c});
+      }
+  if (cells.empty()) {
+    o << "No shape has both a passed `" << cand << "` time and a passed baseline time.\n";
+    return o.str();
+  }
+
+  o << "## Table 1: speedup - 1 of " << cand << " over each baseline\n\n";
+  render_stats_table(o, cells, cand, false);
+  o << "\n## Table 2: max(" << cand << ", baseline) over the baseline (speedup clipped at 1)\n\n";
+  render_stats_table(o, cells, cand, true);
+
+  o << "\n## Geometric-mean speedup by FLOP bucket (2*M*N*K)\n\n"
+    << "Each cell: geomean (shapes where " << cand << " is slower / shapes).\n\n";
+  o << "| baseline | mode | acc |";
+  for (const char* label : bucket_labels()) o << ' ' << label << " |";
+  o << " all |\n|---|---|---|";
+  for (int b = 0; b <= kNumBuckets; ++b) o << "---:|";
+  o << "\n";
+  for (const Cell& c : cells) {
+    o << "| " << c.baseline.label() << " | " << c.mode << " | " << c.acc << " |";
+    for (const BucketStat& s : bucket_stats(c.comparison.shapes)) {
+      if (s.n == 0)
+        o << " - |";
+      else
+        o << ' ' << fmt("%.3f", s.geomean) << " (" << s.slower << "/" << s.n << ") |";
+    }
+    o << "\n";
+  }
+
+  std::string worst_mode = options.worst_mode;
+  if (std::find(modes.begin(), modes.end(), worst_mode) == modes.end()) worst_mode = modes.front();
+  o << "\n## Worst " << options.worst_count << " shapes per baseline (" << worst_mode
+    << " mode)\n";
+  for (const Cell& c : cells) {
+    if (c.mode != worst_mode || c.comparison.shapes.empty()) continue;
+    o << "\n### " << c.baseline.label() << ", " << c.acc << "\n\n";
+    o << "| shape (MxNxK) | " << cand << " layout | " << cand
+      << " ms | baseline layout | baseline ms | speedup |\n";
+    o << "|---|---|---:|---|---:|---:|\n";
+    for (const auto& s : worst_shapes(c.comparison.shapes, options.worst_count))
+      o << "| " << shape_name(s.m, s.n, s.k) << " | " << s.candidate_layout << " | "
+        << fmt("%.5f", s.candidate_ms) << " | " << s.baseline_layout << " | "
+        << fmt("%.5f", s.baseline_ms) << " | " << fmt("%.3f", s.speedup) << " |\n";
+  }
+  return o.str();
+}
+
+}  // namespace hgemm::bench

@@ -1,0 +1,77 @@
+// The benchmark results file: `# key=value` environment lines, a header row, then one row per
+// shape x implementation x layout x mode (docs/benchmarking.md documents every column).
+// Written by `hgemm bench` and python/bench_torch.py, read by `hgemm report` and by --resume.
+// Pure text handling: nothing here touches a device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hgemm::bench {
+
+// Disposition strings written to the `disposition` column.
+inline constexpr std::string_view kPassed = "passed";
+inline constexpr std::string_view kIncorrect = "incorrect";
+inline constexpr std::string_view kLaunchFailed = "launch_failed";
+inline constexpr std::string_view kNotSupported = "not_supported";
+
+struct ResultRow {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  std::string layout;       // "nn" | "tn"
+  std::string acc;          // "f32" | "f16"
+  std::string impl;         // "hgemm", "cublas", "cublaslt-heuristic", "cublaslt-autotune",
+                            // "torch", "config:<name>"
+  std::string mode;         // "offline" | "graph" | "latency" | "server"
+  std::string disposition;  // kPassed, kIncorrect, kLaunchFailed, kNotSupported
+  // Times in milliseconds per call; NaN (an empty field) when the row was not timed.
+  double ms = 0;      // the median
+  double tflops = 0;  // 2*M*N*K / ms
+  double p20_ms = 0;
+  double p80_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int samples = 0;               // loops (offline, graph) or single calls (latency, server)
+  int64_t calls_per_sample = 0;  // calls inside one sample
+  int sets = 0;                  // rotated input buffer sets
+  int sm_clock_before_mhz = -1;  // -1: NVML not available
+  int sm_clock_after_mhz = -1;
+  std::string detail;  // chosen kernel or algorithm, or why the row failed
+
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  bool timed() const;  // passed with a finite, positive time
+};
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+struct ResultsFile {
+  Environment environment;  // the `# key=value` lines, in file order
+  std::vector<ResultRow> rows;
+};
+
+// The column names, in the order this version writes them.
+const std::vector<std::string>& columns();
+std::string header_line();  // columns joined by ',' (no newline)
+std::string format_row(const ResultRow& row);  // one line, no newline
+std::string format_environment(const Environment& env);  // "# key=value\n" lines
+
+// Parses a whole file. Columns are found by name, so files may order them differently or carry
+// extra columns; a missing required column, a malformed number or a row with the wrong field
+// count throws std::runtime_error naming `origin` and the line.
+ResultsFile parse_results(std::string_view text, std::string_view origin = "<text>");
+ResultsFile read_results(const std::string& path);
+
+// The identity of a row for --resume and for merging: shape, layout, acc, impl and mode.
+std::string row_key(const ResultRow& row);
+std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout,
+                    std::string_view acc, std::string_view impl, std::string_view mode);
+
+// CSV field quoting: fields with ',', '"' or a newline are quoted, quotes doubled.
+std::string csv_quote(std::string_view field);
+std::vector<std::string> csv_split(std::string_view line);
+
+}  // namespace hgemm::bench

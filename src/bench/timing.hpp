@@ -1,0 +1,127 @@
+// The timing modes of the benchmark harness, for any GEMM callable (verify::GemmFn):
+//   offline  back-to-back calls on one stream, events around loops of calls, median of loops;
+//   graph    the same rotated calls captured into CUDA graphs and replayed: device time without
+//            the host's enqueue cost;
+//   latency  host wall clock around one call plus its stream synchronize, median of calls;
+//   server   an exponential idle gap (target QPS) before each call, each call timed alone with
+//            events, median of calls.
+// Every call reads its own set of rotated input buffers so that, between two uses of a set, more
+// than twice the L2 has been touched: no call finds its operands left in L2 by the previous one.
+// Inputs are uniform in [-1, 1]. Methodology and budget: docs/benchmarking.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "hgemm/hgemm.hpp"
+#include "verify/verifier.hpp"
+
+namespace hgemm::bench {
+
+enum class Mode { kOffline, kGraph, kLatency, kServer };
+std::string_view to_string(Mode mode);
+std::optional<Mode> parse_mode(std::string_view text);
+
+struct TimingOptions {
+  double loop_ms = 1.5;     // target GPU time of one timed loop (offline, graph)
+  int loops = 5;            // timed loops; the result is their median
+  int max_calls_per_loop = 10000;
+  int latency_calls = 20;
+  int server_calls = 10;
+  double server_qps = 100;  // mean idle gap = 1 / qps seconds
+  uint64_t seed = 1;        // server gaps
+};
+
+struct Timing {
+  double median_ms = 0;  // per call
+  double p20_ms = 0;
+  double p80_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int samples = 0;               // loops (offline, graph) or calls (latency, server)
+  int64_t calls_per_sample = 0;  // calls inside one sample
+  int sets = 0;                  // rotated buffer sets in use
+};
+
+// The number of buffer sets to rotate through: enough that the other sets hold more than twice
+// the L2, plus the set in use; at least 2, so that consecutive calls never share a set.
+inline int rotation_sets(int64_t bytes_per_set, int64_t l2_bytes, int max_sets = 16384) {
+  if (bytes_per_set <= 0) return 2;
+  const int64_t needed = (2 * l2_bytes + bytes_per_set - 1) / bytes_per_set + 1;
+  return int(needed < 2 ? 2 : needed > max_sets ? max_sets : needed);
+}
+
+// Percentile of samples with linear interpolation between order statistics (q in [0, 1]).
+double percentile(std::vector<double> samples, double q);
+
+// Rotated A, B and C sets for one problem size, in one device allocation reused across shapes.
+// A and B hold uniform [-1, 1] values. NN and TN share buffers: B has K*N elements either way.
+class RotatingBuffers {
+ public:
+  RotatingBuffers() = default;
+  ~RotatingBuffers();
+  RotatingBuffers(const RotatingBuffers&) = delete;
+  RotatingBuffers& operator=(const RotatingBuffers&) = delete;
+
+  // Lays out and fills the sets for an M x N x K problem. Throws hgemm::Error when even two
+  // sets do not fit in free device memory.
+  void prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes, uint32_t seed,
+               cudaStream_t stream);
+  int num_sets() const { return sets_; }
+  const void* a(int set) const { return base_ + size_t(set) * set_bytes_ + a_offset_; }
+  const void* b(int set) const { return base_ + size_t(set) * set_bytes_ + b_offset_; }
+  void* c(int set) const { return base_ + size_t(set) * set_bytes_ + c_offset_; }
+
+ private:
+  char* base_ = nullptr;
+  size_t capacity_ = 0;
+  size_t set_bytes_ = 0;
+  size_t a_offset_ = 0;
+  size_t b_offset_ = 0;
+  size_t c_offset_ = 0;
+  int sets_ = 0;
+};
+
+// Fills n halves with uniform [-1, 1] values from a counter-based hash of (index, seed).
+void fill_uniform(void* halves, int64_t n, uint32_t seed, cudaStream_t stream);
+
+// Times callables on one stream. Owns its events. A call that throws aborts the measurement
+// (the exception propagates; graph capture is ended first, so the stream stays usable).
+class Timer {
+ public:
+  Timer(cudaStream_t stream, TimingOptions options);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  Timing measure(Mode mode, const verify::GemmFn& gemm, const Problem& problem,
+                 const RotatingBuffers& buffers);
+  Timing offline(const verify::GemmFn& gemm, const Problem& problem,
+                 const RotatingBuffers& buffers);
+  Timing graph(const verify::GemmFn& gemm, const Problem& problem, const RotatingBuffers& buffers);
+  Timing latency(const verify::GemmFn& gemm, const Problem& problem,
+                 const RotatingBuffers& buffers);
+  Timing server(const verify::GemmFn& gemm, const Problem& problem,
+                const RotatingBuffers& buffers);
+
+  const TimingOptions& options() const { return options_; }
+
+ private:
+  void call(const verify::GemmFn& gemm, const Problem& problem, const RotatingBuffers& buffers);
+  int64_t calls_per_loop(const verify::GemmFn& gemm, const Problem& problem,
+                         const RotatingBuffers& buffers);
+  void ensure_events(size_t count);
+  Timing summarize(std::vector<double> per_call_ms, int64_t calls_per_sample, int sets) const;
+
+  cudaStream_t stream_;
+  TimingOptions options_;
+  std::vector<cudaEvent_t> events_;
+  uint64_t cursor_ = 0;  // the next buffer set; advances across measurements
+  uint64_t server_draws_ = 0;
+};
+
+}  // namespace hgemm::bench

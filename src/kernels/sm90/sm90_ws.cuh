@@ -1,0 +1,509 @@
+// sm90 warp-specialized persistent GEMM: TMA loads, WGMMA math, one body for the whole family.
+//   Arch: sm_90a only (wgmma, setmaxnreg, TMA multicast).
+//   Layouts: A M x K row-major (K-major). B N x K row-major (TN, K-major) or K x N row-major (NN,
+//   N-major, read through the descriptor's transpose bit). C M x N row-major. fp16 in and out,
+//   fp32 or fp16 accumulation.
+//   Roles: warpgroup 0 is the producer (one thread issues all TMA loads into a kNumStages ring,
+//   the warpgroup gives its registers away); warpgroups 1..kNumConsumerWgs each own
+//   BM / kNumConsumerWgs rows of the tile: wgmma over the ring, then the epilogue (stmatrix ->
+//   swizzled smem chunk buffers -> TMA store, or 16-byte direct stores).
+//   Pipeline: a full/empty mbarrier pair per stage. In a cluster of 2 the CTAs multicast halves of
+//   the operand they share, so a slot is free only once the consumers of both CTAs released it.
+//   Schedule: persistent; cluster c computes cluster tiles c, c + G, ... of a grouped raster.
+//   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
+//   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+
+#include "hgemm/hgemm.hpp"
+#include "kernels/common/pipeline.cuh"
+#include "kernels/common/swizzle.hpp"
+#include "kernels/common/tile_scheduler.hpp"
+#include "ptx/barrier.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/stmatrix.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+namespace hgemm::sm90 {
+
+// Everything the kernel reads at run time. The tensor maps are encoded by the launcher with the
+// boxes Traits names (kABox*, kBBox*, kCBox*); see src/launch/sm90_instance.cuh.
+struct Params {
+  CUtensorMap tma_a;  // A as (K, M), box (BK, BM / cluster_n)
+  CUtensorMap tma_b;  // TN: B as (K, N), box (BK, BN / cluster_m)
+                      // NN: B as (N, K), box (chunk, BK / cluster_m)
+  CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
+  __half* c;
+  int m;
+  int n;
+  int k;
+  int num_k_blocks;
+  kernels::TileScheduler scheduler;
+};
+
+// Compile-time shape of one instantiation, shared by the kernel and its launcher.
+template <int kBlockM_, int kBlockN_, int kBlockK_, int kNumStages_, int kNumConsumerWgs_,
+          int kClusterM_, int kClusterN_, Epilogue kEpilogue_, Accum kAccum_, Layout kLayout_>
+struct Traits {
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kBlockK = kBlockK_;
+  static constexpr int kNumStages = kNumStages_;
+  static constexpr int kNumConsumerWgs = kNumConsumerWgs_;
+  static constexpr int kClusterM = kClusterM_;
+  static constexpr int kClusterN = kClusterN_;
+  static constexpr Epilogue kEpilogue = kEpilogue_;
+  static constexpr Accum kAccum = kAccum_;
+  static constexpr Layout kLayout = kLayout_;
+
+  static constexpr bool kTmaStore = kEpilogue == Epilogue::kTmaStore;
+  static constexpr bool kAccF32 = kAccum == Accum::kF32;
+  static constexpr bool kBKMajor = kLayout == Layout::kTN;
+  static constexpr int kClusterSize = kClusterM * kClusterN;
+  static constexpr int kNumThreads = 128 * (kNumConsumerWgs + 1);
+
+  // Each consumer warpgroup owns kWgRows rows of the tile: kWgAtomsM m64 atoms of width BN.
+  static constexpr int kWgRows = kBlockM / kNumConsumerWgs;
+  static constexpr int kWgAtomsM = kWgRows / 64;
+  using Mma = ptx::WgmmaSS<kBlockN, kAccF32>;
+  using AccReg = typename Mma::Reg;
+  static constexpr int kAccRegs = Mma::kRegs;  // per atom
+
+  static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 256, "block_m is 64, 128 or 256");
+  static_assert(kBlockN % 16 == 0 && kBlockN >= 16 && kBlockN <= 256,
+                "block_n is a multiple of 16 up to 256");
+  static_assert(kBlockK == 32 || kBlockK == 64, "block_k is 32 or 64 (one 64B/128B swizzle row)");
+  static_assert(kNumStages >= 2 && kNumStages <= 8, "2..8 stages");
+  static_assert(kNumConsumerWgs == 1 || kNumConsumerWgs == 2, "1 or 2 consumer warpgroups");
+  static_assert(kWgRows == 64 || kWgRows == 128, "a consumer warpgroup owns 64 or 128 rows");
+  static_assert(kClusterSize == 1 || (kClusterSize == 2 && (kClusterM == 1 || kClusterN == 1)),
+                "clusters are 1x1, 2x1 or 1x2");
+  static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
+
+  // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes.
+  static constexpr int kASwizzle = kBlockK * 2;
+  static constexpr int kATileBytes = kBlockM * kBlockK * 2;
+  // B in NN is N-major: BN / kBChunk column chunks, each BK rows of kBChunk halves.
+  static constexpr int kBChunk = kBKMajor ? kBlockK : kernels::swizzle_chunk_elems(kBlockN);
+  static constexpr int kBSwizzle = kBChunk * 2;
+  static constexpr int kBTileBytes = kBlockN * kBlockK * 2;
+  static constexpr int kBChunkBytes = kBlockK * kBChunk * 2;  // NN only
+  static constexpr uint32_t kStageBytes = kATileBytes + kBTileBytes;
+
+  // TMA boxes. With a cluster of 2 each CTA loads half of the shared operand and multicasts it:
+  // A is shared along N (cluster_n == 2), B along M (cluster_m == 2). K-major halves split rows;
+  // the N-major B splits its k-rows, keeping whole chunks.
+  static constexpr int kABoxK = kBlockK;
+  static constexpr int kABoxRows = kBlockM / kClusterN;
+  static constexpr int kBBoxInner = kBKMajor ? kBlockK : kBChunk;
+  static constexpr int kBBoxOuter = kBKMajor ? kBlockN / kClusterM : kBlockK / kClusterM;
+
+  // C staging for the TMA store: each warpgroup converts its (kWgRows x BN) piece one column
+  // chunk of kCChunk halves at a time into one of kCBuffers swizzled smem buffers and stores it
+  // with one TMA box, so the next chunk's stmatrix overlaps the previous chunk's store. Two
+  // 64-column buffers per warpgroup (32 KiB for 128x256) leave room for a fourth operand stage
+  // where a whole-tile staging buffer (64 KiB) would not.
+  static constexpr int kCChunk = kernels::swizzle_chunk_elems(kBlockN);
+  static constexpr int kCSwizzle = kCChunk * 2;
+  static constexpr int kCChunks = kBlockN / kCChunk;
+  static constexpr int kCBuffers = kCChunks >= 2 ? 2 : 1;
+  static constexpr int kCBufferBytes = kWgRows * kCChunk * 2;
+  static constexpr int kCStagingBytes = kNumConsumerWgs * kCBuffers * kCBufferBytes;
+  static constexpr int kCBoxInner = kCChunk;
+  static constexpr int kCBoxOuter = kWgRows;
+
+  // NOTE: registers. With two consumer warpgroups (384 threads) the entry cap is 168; the
+  // producer drops to 40 and the consumers rise to 232 (128*40 + 256*232 = 64,512 <= 65,536).
+  // With one consumer warpgroup the cap of 255 already covers it and setmaxnreg is not used.
+  static constexpr bool kReallocRegs = kNumConsumerWgs == 2;
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
+
+  struct EpilogueSmem {
+    alignas(1024) uint8_t c[kCStagingBytes];  // (kWgRows, kCChunk, buffers, consumer WGs)
+  };
+  struct NoEpilogueSmem {};
+
+  struct alignas(1024) SharedStorage {
+    alignas(1024) uint16_t a[kNumStages][kBlockM * kBlockK];  // (BM, BK, stages) swizzled
+    alignas(1024) uint16_t b[kNumStages][kBlockN * kBlockK];  // (BN, BK, stages) swizzled
+    alignas(1024) std::conditional_t<kTmaStore, EpilogueSmem, NoEpilogueSmem> epi;
+    uint64_t full_barrier[kNumStages];   // TMA bytes landed (producer -> consumers)
+    uint64_t empty_barrier[kNumStages];  // slot released (consumers of the cluster -> producer)
+  };
+  static_assert(kATileBytes % 1024 == 0 && kBTileBytes % 1024 == 0,
+                "every stage buffer starts on a 1024-B swizzle boundary");
+  // Dynamic smem: the storage plus slack to align the dynamic base up to 1024 B.
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
+
+  static constexpr KernelConfig config() {
+    KernelConfig c;
+    c.family = Family::kSm90Ws;
+    c.block_m = kBlockM;
+    c.block_n = kBlockN;
+    c.block_k = kBlockK;
+    c.num_stages = kNumStages;
+    c.num_consumer_wgs = kNumConsumerWgs;
+    c.cluster_m = kClusterM;
+    c.cluster_n = kClusterN;
+    c.epilogue = kEpilogue;
+    c.accum = kAccum;
+    c.layout = kLayout;
+    return c;
+  }
+};
+
+namespace detail {
+
+__device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&h);
+}
+
+// The half2 of 8-column group j, upper (row + 8) or lower half, of an atom's accumulators.
+template <class Traits, bool kUpper>
+__device__ __forceinline__ uint32_t acc_half2(
+    typename Traits::AccReg const (&acc)[Traits::kAccRegs], int j) {
+  if constexpr (Traits::kAccF32)
+    return pack_half2(acc[4 * j + (kUpper ? 2 : 0)], acc[4 * j + (kUpper ? 3 : 1)]);
+  else
+    return acc[2 * j + (kUpper ? 1 : 0)];
+}
+
+// A 4x4 transpose of 32-bit values across the 4 lanes of a quad: lane q's x[p] becomes lane p's
+// old x[q]. Two butterfly stages, each swapping one bit of the lane index with the same bit of the
+// slot index. Used to turn 4 column pairs per lane into 8 contiguous columns per lane.
+__device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int lane) {
+#pragma unroll
+  for (int bit = 1; bit <= 2; bit <<= 1) {
+    const bool upper = (lane & bit) != 0;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      if (s & bit) continue;
+      const uint32_t send = upper ? x[s] : x[s | bit];
+      const uint32_t recv = __shfl_xor_sync(0xffffffffu, send, bit);
+      if (upper)
+        x[s] = recv;
+      else
+        x[s | bit] = recv;
+    }
+  }
+}
+
+// Epilogue for the TMA store: accumulators -> fp16 -> stmatrix into this warpgroup's swizzled
+// chunk buffers -> one TMA store per column chunk, issued by the warpgroup's first thread.
+// `chunk_count` counts the chunks this warpgroup has stored so far (it picks the buffer), so the
+// double buffering carries across tiles whatever the number of chunks per tile.
+template <class Traits>
+__device__ __forceinline__ void store_tile_tma(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], uint32_t staging,
+    CUtensorMap const* tma_c, int m_origin, int n_origin, int wg_idx, int thread_in_wg,
+    uint32_t& chunk_count) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+  const uint32_t barrier_id = 1 + wg_idx;
+  const int quad = lane / 8;  // which of the four 8x8 matrices this lane addresses
+  constexpr int kColsPerStore = 16;  // one stmatrix.x4 covers 16 columns of 16 rows
+
+#pragma unroll
+  for (int chunk = 0; chunk < Traits::kCChunks; ++chunk) {
+    const uint32_t buffer = staging + (chunk_count % Traits::kCBuffers) * Traits::kCBufferBytes;
+    // The store that last used this buffer must have finished reading it.
+    if (thread_in_wg == 0) ptx::tma_store_wait_read<Traits::kCBuffers - 1>();
+    ptx::named_barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+      const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
+#pragma unroll
+      for (int jj = 0; jj < Traits::kCChunk / kColsPerStore; ++jj) {
+        const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
+        const int j = (chunk * Traits::kCChunk) / 8 + 2 * jj;  // 8-column group in the tile
+        const uint32_t offset = kernels::swizzle_offset<Traits::kCSwizzle>(
+            uint32_t(row * Traits::kCChunk * 2 + col * 2));
+        ptx::stmatrix_x4(buffer + offset, acc_half2<Traits, false>(acc[mt], j),
+                         acc_half2<Traits, true>(acc[mt], j),
+                         acc_half2<Traits, false>(acc[mt], j + 1),
+                         acc_half2<Traits, true>(acc[mt], j + 1));
+      }
+    }
+    // NOTE: stmatrix writes through the generic proxy, the TMA store reads through the async one.
+    ptx::fence_proxy_async_shared_cta();
+    ptx::named_barrier_sync(barrier_id, 128);
+    if (thread_in_wg == 0) {
+      ptx::tma_store_2d(tma_c, buffer, n_origin + chunk * Traits::kCChunk, m_origin);
+      ptx::tma_store_commit();
+    }
+    ++chunk_count;
+  }
+}
+
+// Epilogue with direct global stores: each quad transposes its column pairs so that every lane
+// writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
+// entirely inside the problem or entirely outside; rows are checked one by one.
+template <class Traits>
+__device__ __forceinline__ void store_tile_direct(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], __half* c, int m,
+    int n, int m_origin, int n_origin, int thread_in_wg) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+  const int q = lane % 4;
+  constexpr int kGroups = Traits::kBlockN / 8;  // 8-column groups
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+    const int row_lo = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4;
+    const int row_hi = row_lo + 8;
+#pragma unroll
+    for (int g = 0; g + 4 <= kGroups; g += 4) {
+      uint32_t lo[4], hi[4];
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        lo[p] = acc_half2<Traits, false>(acc[mt], g + p);
+        hi[p] = acc_half2<Traits, true>(acc[mt], g + p);
+      }
+      quad_transpose(lo, lane);
+      quad_transpose(hi, lane);
+      const int col = n_origin + (g + q) * 8;
+      if (col < n) {
+        if (row_lo < m)
+          *reinterpret_cast<uint4*>(c + int64_t(row_lo) * n + col) =
+              make_uint4(lo[0], lo[1], lo[2], lo[3]);
+        if (row_hi < m)
+          *reinterpret_cast<uint4*>(c + int64_t(row_hi) * n + col) =
+              make_uint4(hi[0], hi[1], hi[2], hi[3]);
+      }
+    }
+    // BN % 32 == 16: the last two groups are stored as column pairs.
+#pragma unroll
+    for (int g = kGroups / 4 * 4; g < kGroups; ++g) {
+      const int col = n_origin + g * 8 + 2 * q;
+      if (col < n) {
+        if (row_lo < m)
+          *reinterpret_cast<uint32_t*>(c + int64_t(row_lo) * n + col) =
+              acc_half2<Traits, false>(acc[mt], g);
+        if (row_hi < m)
+          *reinterpret_cast<uint32_t*>(c + int64_t(row_hi) * n + col) =
+              acc_half2<Traits, true>(acc[mt], g);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class Traits>
+__global__ void __launch_bounds__(Traits::kNumThreads, 1)
+    sm90_ws_gemm_kernel(__grid_constant__ Params const params) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using SharedStorage = typename Traits::SharedStorage;
+  using AccReg = typename Traits::AccReg;
+  constexpr int kNumStages = Traits::kNumStages;
+  constexpr int kClusterSize = Traits::kClusterSize;
+  constexpr int kTransB = Traits::kBKMajor ? 0 : 1;
+
+  // Shared storage, aligned up to the 1024-B swizzle period.
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  const uint32_t raw_addr = ptx::smem_addr(smem_raw);
+  SharedStorage& shared =
+      *reinterpret_cast<SharedStorage*>(smem_raw + (((raw_addr + 1023) & ~1023u) - raw_addr));
+  const uint32_t smem_a0 = ptx::smem_addr(&shared.a[0][0]);
+  const uint32_t smem_b0 = ptx::smem_addr(&shared.b[0][0]);
+  const uint32_t full0 = ptx::smem_addr(&shared.full_barrier[0]);
+  const uint32_t empty0 = ptx::smem_addr(&shared.empty_barrier[0]);
+  auto smem_a = [&](uint32_t s) { return smem_a0 + s * Traits::kATileBytes; };
+  auto smem_b = [&](uint32_t s) { return smem_b0 + s * Traits::kBTileBytes; };
+  auto full_barrier = [&](uint32_t s) { return full0 + s * 8; };
+  auto empty_barrier = [&](uint32_t s) { return empty0 + s * 8; };
+
+  const int warp_idx = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);
+  const int wg_idx = warp_idx / 4;
+  const int cta_rank = kClusterSize == 1 ? 0 : int(blockIdx.x % kClusterSize);
+  const int cluster_idx = int(blockIdx.x) / kClusterSize;
+  const int num_clusters = int(gridDim.x) / kClusterSize;
+  const kernels::TileScheduler& scheduler = params.scheduler;
+  const int num_tiles = scheduler.num_cluster_tiles();
+  const int num_k_blocks = params.num_k_blocks;
+
+  // Barrier init, then fence, then sync. Every consumer warp of every CTA in the cluster releases
+  // each slot once: peers' multicast writes land in our slots too.
+  if (threadIdx.x == 0) {
+    ptx::tma_prefetch_descriptor(&params.tma_a);
+    ptx::tma_prefetch_descriptor(&params.tma_b);
+    if constexpr (Traits::kTmaStore) ptx::tma_prefetch_descriptor(&params.tma_c);
+#pragma unroll
+    for (int s = 0; s < kNumStages; ++s) {
+      ptx::mbarrier_init(full_barrier(s), 1);
+      ptx::mbarrier_init(empty_barrier(s), kClusterSize * Traits::kNumConsumerWgs * 4);
+    }
+    ptx::fence_mbarrier_init();
+  }
+  if constexpr (kClusterSize > 1)
+    ptx::cluster_sync();
+  else
+    __syncthreads();
+
+  if (wg_idx == 0) {
+    // Producer: one elected thread streams A and B k-blocks into the ring, tile after tile,
+    // running ahead into the next tile while the consumers finish the current one.
+    if constexpr (Traits::kReallocRegs) ptx::setmaxnreg_dec<Traits::kProducerRegs>();
+    if (warp_idx == 0 && ptx::elect_one_sync()) {
+      constexpr uint16_t kMulticastMask = uint16_t((1u << kClusterSize) - 1);
+      const int rank_m = cta_rank % Traits::kClusterM;  // which half of B this CTA loads
+      const int rank_n = cta_rank / Traits::kClusterM;  // which half of A
+      kernels::PipelineState<kNumStages> stage;
+      for (int t = cluster_idx; t < num_tiles; t += num_clusters) {
+        const kernels::TileCoord tile = scheduler.cta_tile(t, cta_rank);
+        const int m0 = tile.m_block * Traits::kBlockM;
+        const int n0 = tile.n_block * Traits::kBlockN;
+        for (int kb = 0; kb < num_k_blocks; ++kb) {
+          ptx::mbarrier_wait(empty_barrier(stage.index), stage.phase ^ 1);
+          const uint32_t full = full_barrier(stage.index);
+          ptx::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
+          const int k0 = kb * Traits::kBlockK;
+
+          const uint32_t a_dst = smem_a(stage.index);
+          if constexpr (Traits::kClusterN == 1) {
+            ptx::tma_load_2d(a_dst, &params.tma_a, full, k0, m0);
+          } else {
+            const int row = rank_n * Traits::kABoxRows;
+            ptx::tma_load_2d_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, full, k0,
+                                       m0 + row, kMulticastMask);
+          }
+
+          const uint32_t b_dst = smem_b(stage.index);
+          if constexpr (Traits::kBKMajor) {
+            if constexpr (Traits::kClusterM == 1) {
+              ptx::tma_load_2d(b_dst, &params.tma_b, full, k0, n0);
+            } else {
+              const int row = rank_m * Traits::kBBoxOuter;
+              ptx::tma_load_2d_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, full,
+                                         k0, n0 + row, kMulticastMask);
+            }
+          } else {
+            const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
+#pragma unroll
+            for (int chunk = 0; chunk < Traits::kBlockN / Traits::kBChunk; ++chunk) {
+              const uint32_t dst =
+                  b_dst + chunk * Traits::kBChunkBytes + k_row * Traits::kBChunk * 2;
+              const int n = n0 + chunk * Traits::kBChunk;
+              if constexpr (Traits::kClusterM == 1)
+                ptx::tma_load_2d(dst, &params.tma_b, full, n, k0 + k_row);
+              else
+                ptx::tma_load_2d_multicast(dst, &params.tma_b, full, n, k0 + k_row,
+                                           kMulticastMask);
+            }
+          }
+          stage.advance();
+        }
+      }
+    }
+    __syncwarp();
+  } else {
+    // Consumers: wgmma over the ring with one k-block in flight, then the epilogue.
+    if constexpr (Traits::kReallocRegs) ptx::setmaxnreg_inc<Traits::kConsumerRegs>();
+    const int consumer_wg = wg_idx - 1;
+    const int thread_in_wg = int(threadIdx.x) % 128;
+    const int lane = thread_in_wg % 32;
+
+    // Descriptor bits that do not depend on the address. A (and TN's B): K-major rows of
+    // BK * 2 bytes, 8-row groups apart by 8 rows. NN's B: N-major chunks of kBChunk columns,
+    // kBChunkBytes apart, 8 k-rows of kBChunk * 2 bytes per group.
+    constexpr uint64_t kDescA =
+        ptx::make_smem_desc_base(16, 8 * Traits::kASwizzle, Traits::kASwizzle);
+    constexpr uint64_t kDescB =
+        Traits::kBKMajor
+            ? ptx::make_smem_desc_base(16, 8 * Traits::kBSwizzle, Traits::kBSwizzle)
+            : ptx::make_smem_desc_base(Traits::kBChunkBytes, 8 * Traits::kBSwizzle,
+                                       Traits::kBSwizzle);
+    // Byte step of one k16 slice inside a stage: 32 B along a K-major row, 16 rows N-major.
+    constexpr uint32_t kAStepK = 32;
+    constexpr uint32_t kBStepK = Traits::kBKMajor ? 32 : 16 * Traits::kBChunk * 2;
+
+    // Release a slot: lane i of each consumer warp arrives on CTA i's empty barrier.
+    auto release = [&](uint32_t s) {
+      if constexpr (kClusterSize == 1) {
+        if (lane == 0) ptx::mbarrier_arrive(empty_barrier(s));
+      } else {
+        if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(empty_barrier(s), uint32_t(lane));
+      }
+    };
+
+    AccReg acc[Traits::kWgAtomsM][Traits::kAccRegs];  // (kWgRows, BN) in m64 atoms
+#pragma unroll
+    for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+      for (int i = 0; i < Traits::kAccRegs; ++i) acc[mt][i] = AccReg(0);
+
+    const uint32_t staging =
+        Traits::kTmaStore ? ptx::smem_addr(&shared.epi) +
+                                consumer_wg * Traits::kCBuffers * Traits::kCBufferBytes
+                          : 0;
+    uint32_t chunk_count = 0;
+    kernels::PipelineState<kNumStages> stage;
+    for (int t = cluster_idx; t < num_tiles; t += num_clusters) {
+      const kernels::TileCoord tile = scheduler.cta_tile(t, cta_rank);
+      uint32_t prev_stage = 0;
+      for (int kb = 0; kb < num_k_blocks; ++kb) {
+        ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);
+        const uint32_t a_base = smem_a(stage.index) +
+                                consumer_wg * Traits::kWgRows * Traits::kBlockK * 2;
+        const uint32_t b_base = smem_b(stage.index);
+        ptx::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < Traits::kBlockK / 16; ++kk) {
+          const uint64_t desc_b = ptx::make_smem_desc(kDescB, b_base + kk * kBStepK);
+#pragma unroll
+          for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+            const uint64_t desc_a = ptx::make_smem_desc(
+                kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
+            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB>(
+                acc[mt], desc_a, desc_b, (kb > 0 || kk > 0) ? 1u : 0u);
+          }
+        }
+        ptx::wgmma_commit();
+        // The previous k-block's wgmma have finished reading their slot: hand it back.
+        if (kb > 0) {
+          ptx::wgmma_wait<1>();
+          release(prev_stage);
+        }
+        prev_stage = stage.index;
+        stage.advance();
+      }
+      ptx::wgmma_wait<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) ptx::fence_registers(acc[mt]);
+
+      const int m_origin = tile.m_block * Traits::kBlockM + consumer_wg * Traits::kWgRows;
+      const int n_origin = tile.n_block * Traits::kBlockN;
+      if constexpr (Traits::kTmaStore)
+        detail::store_tile_tma<Traits>(acc, staging, &params.tma_c, m_origin, n_origin,
+                                       consumer_wg, thread_in_wg, chunk_count);
+      else
+        detail::store_tile_direct<Traits>(acc, params.c, params.m, params.n, m_origin, n_origin,
+                                          thread_in_wg);
+    }
+    // Teardown: the last stores must be complete before the CTA's smem goes away.
+    if constexpr (Traits::kTmaStore)
+      if (thread_in_wg == 0) ptx::tma_store_wait<0>();
+  }
+
+  // NOTE: a peer may still arrive on our empty barriers (and we on its) after our last tile; no
+  // CTA of a cluster leaves before all have finished.
+  if constexpr (kClusterSize > 1) ptx::cluster_sync();
+#elif defined(__CUDA_ARCH__)
+  if (threadIdx.x == 0 && blockIdx.x == 0)
+    printf("hgemm: sm90_ws_gemm_kernel needs sm_90a\n");
+  __trap();
+#endif
+}
+
+}  // namespace hgemm::sm90

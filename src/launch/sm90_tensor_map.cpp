@@ -1,0 +1,84 @@
+#include "launch/sm90_tensor_map.hpp"
+
+#include <array>
+#include <mutex>
+#include <string>
+
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+
+#include "core/error.hpp"
+
+namespace hgemm::sm90 {
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* ptr = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    HGEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
+                                                      cudaEnableDefault, &found));
+    HGEMM_REQUIRE(found == cudaDriverEntryPointSuccess && ptr != nullptr, HGEMM_ERROR_CUDA,
+                  "the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
+  }();
+  return fn;
+}
+
+CUtensorMapSwizzle swizzle_mode(uint32_t bytes) {
+  switch (bytes) {
+    case 0: return CU_TENSOR_MAP_SWIZZLE_NONE;
+    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
+  }
+  HGEMM_THROW(HGEMM_ERROR_INTERNAL, "unsupported TMA swizzle of " + std::to_string(bytes) + " B");
+}
+
+CUtensorMap encode(TensorMapKey const& key) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {key.cols, key.rows};
+  const cuuint64_t strides[1] = {key.row_stride * 2};  // bytes; the innermost stride is implied
+  const cuuint32_t box[2] = {key.box_cols, key.box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                 const_cast<void*>(key.base), dims, strides, box, element_strides,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(key.swizzle_bytes),
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL,
+                "cuTensorMapEncodeTiled refused a " + std::to_string(key.rows) + "x" +
+                    std::to_string(key.cols) + " map (stride " + std::to_string(key.row_stride) +
+                    ", box " + std::to_string(key.box_rows) + "x" + std::to_string(key.box_cols) +
+                    ", swizzle " + std::to_string(key.swizzle_bytes) + "): CUresult " +
+                    std::to_string(int(r)));
+  return map;
+}
+
+// A few maps per thread: a GEMM call needs 2 or 3, and callers alternate among a handful of
+// buffers. Round-robin replacement; thread_local, so no locking.
+constexpr int kCacheEntries = 16;
+
+struct Cache {
+  std::array<TensorMapKey, kCacheEntries> keys{};
+  std::array<CUtensorMap, kCacheEntries> maps{};
+  std::array<bool, kCacheEntries> valid{};
+  int next = 0;
+};
+
+}  // namespace
+
+CUtensorMap const& tensor_map_2d(TensorMapKey const& key) {
+  thread_local Cache cache;
+  for (int i = 0; i < kCacheEntries; ++i)
+    if (cache.valid[i] && cache.keys[i] == key) return cache.maps[i];
+  const int slot = cache.next;
+  cache.maps[slot] = encode(key);
+  cache.keys[slot] = key;
+  cache.valid[slot] = true;
+  cache.next = (slot + 1) % kCacheEntries;
+  return cache.maps[slot];
+}
+
+}  // namespace hgemm::sm90

@@ -1,0 +1,30 @@
+// TMA tensor maps for the sm90 family: 2-D fp16 row-major views of A, B and C, encoded with the
+// driver's cuTensorMapEncodeTiled (fetched through the runtime, so the library needs no -lcuda)
+// and cached per thread, so repeated calls on the same buffers do not re-encode.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+
+namespace hgemm::sm90 {
+
+// A rows x cols fp16 matrix, row stride `row_stride` elements, read or written in boxes of
+// box_rows x box_cols with a `swizzle_bytes` smem swizzle (0, 32, 64 or 128).
+struct TensorMapKey {
+  void const* base = nullptr;
+  uint64_t rows = 0;
+  uint64_t cols = 0;
+  uint64_t row_stride = 0;
+  uint32_t box_rows = 0;
+  uint32_t box_cols = 0;
+  uint32_t swizzle_bytes = 0;
+
+  bool operator==(TensorMapKey const&) const = default;
+};
+
+// The encoded map for `key`. Throws hgemm::Error when the driver refuses it (the launcher's
+// can_implement checks make that an internal error: alignment and strides are checked first).
+CUtensorMap const& tensor_map_2d(TensorMapKey const& key);
+
+}  // namespace hgemm::sm90

@@ -1,0 +1,615 @@
+// The verifier: runs the GEMM under test on generated inputs inside poisoned guard bands and
+// judges the result on the GPU (see verifier.hpp for the checks). Only scalars come back to the
+// host, so verifying a 16384^3 problem costs a few GEMMs and a handful of memory passes.
+//
+// Tolerances (random_normal, inputs N(0,1), so |ref| ~ sqrt(K) and ||ref||_F ~ sqrt(M*N*K)):
+//   fp32 accumulation: the only visible error is fp16 output rounding (rel_fro 2.1e-4 measured on
+//     H100 at every K; a single element is off by at most 2^-11 relative), plus fp32 summation
+//     order, ~2^-24 * sqrt(K) relative. 5e-4 sits 2.4x above the rounding floor and below fp16
+//     accumulation at every K >= 256 (6.0e-4 at K = 256, 1.2e-3 at 1024, 2.4e-3 at 4096).
+//   fp16 accumulation: tensor cores round the accumulator once per k16 step, so the error grows as
+//     sqrt(K): a model with one round-to-nearest per 16 terms predicts 1.14e-3 * sqrt(K / 1024),
+//     matching cuBLAS COMPUTE_16F (1.2e-3 at 1024, 2.4e-3 at 4096). The static tolerance is
+//     2.5e-3 * sqrt(K / 1024), ~2x that, floored at 1e-3 for small K; and it is never tighter than
+//     2x what cuBLAS COMPUTE_16F achieves on the same inputs (a kernel as accurate as cuBLAS must
+//     pass even where cuBLAS beats the model, e.g. by splitting K).
+//   Few elements make the Frobenius ratio noisy (one element's relative error is anything when
+//   its reference is near zero), so the relative tolerance is widened by (1 + 3 / sqrt(M*N)) and
+//   the error is divided by max(||ref||_F, 0.5 * sqrt(M*N*K)), the expected norm's lower half.
+//   Max-abs: two fp16 ulps of max|ref| (four with fp16 accumulation) cover the output rounding
+//   wherever it lands, plus an accumulation term independent of |ref| (so that an element whose
+//   reference cancels to ~0 still gets the absolute error its partial sums carry): 2^-19 * K for
+//   fp32 (> 30x the typical fp32 order difference, ~2^-24 * K) and 1e-3 * K for fp16 (> 20x the
+//   fp16 model's per-element sigma, 3.75e-5 * K).
+// Index and k-range bugs are caught exactly by small_integer, so these tolerances only need to
+// separate fp32 from fp16 accumulation and catch gross errors.
+#include "verify/verifier.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "core/error.hpp"
+#include "verify/verify_kernels.hpp"
+
+namespace hgemm::verify {
+
+const char* to_string(Disposition d) {
+  switch (d) {
+    case Disposition::kPassed: return "passed";
+    case Disposition::kIncorrect: return "incorrect";
+    case Disposition::kLaunchFailed: return "launch_failed";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using detail::CompareMode;
+using detail::CompareStats;
+using detail::FillKind;
+using detail::FillSpec;
+using detail::GuardStats;
+using detail::NonfiniteStats;
+using detail::RefSource;
+
+constexpr double kU32 = 0x1p-24;  // fp32 unit roundoff
+// The precision probe needs (K-3)/128 of at least one fp16 ulp at 1024 in every column (a fifth
+// of the small entries are zero) and exact fp32 partial sums (K <= 2^20 keeps them below 2^14).
+constexpr int64_t kProbeMinK = 256;
+constexpr int64_t kProbeMaxK = int64_t(1) << 20;
+// At least 4 KiB and one row of C on each side, in whole 256-byte units so C's base stays aligned.
+constexpr int64_t kMinGuardElements = 2048;
+
+// The spacing of fp16 values around |x| (2^-24 in the subnormal range).
+double fp16_ulp(double x) {
+  x = std::fabs(x);
+  if (!(x >= 0x1p-14)) return 0x1p-24;
+  x = std::min(x, 65504.0);
+  int e = 0;
+  std::frexp(x, &e);  // x = f * 2^e with f in [0.5, 1)
+  return std::ldexp(1.0, e - 1 - 10);
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string sci(double v) { return fmt("%.1e", v); }
+std::string num(double v) { return fmt("%.6g", v); }
+std::string at(int64_t row, int64_t col) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "(%lld,%lld)", static_cast<long long>(row),
+                static_cast<long long>(col));
+  return buf;
+}
+
+float float_from_bits(unsigned int bits) {
+  float f;
+  static_assert(sizeof f == sizeof bits);
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+double half_to_double(uint16_t bits) { return double(__half2float(__ushort_as_half(bits))); }
+
+// Thrown for anything the GEMM under test did (as opposed to the verifier's own failures).
+class GemmFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  // Grows (never shrinks); the old contents are not kept. The caller has synchronized, and
+  // cudaFree waits for the device anyway.
+  void reserve(size_t bytes) {
+    if (bytes <= bytes_) return;
+    if (ptr_) {
+      cudaFree(ptr_);
+      ptr_ = nullptr;
+      bytes_ = 0;
+    }
+    HGEMM_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    bytes_ = bytes;
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+enum CheckId : uint64_t { kRandomNormal = 1, kSmallInteger, kPrecisionProbe, kNonfinite };
+
+}  // namespace
+
+struct Verifier::Impl {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  int max_blocks = 1024;
+  DeviceBuffer a, b, c, ref, ref16, scratch;
+
+  // The current check() call's problem and buffer layout.
+  Problem p;
+  int64_t misalign = 0;
+  int64_t guard = 0;    // poisoned elements before C's (misaligned) start, and after its end
+  int64_t c_total = 0;  // elements in the C buffer
+  uint64_t shape_key = 0;
+
+  Impl() {
+    try {
+      int device = 0;
+      HGEMM_CUDA_CHECK(cudaGetDevice(&device));
+      int sms = 0;
+      HGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      max_blocks = std::max(1, sms) * 8;
+      // A blocking stream: a GemmFn that wrongly uses the legacy default stream is still ordered
+      // with the poison fill before it and the scans after it.
+      HGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
+      HGEMM_CUBLAS_CHECK(cublasCreate(&blas));
+      HGEMM_CUBLAS_CHECK(cublasSetStream(blas, stream));
+      HGEMM_CUBLAS_CHECK(cublasSetMathMode(
+          blas,
+          cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+      scratch.reserve(256);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~Impl() { release(); }
+
+  void release() {
+    if (blas) cublasDestroy(blas);
+    if (stream) cudaStreamDestroy(stream);
+    blas = nullptr;
+    stream = nullptr;
+  }
+
+  // ---- buffers ----
+  uint16_t* a_at(int64_t offset) const { return a.as<uint16_t>() + offset; }
+  uint16_t* b_at(int64_t offset) const { return b.as<uint16_t>() + offset; }
+  int64_t c_begin() const { return guard + misalign; }
+  uint16_t* c_ptr() const { return c.as<uint16_t>() + c_begin(); }
+
+  void prepare(const Problem& problem, const Options& options) {
+    p = problem;
+    misalign = options.misalign_elements;
+    guard = (std::max(kMinGuardElements, p.n) + 127) / 128 * 128;
+    c_total = guard + misalign + p.m * p.n + guard;
+    a.reserve(size_t(misalign + p.m * p.k) * 2);
+    b.reserve(size_t(misalign + p.k * p.n) * 2);
+    c.reserve(size_t(c_total) * 2);
+    if (options.random_normal || options.small_integer) ref.reserve(size_t(p.m * p.n) * 4);
+    if (p.accum == Accum::kF16 && options.random_normal) ref16.reserve(size_t(p.m * p.n) * 2);
+    uint64_t h = detail::mix64(options.seed);
+    for (int64_t v : {p.m, p.n, p.k}) h = detail::mix64(h ^ uint64_t(v));
+    shape_key = h;
+  }
+
+  // Inputs depend on the seed, the shape, the check and the tensor, not on the layout or the
+  // accumulation, so NN and TN (and f32 and f16) problems of one shape see the same matrices.
+  uint64_t key(CheckId check, int tensor) const {
+    return detail::mix64(shape_key ^ (uint64_t(check) << 8 | uint64_t(tensor)));
+  }
+
+  void fill(const FillSpec& sa, const FillSpec& sb, int64_t offset) {
+    detail::fill_a(a_at(offset), p.m, p.k, sa, max_blocks, stream);
+    detail::fill_b(b_at(offset), p.layout, p.k, p.n, sb, max_blocks, stream);
+  }
+
+  // Row-major C = A*B is the column-major N x M product C' = B' * A'. NN: B (K x N row-major) is
+  // N x K column-major with ld N, op N. TN: B (N x K row-major) is K x N column-major with ld K,
+  // op T. A (M x K row-major) is K x M column-major with ld K, op N. C: ld N.
+  void cublas_gemm(const void* a_ptr, const void* b_ptr, void* c_ptr, cudaDataType c_type,
+                   cublasComputeType_t compute, const void* alpha, const void* beta) {
+    const bool tn = p.layout == Layout::kTN;
+    HGEMM_CUBLAS_CHECK(cublasGemmEx(blas, tn ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(p.n),
+                                    int(p.m), int(p.k), alpha, b_ptr, CUDA_R_16F,
+                                    tn ? int(p.k) : int(p.n), a_ptr, CUDA_R_16F, int(p.k), beta,
+                                    c_ptr, c_type, int(p.n), compute, CUBLAS_GEMM_DEFAULT));
+  }
+
+  // fp32-accumulated, fp32-output reference from the inputs at offset 0 (always 256-byte
+  // aligned, so cuBLAS never sees the misalignment meant for the GEMM under test).
+  void reference_f32() {
+    const float one = 1.0f, zero = 0.0f;
+    cublas_gemm(a_at(0), b_at(0), ref.as<float>(), CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero);
+  }
+  void reference_f16() {
+    const __half one = __float2half(1.0f), zero = __float2half(0.0f);
+    cublas_gemm(a_at(0), b_at(0), ref16.as<uint16_t>(), CUDA_R_16F, CUBLAS_COMPUTE_16F, &one,
+                &zero);
+  }
+
+  // Fills at offset 0, computes what `reference` computes there, then refills at the
+  // misalignment (same values: the generator depends on the logical index only).
+  template <class Reference>
+  void fill_with_reference(const FillSpec& sa, const FillSpec& sb, Reference reference) {
+    fill(sa, sb, 0);
+    reference();
+    if (misalign != 0) fill(sa, sb, misalign);
+  }
+
+  template <class T>
+  T read_back(const void* device_ptr) {
+    T host{};
+    HGEMM_CUDA_CHECK(cudaMemcpyAsync(&host, device_ptr, sizeof(T), cudaMemcpyDeviceToHost, stream));
+    HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+  }
+
+  // ---- the GEMM under test, inside the guard bands ----
+  void run_under_test(const GemmFn& gemm, const char* during, CheckResult& guard_result) {
+    detail::fill_poison(c.as<uint16_t>(), c_total, max_blocks, stream);
+    try {
+      gemm(p, a_at(misalign), b_at(misalign), c_ptr(), stream);
+    } catch (const std::exception& e) {
+      throw GemmFailure(std::string("the GEMM threw: ") + e.what());
+    } catch (...) {
+      throw GemmFailure("the GEMM threw a non-standard exception");
+    }
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+      throw GemmFailure(std::string("CUDA error at the GEMM's launch: ") + cudaGetErrorName(e) +
+                        ": " + cudaGetErrorString(e));
+    if (cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
+      throw GemmFailure(std::string("CUDA error while the GEMM ran: ") + cudaGetErrorName(e) +
+                        ": " + cudaGetErrorString(e));
+    check_guard(during, guard_result);
+  }
+
+  void check_guard(const char* during, CheckResult& r) {
+    auto* stats = scratch.as<GuardStats>();
+    detail::scan_guard(c.as<uint16_t>(), c_total, c_begin(), p.m * p.n, stats, max_blocks, stream);
+    const GuardStats s = read_back<GuardStats>(stats);
+    if (r.disposition != Disposition::kPassed || (s.guard_changed == 0 && s.c_unwritten == 0))
+      return;
+    r.disposition = Disposition::kIncorrect;
+    r.reason = std::string("during ") + during + ":";
+    if (s.c_unwritten) {
+      const int64_t first = int64_t(s.first_c_unwritten);
+      r.worst_row = first / p.n;
+      r.worst_col = first % p.n;
+      r.worst_got = std::nan("");
+      r.reason += " " + std::to_string(s.c_unwritten) + " of " + std::to_string(p.m * p.n) +
+                  " elements of C unwritten (still the poison pattern 0x7d5a), first at " +
+                  at(r.worst_row, r.worst_col);
+    }
+    if (s.guard_changed) {
+      const int64_t first = int64_t(s.first_guard_changed);
+      r.reason += std::string(s.c_unwritten ? ";" : "") +
+                  " wrote outside C: " + std::to_string(s.guard_changed) +
+                  " guard elements changed, the first at element offset " +
+                  std::to_string(first - c_begin()) + " from C's start (C spans [0, " +
+                  std::to_string(p.m * p.n) + "))";
+    }
+  }
+
+  // Pass 1 and, when there is an error, pass 2 (the first element with the largest error).
+  CompareStats compare(const uint16_t* got, const RefSource& source, CompareMode mode) {
+    auto* stats = scratch.as<CompareStats>();
+    detail::compare(got, p.m, p.n, source, mode, stats, max_blocks, stream);
+    CompareStats s = read_back<CompareStats>(stats);
+    if (s.max_err_bits != 0) {
+      detail::locate_worst(got, p.m, p.n, source, mode, s.max_err_bits, stats, max_blocks, stream);
+      s.worst_index = read_back<CompareStats>(stats).worst_index;
+    }
+    return s;
+  }
+
+  // Fills r's worst element from a located index.
+  void set_worst(CheckResult& r, const CompareStats& s, const uint16_t* got, const RefSource& src) {
+    if (s.worst_index == ~0ull) return;
+    const int64_t index = int64_t(s.worst_index);
+    r.worst_row = index / p.n;
+    r.worst_col = index % p.n;
+    r.worst_got = half_to_double(read_back<uint16_t>(got + index));
+    r.worst_want = src.dense ? double(read_back<float>(src.dense + index))
+                             : double(src.by_col_mod5[r.worst_col % detail::kProbePeriod]);
+  }
+
+  std::string worst_text(const CheckResult& r) const {
+    if (r.worst_row < 0) return "";
+    return " at " + at(r.worst_row, r.worst_col) + ": got " + num(r.worst_got) + " want " +
+           num(r.worst_want);
+  }
+
+  // ---- the checks ----
+  void random_normal(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
+    const FillSpec sa{FillKind::kNormal, key(kRandomNormal, 0)};
+    const FillSpec sb{FillKind::kNormal, key(kRandomNormal, 1)};
+    const bool f16 = p.accum == Accum::kF16;
+    fill_with_reference(sa, sb, [&] {
+      reference_f32();
+      if (f16) reference_f16();
+    });
+    const RefSource src{ref.as<float>()};
+    const double mn = double(p.m) * double(p.n);
+    const double expected_norm = std::sqrt(mn * double(p.k));
+    auto rel_of = [&](const CompareStats& s) {
+      return std::sqrt(s.err_sq) / std::max(std::sqrt(s.ref_sq), 0.5 * expected_norm);
+    };
+    double cublas_rel = NAN, cublas_abs = NAN;
+    if (f16) {
+      const CompareStats s = compare(ref16.as<uint16_t>(), src, CompareMode::kNorm);
+      cublas_rel = rel_of(s);
+      cublas_abs = double(float_from_bits(s.max_err_bits));
+    }
+
+    run_under_test(gemm, "random_normal", guard_result);
+    const CompareStats s = compare(c_ptr(), src, CompareMode::kNorm);
+    set_worst(r, s, c_ptr(), src);
+    const double max_ref = double(float_from_bits(s.max_ref_bits));
+    r.rel_fro_error = rel_of(s);
+    r.max_abs_error = double(float_from_bits(s.max_err_bits));
+    r.tol_rel_fro = tol_rel_fro(p);
+    r.tol_max_abs = tol_max_abs(p, max_ref);
+    if (std::isfinite(cublas_rel) && std::isfinite(cublas_abs)) {
+      r.tol_rel_fro = std::max(r.tol_rel_fro, 2.0 * cublas_rel);
+      r.tol_max_abs = std::max(r.tol_max_abs, 2.0 * cublas_abs);
+    }
+    const bool rel_ok = r.rel_fro_error <= r.tol_rel_fro;
+    const bool abs_ok = r.max_abs_error <= r.tol_max_abs;
+    if (s.mismatches == 0 && rel_ok && abs_ok) return;
+    r.disposition = Disposition::kIncorrect;
+    std::string reason;
+    if (s.mismatches) reason += std::to_string(s.mismatches) + " non-finite outputs; ";
+    reason += "rel_fro " + sci(r.rel_fro_error) + (rel_ok ? " <= " : " > ") + "tol " +
+              sci(r.tol_rel_fro) + ", max_abs " + sci(r.max_abs_error) + (abs_ok ? " <= " : " > ") +
+              "tol " + sci(r.tol_max_abs) + worst_text(r);
+    if (f16)
+      reason +=
+          " (cuBLAS COMPUTE_16F: rel_fro " + sci(cublas_rel) + ", max_abs " + sci(cublas_abs) + ")";
+    r.reason = reason;
+  }
+
+  void small_integer(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
+    // fp16 accumulation is exact only while every partial sum stays within 2048 in magnitude, in
+    // whatever order the kernel adds: A row i is nonzero only where k % s == i % s, so at most
+    // ceil(K / s) <= 2048 products are nonzero per element (every k still meets a row if M >= s).
+    const int64_t sparsity = p.accum == Accum::kF16 ? std::max<int64_t>(1, (p.k + 2047) / 2048) : 1;
+    FillSpec sa{FillKind::kSmallInt, key(kSmallInteger, 0)};
+    sa.sparsity = sparsity;
+    const FillSpec sb{FillKind::kSmallInt, key(kSmallInteger, 1)};
+    fill_with_reference(sa, sb, [&] { reference_f32(); });
+    run_under_test(gemm, "small_integer", guard_result);
+    const RefSource src{ref.as<float>()};
+    const CompareStats s = compare(c_ptr(), src, CompareMode::kExactRepresentable);
+    r.max_abs_error = double(float_from_bits(s.max_err_bits));
+    if (s.mismatches == 0) return;
+    set_worst(r, s, c_ptr(), src);
+    r.disposition = Disposition::kIncorrect;
+    r.reason = std::to_string(s.mismatches) + " of " + std::to_string(s.compared) +
+               " exactly representable elements differ from the exact result; the worst" +
+               worst_text(r);
+  }
+
+  void precision_probe(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
+    if (p.accum == Accum::kF16) {
+      r.reason = "not applicable: fp16 accumulation is allowed to drop the small terms";
+      return;
+    }
+    if (p.k < kProbeMinK || p.k > kProbeMaxK) {
+      r.reason = "not applicable: K=" + std::to_string(p.k) + " outside [" +
+                 std::to_string(kProbeMinK) + ", " + std::to_string(kProbeMaxK) +
+                 "] (the small terms would not add up to an fp16 ulp, or fp32 sums would round)";
+      return;
+    }
+    const FillSpec sa{FillKind::kProbe};
+    FillSpec sb{FillKind::kProbe};
+    sb.k = p.k;
+    fill(sa, sb, misalign);
+    // The exact column sum depends on the column only through j % 5.
+    RefSource src;
+    for (int j = 0; j < detail::kProbePeriod; ++j) {
+      const float exact =
+          detail::kProbeBig + detail::kProbeSmall * float(detail::probe_small_count(j, p.k));
+      src.by_col_mod5[j] = __half2float(__float2half_rn(exact));
+    }
+    run_under_test(gemm, "precision_probe", guard_result);
+    const CompareStats s = compare(c_ptr(), src, CompareMode::kExact);
+    r.max_abs_error = double(float_from_bits(s.max_err_bits));
+    if (s.mismatches == 0) return;
+    set_worst(r, s, c_ptr(), src);
+    r.disposition = Disposition::kIncorrect;
+    r.reason = "got " + num(r.worst_got) + " want " + num(r.worst_want) + " at " +
+               at(r.worst_row, r.worst_col) + " (" + std::to_string(s.mismatches) + " of " +
+               std::to_string(s.compared) +
+               " elements differ: 1024 + many 1/128 terms - 1024 is exact with fp32 "
+               "accumulation, an fp16 accumulator drops the small terms)";
+  }
+
+  void nonfinite(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
+    // Positions away from tile corners; all collapse to valid indices for tiny shapes.
+    const int64_t i0 = 5 * p.m / 7, k0 = p.k / 3, k1 = 2 * p.k / 3, j1 = 3 * p.n / 7;
+    FillSpec sa{FillKind::kNonfinite, key(kNonfinite, 0)};
+    sa.special_row = i0;
+    sa.special_col = k0;
+    FillSpec sb{FillKind::kNonfinite, key(kNonfinite, 1)};
+    sb.special_row = k1;
+    sb.special_col = j1;
+    fill(sa, sb, misalign);
+    run_under_test(gemm, "nonfinite", guard_result);
+    auto* stats = scratch.as<NonfiniteStats>();
+    detail::scan_nonfinite(c_ptr(), p.m, p.n, i0, j1, stats, max_blocks, stream);
+    const NonfiniteStats s = read_back<NonfiniteStats>(stats);
+    if (s.mismatches == 0) return;
+    const int64_t index = int64_t(s.first_index);
+    r.worst_row = index / p.n;
+    r.worst_col = index % p.n;
+    r.worst_got = half_to_double(read_back<uint16_t>(c_ptr() + index));
+    const char* want = r.worst_row == i0 ? "NaN" : r.worst_col == j1 ? "+Inf" : "finite";
+    r.worst_want = r.worst_row == i0 ? NAN : r.worst_col == j1 ? INFINITY : 0.0;
+    r.disposition = Disposition::kIncorrect;
+    r.reason = "NaN at A" + at(i0, k0) + " and +Inf at B" + at(k1, j1) + " must give a NaN row " +
+               std::to_string(i0) + " and a +Inf column " + std::to_string(j1) + ": " +
+               std::to_string(s.mismatches) + " elements wrong, the first at " +
+               at(r.worst_row, r.worst_col) + ": got " + num(r.worst_got) + " want " + want;
+  }
+
+  // The guard bands still need one run when every other check is switched off.
+  void guard_only(const GemmFn& gemm, CheckResult& guard_result) {
+    fill({FillKind::kNormal, key(kRandomNormal, 0)}, {FillKind::kNormal, key(kRandomNormal, 1)},
+         misalign);
+    run_under_test(gemm, "the guard-band run", guard_result);
+  }
+};
+
+Verifier::Verifier() : impl_(new Impl) {}
+
+Verifier::~Verifier() { delete impl_; }
+
+namespace {
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+// Adds a launch failure's note about the context: after a sticky error (an illegal address, a
+// trap) every later CUDA call in this process fails.
+std::string with_context_state(std::string reason) {
+  cudaGetLastError();
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    reason += std::string(" [CUDA context unusable: ") + cudaGetErrorName(e) +
+              "; restart the process before further GPU work]";
+  return reason;
+}
+
+}  // namespace
+
+Report Verifier::check(const Problem& problem, const GemmFn& gemm, const Options& options) {
+  Report report;
+  auto finish = [&report] {
+    for (const CheckResult& r : report.checks)
+      report.disposition = std::max(report.disposition, r.disposition);
+    return report;
+  };
+  auto refuse = [&](const std::string& why) {
+    CheckResult r;
+    r.check = "setup";
+    r.disposition = Disposition::kLaunchFailed;
+    r.reason = one_line(why);
+    report.checks.push_back(r);
+    return finish();
+  };
+  if (Status s = problem.validate(); !s.ok()) return refuse("invalid problem: " + s.message);
+  if (options.misalign_elements < 0 || options.misalign_elements > 4096)
+    return refuse("misalign_elements must be in [0, 4096], got " +
+                  std::to_string(options.misalign_elements));
+  if (!gemm) return refuse("no GEMM to verify (empty GemmFn)");
+  try {
+    // Clears a stale non-sticky error so it is not blamed on the GEMM.
+    cudaGetLastError();
+    impl_->prepare(problem, options);
+  } catch (const std::exception& e) {
+    return refuse(with_context_state(std::string("verifier setup failed: ") + e.what()));
+  }
+
+  using Step = void (Impl::*)(const GemmFn&, CheckResult&, CheckResult&);
+  const struct {
+    const char* name;
+    bool enabled;
+    Step step;
+  } steps[] = {
+      {"random_normal", options.random_normal, &Impl::random_normal},
+      {"small_integer", options.small_integer, &Impl::small_integer},
+      {"precision_probe", options.precision_probe, &Impl::precision_probe},
+      {"nonfinite", options.nonfinite, &Impl::nonfinite},
+  };
+  CheckResult guard;
+  guard.check = "guard_bands";
+  bool any = false;
+  for (const auto& step : steps) {
+    if (!step.enabled) continue;
+    any = true;
+    CheckResult r;
+    r.check = step.name;
+    try {
+      (impl_->*step.step)(gemm, r, guard);
+    } catch (const GemmFailure& e) {
+      r.disposition = Disposition::kLaunchFailed;
+      r.reason = one_line(with_context_state(e.what()));
+    } catch (const std::exception& e) {
+      r.disposition = Disposition::kLaunchFailed;
+      r.reason = one_line(with_context_state(std::string("verifier failed: ") + e.what()));
+    }
+    report.checks.push_back(r);
+    // The rest would fail the same way, or cannot run on a broken context.
+    if (r.disposition == Disposition::kLaunchFailed) return finish();
+  }
+  if (!any) {
+    try {
+      impl_->guard_only(gemm, guard);
+    } catch (const GemmFailure& e) {
+      guard.disposition = Disposition::kLaunchFailed;
+      guard.reason = one_line(with_context_state(e.what()));
+    } catch (const std::exception& e) {
+      guard.disposition = Disposition::kLaunchFailed;
+      guard.reason = one_line(with_context_state(std::string("verifier failed: ") + e.what()));
+    }
+  }
+  report.checks.push_back(guard);
+  return finish();
+}
+
+double Verifier::tol_rel_fro(const Problem& problem) {
+  const double k = double(std::max<int64_t>(problem.k, 1));
+  const double mn = std::max(1.0, double(problem.m) * double(problem.n));
+  const double base = problem.accum == Accum::kF16 ? std::max(1e-3, 2.5e-3 * std::sqrt(k / 1024.0))
+                                                   : 5e-4 + 4.0 * kU32 * std::sqrt(k);
+  return base * (1.0 + 3.0 / std::sqrt(mn));
+}
+
+double Verifier::tol_max_abs(const Problem& problem, double max_abs_ref) {
+  const double k = double(std::max<int64_t>(problem.k, 1));
+  const double ulp = fp16_ulp(max_abs_ref);
+  return problem.accum == Accum::kF16 ? 4.0 * ulp + 1e-3 * k : 2.0 * ulp + 32.0 * kU32 * k;
+}
+
+std::string Report::summary() const {
+  std::string out;
+  if (disposition == Disposition::kPassed) {
+    out = "PASSED (";
+    for (size_t i = 0; i < checks.size(); ++i) {
+      const CheckResult& r = checks[i];
+      if (i) out += ", ";
+      if (r.check == "random_normal")
+        out += "random_normal rel " + sci(r.rel_fro_error) + "/" + sci(r.tol_rel_fro) + " max " +
+               sci(r.max_abs_error) + "/" + sci(r.tol_max_abs);
+      else
+        out += r.check + (r.reason.rfind("not applicable", 0) == 0 ? " n/a" : " ok");
+    }
+    return out + ")";
+  }
+  out = disposition == Disposition::kIncorrect ? "INCORRECT " : "LAUNCH_FAILED ";
+  bool first = true;
+  for (const CheckResult& r : checks) {
+    if (r.disposition == Disposition::kPassed) continue;
+    out += (first ? "" : "; ") + r.check + ": " + r.reason;
+    first = false;
+  }
+  return one_line(out);
+}
+
+}  // namespace hgemm::verify

@@ -1,0 +1,144 @@
+// Device-side pieces of the verifier: deterministic input generators, the poison fill, and the
+// reductions that compare C without copying it to the host (only scalars come back). Every
+// launcher is asynchronous on the given stream and checks its launch.
+//
+// Index convention: matrices are addressed by their logical (row, col); the generators map the
+// logical element to its storage, so NN and TN problems of one shape get the same logical B.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "hgemm/hgemm.hpp"
+
+#if defined(__CUDACC__)
+#define HGEMM_VERIFY_HD __host__ __device__
+#else
+#define HGEMM_VERIFY_HD
+#endif
+
+namespace hgemm::verify::detail {
+
+// fp16 bit patterns. The poison is a signaling NaN with an odd payload: fp16 arithmetic and
+// float->half conversion only ever produce the canonical quiet NaN (or quiet an input NaN, which
+// sets bit 9), and the NaN this verifier plants in A is 0x7E00, so no real result equals it.
+inline constexpr uint16_t kPoisonBits = 0x7D5A;
+inline constexpr uint16_t kPlantedNanBits = 0x7E00;
+inline constexpr uint16_t kPosInfBits = 0x7C00;
+
+enum class FillKind : uint8_t {
+  kNormal,     // N(0,1): counter hash + Box-Muller
+  kSmallInt,   // uniform in {-1, 0, 1}
+  kProbe,      // precision probe: A = 1, B = probe_b()
+  kNonfinite,  // A in [0.5, 1] with one NaN; B in [-1, 1], one column in [0.5, 1] with one +Inf
+};
+
+struct FillSpec {
+  FillKind kind = FillKind::kNormal;
+  uint64_t key = 0;      // stream key of this tensor (seed, shape and tensor mixed)
+  int64_t k = 0;         // the problem's K (probe values depend on it)
+  int64_t sparsity = 1;  // kSmallInt, A only: A(i,k) != 0 only where k % sparsity == i % sparsity
+  int64_t special_row = -1;  // kNonfinite: logical position of A's NaN (i0, k0) or B's Inf (k1, j1)
+  int64_t special_col = -1;
+};
+
+// Fills A (M x K row-major) at `a`.
+void fill_a(uint16_t* a, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
+            cudaStream_t stream);
+// Fills B (K x N logical) at `b`, stored K x N row-major for NN and N x K row-major for TN.
+void fill_b(uint16_t* b, Layout layout, int64_t k, int64_t n, const FillSpec& spec, int max_blocks,
+            cudaStream_t stream);
+
+void fill_poison(uint16_t* p, int64_t count, int max_blocks, cudaStream_t stream);
+
+// splitmix64's finalizer: the counter-based generator behind every fill, and the key mixer.
+HGEMM_VERIFY_HD inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+// ---- precision probe --------------------------------------------------------------------------
+// Column j of B holds +V at k = 0 and k = K/2, -V at k = K-1, and s = 1/128 elsewhere except
+// where (k + j) % 5 == 0 (zero there, so the expected value varies with the column). With A = 1
+// every partial sum is a multiple of 1/128 below 2^14 for K <= 2^20, hence exact in fp32 in any
+// order, while an fp16 accumulator (ulp 1 at 1024) drops every chunk of up to 64 small terms.
+inline constexpr float kProbeBig = 1024.0f;
+inline constexpr float kProbeSmall = 1.0f / 128.0f;
+inline constexpr int kProbePeriod = 5;
+
+HGEMM_VERIFY_HD inline float probe_b(int64_t k, int64_t j, int64_t kk) {
+  if (k == 0 || k == kk / 2) return kProbeBig;
+  if (k == kk - 1) return -kProbeBig;
+  return (k + j) % kProbePeriod == 0 ? 0.0f : kProbeSmall;
+}
+
+// How many small entries column j holds, for K >= 3 (so that 0, K/2 and K-1 are distinct).
+HGEMM_VERIFY_HD inline int64_t probe_small_count(int64_t j, int64_t kk) {
+  const int64_t r =
+      (kProbePeriod - j % kProbePeriod) % kProbePeriod;  // (k + j) % 5 == 0 <=> k % 5 == r
+  const int64_t zeros = r < kk ? (kk - 1 - r) / kProbePeriod + 1 : 0;
+  int64_t count = kk - zeros;
+  const int64_t big[3] = {0, kk / 2, kk - 1};
+  for (int64_t p : big)
+    if ((p + j) % kProbePeriod != 0) --count;
+  return count;
+}
+
+// ---- comparisons ------------------------------------------------------------------------------
+enum class CompareMode : uint8_t {
+  kNorm,                // Frobenius sums and max-abs; non-finite outputs count as mismatches
+  kExactRepresentable,  // exact, only where |ref| <= 2048 (integers exact in fp16)
+  kExact,               // exact everywhere
+};
+
+struct CompareStats {
+  double err_sq = 0;              // sum of (got - ref)^2 (kNorm)
+  double ref_sq = 0;              // sum of ref^2 (kNorm)
+  unsigned int max_err_bits = 0;  // float bits of max |got - ref| (+inf for non-finite got)
+  unsigned int max_ref_bits = 0;  // float bits of max |ref| over compared elements
+  unsigned long long compared = 0;
+  unsigned long long mismatches = 0;       // exact modes: got != ref; kNorm: non-finite got
+  unsigned long long worst_index = ~0ull;  // row * n + col of the first element with the max error
+};
+
+// Where the reference comes from: a dense fp32 M x N buffer, or (probe) five per-column values
+// selected by col % 5.
+struct RefSource {
+  const float* dense = nullptr;
+  float by_col_mod5[kProbePeriod] = {};
+};
+
+// Pass 1: fills *stats (device memory, initialised here) for C (M x N row-major, fp16).
+void compare(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
+             CompareStats* stats, int max_blocks, cudaStream_t stream);
+// Pass 2: stats->worst_index = the smallest index whose error has bits `max_err_bits`.
+void locate_worst(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
+                  unsigned int max_err_bits, CompareStats* stats, int max_blocks,
+                  cudaStream_t stream);
+
+struct GuardStats {
+  unsigned long long guard_changed = 0;            // guard elements that are no longer the poison
+  unsigned long long first_guard_changed = ~0ull;  // index into the whole buffer
+  unsigned long long c_unwritten = 0;              // C elements still equal to the poison
+  unsigned long long first_c_unwritten = ~0ull;    // index into C
+};
+
+// Scans the whole C buffer (`total` elements) in which C occupies [c_begin, c_begin + c_count).
+void scan_guard(const uint16_t* buffer, int64_t total, int64_t c_begin, int64_t c_count,
+                GuardStats* stats, int max_blocks, cudaStream_t stream);
+
+struct NonfiniteStats {
+  unsigned long long mismatches = 0;
+  unsigned long long first_index = ~0ull;  // row * n + col
+};
+
+// Row nan_row must be NaN; column inf_col (other rows) must be exactly +Inf; all else finite.
+void scan_nonfinite(const uint16_t* c, int64_t m, int64_t n, int64_t nan_row, int64_t inf_col,
+                    NonfiniteStats* stats, int max_blocks, cudaStream_t stream);
+
+}  // namespace hgemm::verify::detail

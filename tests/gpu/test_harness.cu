@@ -1,0 +1,322 @@
+// GPU tests of the benchmark harness: every cuBLAS/cuBLASLt baseline passes the verifier on the
+// smoke suite in both layouts and accumulations; every timing mode gives sane positive times;
+// graph mode is not slower than offline on 4096^3; the cuBLASLt autotune choice is stable across
+// two independent tunings; autotuning refuses to run inside a graph capture; and the harness's
+// offline time for the autotuned algorithm matches a standalone timing written from scratch
+// (own descriptors, own buffers, plain events around back-to-back cublasLtMatmul calls).
+// A plain executable: one line per check, non-zero exit on any failure, and a failure (never a
+// skip) without a GPU.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "baselines/baselines.hpp"
+#include "bench/timing.hpp"
+#include "core/device.hpp"
+#include "core/suite.hpp"
+#include "hgemm/hgemm.hpp"
+#include "verify/verifier.hpp"
+
+namespace {
+
+using hgemm::Accum;
+using hgemm::Layout;
+using hgemm::Problem;
+using hgemm::baselines::Kind;
+
+int g_failures = 0;
+
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  std::fflush(stdout);
+  if (!ok) ++g_failures;
+}
+
+#define CUDA_OK(expr)                                                            \
+  do {                                                                           \
+    cudaError_t e_ = (expr);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));               \
+      std::exit(1);                                                              \
+    }                                                                            \
+  } while (0)
+
+#define LT_OK(expr)                                                              \
+  do {                                                                           \
+    cublasStatus_t s_ = (expr);                                                  \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                           \
+      std::printf("FAIL %s: %s\n", #expr, cublasGetStatusString(s_));            \
+      std::exit(1);                                                              \
+    }                                                                            \
+  } while (0)
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+const Kind kKinds[] = {Kind::kCublas, Kind::kLtHeuristic, Kind::kLtAutotune};
+
+void test_baselines_pass_verifier() {
+  const auto shapes = hgemm::load_suite("smoke");
+  hgemm::baselines::Baselines libs;
+  hgemm::verify::Verifier verifier;
+  // What hgemm bench runs on baselines: random-normal data against the fp32 reference, with
+  // guard bands around C.
+  hgemm::verify::Options options;
+  options.small_integer = options.precision_probe = options.nonfinite = false;
+  for (Kind kind : kKinds) {
+    for (Layout layout : {Layout::kNN, Layout::kTN}) {
+      for (Accum accum : {Accum::kF32, Accum::kF16}) {
+        int passed = 0;
+        std::string first_failure;
+        for (const auto& s : shapes) {
+          const Problem p{s.m, s.n, s.k, layout, accum};
+          const auto report = verifier.check(p, libs.fn(kind), options);
+          if (report.passed())
+            ++passed;
+          else if (first_failure.empty())
+            first_failure = p.name() + ": " + report.summary();
+        }
+        check(passed == int(shapes.size()),
+              std::string(hgemm::baselines::to_string(kind)) + " " +
+                  std::string(hgemm::to_string(layout)) + " " +
+                  std::string(hgemm::to_string(accum)) + " passes the verifier on " +
+                  std::to_string(passed) + "/" + std::to_string(shapes.size()) + " smoke shapes" +
+                  (first_failure.empty() ? "" : " (first failure " + first_failure + ")"));
+      }
+    }
+  }
+}
+
+bool sane(const hgemm::bench::Timing& t) {
+  return std::isfinite(t.median_ms) && t.median_ms > 0 && t.min_ms > 0 &&
+         t.min_ms <= t.p20_ms && t.p20_ms <= t.median_ms && t.median_ms <= t.p80_ms &&
+         t.p80_ms <= t.max_ms && t.samples > 0 && t.calls_per_sample >= 1 && t.sets >= 2;
+}
+
+void test_timing_modes(cudaStream_t stream) {
+  const auto& device = hgemm::current_device();
+  hgemm::baselines::Baselines libs;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::TimingOptions options;
+  options.server_calls = 5;
+  hgemm::bench::Timer timer(stream, options);
+  for (const auto& shape : {hgemm::Shape{1024, 1024, 1024}, hgemm::Shape{64, 64, 64}}) {
+    buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, 7, stream);
+    std::vector<std::pair<std::string, hgemm::verify::GemmFn>> impls;
+    for (Kind kind : kKinds) impls.emplace_back(hgemm::baselines::to_string(kind), libs.fn(kind));
+    impls.emplace_back("hgemm", [](const Problem& p, const void* a, const void* b, void* c,
+                                   cudaStream_t s) { hgemm::run(p, a, b, c, s); });
+    const Problem p{shape.m, shape.n, shape.k, Layout::kTN, Accum::kF32};
+    for (const auto& [name, fn] : impls) {
+      for (auto mode : {hgemm::bench::Mode::kOffline, hgemm::bench::Mode::kGraph,
+                        hgemm::bench::Mode::kLatency, hgemm::bench::Mode::kServer}) {
+        std::string what = name + " " + p.name() + " " +
+                           std::string(hgemm::bench::to_string(mode)) + " time is sane: ";
+        try {
+          const auto t = timer.measure(mode, fn, p, buffers);
+          check(sane(t), what + fmt("median %.5f ms, p20 %.5f, p80 %.5f", t.median_ms, t.p20_ms,
+                                    t.p80_ms) +
+                             " samples " + std::to_string(t.samples) + " x " +
+                             std::to_string(t.calls_per_sample) + " calls, " +
+                             std::to_string(t.sets) + " sets");
+        } catch (const std::exception& e) {
+          check(false, what + "threw " + e.what());
+        }
+      }
+    }
+  }
+}
+
+void test_graph_not_slower(cudaStream_t stream) {
+  const auto& device = hgemm::current_device();
+  hgemm::baselines::Baselines libs;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::Timer timer(stream, {});
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 11, stream);
+  const auto fn = libs.fn(Kind::kLtHeuristic);
+  const auto offline = timer.offline(fn, p, buffers);
+  const auto graph = timer.graph(fn, p, buffers);
+  check(graph.median_ms <= offline.median_ms * 1.05,
+        "graph is not slower than offline on " + p.name() +
+            fmt(": graph %.4f ms, offline %.4f ms", graph.median_ms, offline.median_ms));
+}
+
+void test_autotune_stable(cudaStream_t stream) {
+  const Problem p{2048, 2048, 2048, Layout::kTN, Accum::kF32};
+  hgemm::bench::RotatingBuffers buffers;
+  buffers.prepare(p.m, p.n, p.k, hgemm::current_device().l2_bytes, 3, stream);
+  hgemm::baselines::Baselines first_libs, second_libs;
+  const auto first = first_libs.tune(p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
+  const auto second = second_libs.tune(p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
+  const bool same_algo = std::memcmp(&first.algo, &second.algo, sizeof first.algo) == 0;
+  check(first.num_candidates == second.num_candidates && first.num_candidates >= 1,
+        "autotune sees the same candidate list twice (" + std::to_string(first.num_candidates) +
+            " candidates)");
+  // Two candidates within noise of each other may swap; anything else is a real instability.
+  bool tie = false;
+  if (!same_algo && first.num_candidates == second.num_candidates) {
+    const auto& f = first.candidate_ms;
+    const auto& s = second.candidate_ms;
+    const double a = f[size_t(second.index)] / f[size_t(first.index)];
+    const double b = s[size_t(first.index)] / s[size_t(second.index)];
+    tie = a <= 1.03 && b <= 1.03;
+  }
+  check(same_algo || tie, "autotune choice is stable for " + p.name() + ": first " +
+                              first.describe() + "; second " + second.describe() +
+                              (same_algo ? " (same algorithm)" : tie ? " (a tie within 3%)" : ""));
+}
+
+void test_autotune_refused_in_capture(cudaStream_t stream) {
+  const Problem p{512, 512, 512, Layout::kNN, Accum::kF32};
+  hgemm::bench::RotatingBuffers buffers;
+  buffers.prepare(p.m, p.n, p.k, hgemm::current_device().l2_bytes, 5, stream);
+  hgemm::baselines::Baselines libs;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  std::string message;
+  try {
+    libs.run(Kind::kLtAutotune, p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
+  } catch (const hgemm::Error& e) {
+    message = e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  if (graph) cudaGraphDestroy(graph);
+  check(message.find("during graph capture") != std::string::npos,
+        "autotuning inside a capture is refused with a reason: " + message);
+}
+
+__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);
+  }
+}
+
+// Events around `calls` back-to-back cublasLtMatmul calls of `algo`, with descriptors built here
+// from the row-major mapping (C' = B' * A' in column-major terms), on one set of buffers that is
+// larger than twice the L2 for the shapes used.
+double standalone_lt_ms(const Problem& p, const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) {
+  cublasLtHandle_t lt = nullptr;
+  LT_OK(cublasLtCreate(&lt));
+  __half *a = nullptr, *b = nullptr, *c = nullptr;
+  void* workspace = nullptr;
+  CUDA_OK(cudaMalloc(&a, size_t(p.m * p.k) * 2));
+  CUDA_OK(cudaMalloc(&b, size_t(p.k * p.n) * 2));
+  CUDA_OK(cudaMalloc(&c, size_t(p.m * p.n) * 2));
+  CUDA_OK(cudaMalloc(&workspace, hgemm::baselines::kWorkspaceBytes));
+  fill_kernel<<<1024, 256, 0, stream>>>(a, p.m * p.k, 1);
+  fill_kernel<<<1024, 256, 0, stream>>>(b, p.k * p.n, 2);
+  CUDA_OK(cudaGetLastError());
+  cublasLtMatmulDesc_t op = nullptr;
+  LT_OK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t trans_b = p.layout == Layout::kTN ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t trans_a = CUBLAS_OP_N;
+  LT_OK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_b, sizeof trans_b));
+  LT_OK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_a, sizeof trans_a));
+  cublasLtMatrixLayout_t lb = nullptr, la = nullptr, lc = nullptr;
+  if (p.layout == Layout::kTN)
+    LT_OK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, p.k, p.n, p.k));
+  else
+    LT_OK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, p.n, p.k, p.n));
+  LT_OK(cublasLtMatrixLayoutCreate(&la, CUDA_R_16F, p.k, p.m, p.k));
+  LT_OK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16F, p.n, p.m, p.n));
+  const float one = 1.0f, zero = 0.0f;
+  auto call = [&] {
+    LT_OK(cublasLtMatmul(lt, op, &one, b, lb, a, la, &zero, c, lc, c, lc, &algo, workspace,
+                         hgemm::baselines::kWorkspaceBytes, stream));
+  };
+  for (int i = 0; i < 3; ++i) call();
+  cudaEvent_t start, stop;
+  CUDA_OK(cudaEventCreate(&start));
+  CUDA_OK(cudaEventCreate(&stop));
+  CUDA_OK(cudaEventRecord(start, stream));
+  call();
+  CUDA_OK(cudaEventRecord(stop, stream));
+  CUDA_OK(cudaEventSynchronize(stop));
+  float ms = 0;
+  CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+  // About as long as the harness's 5 loops of ~1.5 ms, so both see the same clock behaviour.
+  const int calls = std::max(5, int(8.0 / std::max(ms, 0.001f)));
+  CUDA_OK(cudaEventRecord(start, stream));
+  for (int i = 0; i < calls; ++i) call();
+  CUDA_OK(cudaEventRecord(stop, stream));
+  CUDA_OK(cudaEventSynchronize(stop));
+  CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatmulDescDestroy(op);
+  cudaFree(workspace);
+  cudaFree(c);
+  cudaFree(b);
+  cudaFree(a);
+  cublasLtDestroy(lt);
+  return double(ms) / calls;
+}
+
+void test_cross_check(cudaStream_t stream) {
+  const auto& device = hgemm::current_device();
+  // Compute-bound shapes whose operands exceed the L2, so the harness's rotation and the
+  // standalone loop's single buffer set see the same memory behaviour.
+  const hgemm::Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 1024}, {4096, 8192, 4096},
+                                 {2048, 8192, 8192}, {8192, 4096, 2048}};
+  hgemm::baselines::Baselines libs;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::Timer timer(stream, {});
+  for (const auto& s : shapes) {
+    for (Layout layout : {Layout::kTN, Layout::kNN}) {
+      const Problem p{s.m, s.n, s.k, layout, Accum::kF32};
+      buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 13, stream);
+      const auto& choice = libs.tune(p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
+      const double harness = timer.offline(libs.fn(Kind::kLtAutotune), p, buffers).median_ms;
+      const double standalone = standalone_lt_ms(p, choice.algo, stream);
+      const double ratio = harness / standalone;
+      check(ratio > 0.90 && ratio < 1.10,
+            "harness cublaslt-autotune offline matches a standalone timing on " + p.name() +
+                fmt(": harness %.4f ms, standalone %.4f ms (ratio %.3f)", harness, standalone,
+                    ratio));
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("FAIL no CUDA device: the harness tests need a GPU\n");
+    return 1;
+  }
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  try {
+    test_baselines_pass_verifier();
+    test_timing_modes(stream);
+    test_graph_not_slower(stream);
+    test_autotune_stable(stream);
+    test_autotune_refused_in_capture(stream);
+    test_cross_check(stream);
+  } catch (const std::exception& e) {
+    check(false, std::string("unexpected exception: ") + e.what());
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+}

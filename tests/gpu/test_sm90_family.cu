@@ -1,0 +1,252 @@
+// GPU test of the sm90 warp-specialized family: every compiled instance through the verifier on
+// aligned residue shapes, both layouts and both accumulations; other rasters, group sizes and a
+// small persistent grid (many tiles per CTA); bitwise repeatability; and the refusals that send
+// unsupported calls to the safety net. A few instantiations outside the catalog cover the
+// template paths the catalog does not use (BK = 32 with its 64-byte swizzle, 16- and 32-column
+// swizzle chunks, an odd number of C chunks, multicast of A with 64-row tiles, two m64 atoms per
+// warpgroup without register reallocation). A plain executable: one line per check, non-zero exit
+// on any failure, and a failure (not a skip) when no sm_90 device is present.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "core/device.hpp"
+#include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
+#include "launch/sm90_instance.cuh"
+#include "launch/sm90_launch.hpp"
+#include "verify/verifier.hpp"
+
+namespace {
+
+int g_failures = 0;
+int g_checks = 0;
+
+void check(bool ok, std::string const& what) {
+  ++g_checks;
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  std::fflush(stdout);
+  if (!ok) ++g_failures;
+}
+
+#define CUDA_OK(expr)                                                              \
+  do {                                                                             \
+    cudaError_t e_ = (expr);                                                       \
+    if (e_ != cudaSuccess) {                                                       \
+      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));                 \
+      std::exit(1);                                                                \
+    }                                                                              \
+  } while (0)
+
+__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);
+  }
+}
+
+hgemm::verify::GemmFn gemm_with(hgemm::KernelConfig const& config) {
+  return [config](hgemm::Problem const& p, void const* a, void const* b, void* c,
+                  cudaStream_t s) { hgemm::run(p, config, a, b, c, s); };
+}
+
+// The shapes every instance must pass: aligned residues (K % 8 == 0, N % 8 == 0) around the
+// tile sizes, a K below one k-block, a K that wraps the stage ring several times, M = 1.
+std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes_for(hgemm::KernelConfig const& c) {
+  return {{1000, 1000, 1000},
+          {64, 64, 64},
+          {136, 264, 72},
+          {c.block_m + 8, c.block_n + 8, 8},                       // K < BK, one extra row/col
+          {200, 200, int64_t(c.block_k) * (c.num_stages + 1) + 8},  // ring wrap-around
+          {1, 64, 64},
+          {8, 8, 8},
+          {4096, 4096, 4096}};
+}
+
+void test_instances(hgemm::verify::Verifier& verifier) {
+  for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
+    for (auto [m, n, k] : shapes_for(inst.config)) {
+      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+      hgemm::verify::Options options;
+      // The 4096^3 run checks the big-tile path at scale; one check there is enough.
+      if (m == 4096) options.small_integer = options.precision_probe = options.nonfinite = false;
+      auto report = verifier.check(p, gemm_with(inst.config), options);
+      check(report.passed(), inst.config.name() + " " + p.name() + ": " + report.summary());
+    }
+  }
+}
+
+template <int kBM, int kBN, int kBK, int kStages, int kWgs, int kCM, int kCN,
+          hgemm::Epilogue kEpi, hgemm::Accum kAcc, hgemm::Layout kLayout>
+hgemm::KernelInstance extra() {
+  using hgemm::sm90::Traits;
+  return hgemm::sm90::Instance<
+      Traits<kBM, kBN, kBK, kStages, kWgs, kCM, kCN, kEpi, kAcc, kLayout>>::instance();
+}
+
+std::vector<hgemm::KernelInstance> extra_instances() {
+  constexpr auto kTma = hgemm::Epilogue::kTmaStore;
+  constexpr auto kSt = hgemm::Epilogue::kDirect;
+  constexpr auto kF32 = hgemm::Accum::kF32;
+  constexpr auto kF16 = hgemm::Accum::kF16;
+  constexpr auto kNN = hgemm::Layout::kNN;
+  constexpr auto kTN = hgemm::Layout::kTN;
+  return {
+      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF32, kTN>(),
+      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF16, kNN>(),
+      extra<128, 80, 32, 4, 2, 2, 1, kSt, kF32, kNN>(),
+      extra<128, 80, 32, 4, 2, 2, 1, kSt, kF16, kTN>(),
+      extra<64, 96, 32, 4, 1, 1, 2, kSt, kF32, kNN>(),
+      extra<64, 96, 32, 4, 1, 1, 2, kTma, kF32, kTN>(),
+      extra<128, 128, 64, 3, 1, 1, 1, kTma, kF32, kNN>(),
+      extra<128, 128, 64, 3, 1, 1, 1, kSt, kF32, kTN>(),
+  };
+}
+
+// Outside the catalog hgemm::run cannot reach them: call the launcher directly (it runs the same
+// argument checks as can_implement). A small grid makes every CTA run many tiles.
+void test_extra_instances(hgemm::verify::Verifier& verifier) {
+  for (hgemm::KernelInstance const& inst : extra_instances()) {
+    for (auto [m, n, k, max_ctas] : {std::tuple{1000, 1000, 1000, 0}, std::tuple{136, 264, 72, 0},
+                                     std::tuple{1, 88, 8, 0}, std::tuple{520, 488, 264, 3}}) {
+      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+      hgemm::sm90_set_max_ctas(max_ctas);
+      auto report = verifier.check(
+          p, [inst](hgemm::Problem const& q, void const* a, void const* b, void* c,
+                    cudaStream_t s) { inst.launch(inst.config, {a, b, c, q.m, q.n, q.k, s}); });
+      check(report.passed(), "extra " + inst.config.name() + " max_ctas=" +
+                                 std::to_string(max_ctas) + " " + p.name() + ": " +
+                                 report.summary());
+    }
+  }
+  hgemm::sm90_set_max_ctas(0);
+}
+
+// Raster direction and group size are run-time parameters of one instantiation; a grid of a few
+// CTAs makes each CTA run many tiles, so the ring's phases carry across tile boundaries.
+void test_schedules(hgemm::verify::Verifier& verifier) {
+  std::vector<hgemm::KernelInstance> const instances = hgemm::sm90_instances();
+  for (hgemm::KernelInstance const& inst : instances) {
+    struct Variant {
+      hgemm::Raster raster;
+      int group;
+      int max_ctas;
+    };
+    constexpr auto kM = hgemm::Raster::kAlongM;
+    constexpr auto kN = hgemm::Raster::kAlongN;
+    for (Variant v :
+         {Variant{kN, 1, 0}, Variant{kM, 16, 0}, Variant{kN, 4, 2}, Variant{kM, 2, 5}}) {
+      hgemm::KernelConfig config = inst.config;
+      config.raster = v.raster;
+      config.group_size = v.group;
+      hgemm::sm90_set_max_ctas(v.max_ctas);
+      hgemm::Problem p{1000, 776, 392, config.layout, config.accum};
+      hgemm::verify::Options options;
+      options.precision_probe = options.nonfinite = false;
+      auto report = verifier.check(p, gemm_with(config), options);
+      check(report.passed(), config.name() + " max_ctas=" + std::to_string(v.max_ctas) + " " +
+                                 p.name() + ": " + report.summary());
+    }
+  }
+  hgemm::sm90_set_max_ctas(0);
+}
+
+// Two runs on the same inputs give the same bits (no atomics, no order that depends on timing).
+void test_repeatable() {
+  const int64_t m = 2048, n = 1536, k = 1032;
+  __half *a, *b, *c0, *c1;
+  CUDA_OK(cudaMalloc(&a, m * k * 2));
+  CUDA_OK(cudaMalloc(&b, k * n * 2));
+  CUDA_OK(cudaMalloc(&c0, m * n * 2));
+  CUDA_OK(cudaMalloc(&c1, m * n * 2));
+  fill_kernel<<<256, 256>>>(a, m * k, 11);
+  fill_kernel<<<256, 256>>>(b, k * n, 12);
+  CUDA_OK(cudaGetLastError());
+  std::vector<uint16_t> h0(m * n), h1(m * n);
+  for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
+    hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+    CUDA_OK(cudaMemset(c0, 0xff, m * n * 2));
+    CUDA_OK(cudaMemset(c1, 0x7f, m * n * 2));
+    bool ok = true;
+    try {
+      hgemm::run(p, inst.config, a, b, c0, nullptr);
+      hgemm::run(p, inst.config, a, b, c1, nullptr);
+    } catch (hgemm::Error const& e) {
+      ok = false;
+      std::printf("     %s\n", e.what());
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy(h0.data(), c0, m * n * 2, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(h1.data(), c1, m * n * 2, cudaMemcpyDeviceToHost));
+    ok = ok && std::memcmp(h0.data(), h1.data(), m * n * 2) == 0;
+    check(ok, "bitwise repeatable " + inst.config.name() + " " + p.name());
+  }
+  for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
+}
+
+// Calls TMA cannot take are refused with a reason (dispatch then picks the safety net), and an
+// explicit sm90 config for them throws instead of launching.
+void test_refusals() {
+  hgemm::DeviceInfo const& device = hgemm::current_device();
+  hgemm::KernelConfig const config = hgemm::sm90_instances().front().config;
+  __half* buf = nullptr;
+  CUDA_OK(cudaMalloc(&buf, 4 * 256 * 256 * 2));
+  struct Case {
+    int64_t m, n, k;
+    int offset;  // elements added to A
+    char const* why;
+  };
+  for (Case c : {Case{256, 256, 100, 0, "multiple of 8"}, Case{256, 100, 256, 0, "multiple of 8"},
+                 Case{256, 256, 256, 1, "16-byte aligned"}}) {
+    hgemm::Problem p{c.m, c.n, c.k, config.layout, config.accum};
+    hgemm::GemmArgs args{buf + c.offset, buf + 65536 + 64, buf + 2 * 65536 + 64, c.m, c.n, c.k,
+                         nullptr};
+    hgemm::Status s = hgemm::sm90_can_implement(p, config, args, device);
+    check(!s.ok() && s.code == HGEMM_ERROR_NOT_SUPPORTED &&
+              s.message.find(c.why) != std::string::npos,
+          "refuses " + p.name() + " (A offset " + std::to_string(c.offset) + "): " + s.message);
+    bool threw = false;
+    try {
+      hgemm::run(p, config, args.a, args.b, args.c, nullptr);
+    } catch (hgemm::Error const& e) {
+      threw = e.status() == HGEMM_ERROR_NOT_SUPPORTED;
+    }
+    check(threw, "run() with the sm90 config throws NOT_SUPPORTED for " + p.name());
+  }
+  CUDA_OK(cudaFree(buf));
+}
+
+}  // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("FAIL no CUDA device: the sm90 family test needs an sm_90 GPU\n");
+    return 1;
+  }
+  hgemm::DeviceInfo const& device = hgemm::current_device();
+  if (!device.is_sm90()) {
+    std::printf("FAIL %s is compute capability %d.%d; the sm90 family needs 9.0\n",
+                device.name.c_str(), device.cc_major, device.cc_minor);
+    return 1;
+  }
+  check(!hgemm::sm90_instances().empty(), "the catalog has sm90 instances");
+  hgemm::verify::Verifier verifier;
+  test_instances(verifier);
+  test_schedules(verifier);
+  test_extra_instances(verifier);
+  test_repeatable();
+  test_refusals();
+  std::printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,306 @@
+// The verifier against planted faults. A naive GEMM (one thread per element of C, 16x16 threads
+// per block, so each block is one 16x16 tile of C) runs correctly or with one fault, and the
+// verifier must return the expected disposition with the expected check named in the report:
+//   correct, fp32 accumulation          -> passed (1x1x1 up to K = 16384, both layouts, misaligned)
+//   correct, fp16 accumulation as F16   -> passed
+//   skip_tile (one tile never written)  -> incorrect by guard_bands ("unwritten")
+//   fp16 accumulation claiming F32      -> incorrect by precision_probe
+//   out_of_bounds (one write past C)    -> incorrect by guard_bands ("wrote outside C")
+//   drops NaN (saturating epilogue)     -> incorrect by nonfinite, every other check passes
+//   throws hgemm::Error                 -> launch_failed
+// and cuBLAS itself: COMPUTE_32F and COMPUTE_16F pass as what they are, COMPUTE_16F claimed as
+// F32 fails the precision probe. A plain executable: one line per case, non-zero exit on any
+// failure, and a failure (not a skip) without a GPU.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "core/error.hpp"
+#include "hgemm/hgemm.hpp"
+#include "verify/verifier.hpp"
+
+namespace {
+
+using hgemm::Accum;
+using hgemm::Layout;
+using hgemm::Problem;
+using hgemm::verify::CheckResult;
+using hgemm::verify::Disposition;
+using hgemm::verify::GemmFn;
+using hgemm::verify::Options;
+using hgemm::verify::Report;
+
+int g_failures = 0;
+
+enum class Fault { kNone, kSkipTile, kOutOfBounds, kDropNan };
+
+constexpr int kTile = 16;
+
+// fp16 accumulation the way tensor cores do it: 16 products summed in fp32, then one
+// round-to-nearest into the fp16 accumulator per k16 step.
+__global__ void naive_gemm(const __half* a, const __half* b, __half* c, int64_t m, int64_t n,
+                           int64_t k, bool tn, bool fp16_accum, Fault fault) {
+  if (fault == Fault::kSkipTile && blockIdx.x == gridDim.x / 2 && blockIdx.y == gridDim.y / 2)
+    return;
+  const int64_t row = int64_t(blockIdx.y) * kTile + threadIdx.y;
+  const int64_t col = int64_t(blockIdx.x) * kTile + threadIdx.x;
+  if (row >= m || col >= n) return;
+  auto a_at = [&](int64_t kk) { return __half2float(a[row * k + kk]); };
+  auto b_at = [&](int64_t kk) { return __half2float(tn ? b[col * k + kk] : b[kk * n + col]); };
+  float result;
+  if (!fp16_accum) {
+    float acc = 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk) acc = fmaf(a_at(kk), b_at(kk), acc);
+    result = acc;
+  } else {
+    __half acc = __float2half(0.0f);
+    for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      float chunk = 0.0f;
+      for (int64_t kk = k0; kk < k && kk < k0 + 16; ++kk) chunk = fmaf(a_at(kk), b_at(kk), chunk);
+      acc = __float2half_rn(__half2float(acc) + chunk);
+    }
+    result = __half2float(acc);
+  }
+  // A saturating epilogue: fmaxf/fminf return the non-NaN operand, so NaN becomes -65504.
+  if (fault == Fault::kDropNan) result = fminf(fmaxf(result, -65504.0f), 65504.0f);
+  c[row * n + col] = __float2half_rn(result);
+  if (fault == Fault::kOutOfBounds && row == m - 1 && col == n - 1)
+    c[m * n] = __float2half_rn(1.0f);
+}
+
+GemmFn naive(bool fp16_accum, Fault fault = Fault::kNone) {
+  return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
+    const dim3 block(kTile, kTile);
+    const dim3 grid(unsigned((p.n + kTile - 1) / kTile), unsigned((p.m + kTile - 1) / kTile));
+    naive_gemm<<<grid, block, 0, stream>>>(
+        static_cast<const __half*>(a), static_cast<const __half*>(b), static_cast<__half*>(c), p.m,
+        p.n, p.k, p.layout == Layout::kTN, fp16_accum, fault);
+    HGEMM_LAUNCH_CHECK();
+  };
+}
+
+GemmFn throwing() {
+  return [](const Problem&, const void*, const void*, void*, cudaStream_t) {
+    throw hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED, "planted refusal from the test GEMM");
+  };
+}
+
+// cuBLAS with fp16 output; the row-major mapping is the verifier's (C' = B' * A').
+GemmFn cublas(cublasHandle_t handle, bool compute16) {
+  return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
+    HGEMM_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    const bool tn = p.layout == Layout::kTN;
+    const float one = 1.0f, zero = 0.0f;
+    const __half one_h = __float2half(1.0f), zero_h = __float2half(0.0f);
+    HGEMM_CUBLAS_CHECK(
+        cublasGemmEx(handle, tn ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m),
+                     int(p.k), compute16 ? static_cast<const void*>(&one_h) : &one, b, CUDA_R_16F,
+                     tn ? int(p.k) : int(p.n), a, CUDA_R_16F, int(p.k),
+                     compute16 ? static_cast<const void*>(&zero_h) : &zero, c, CUDA_R_16F, int(p.n),
+                     compute16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+}
+
+const CheckResult* find(const Report& r, const std::string& name) {
+  for (const CheckResult& c : r.checks)
+    if (c.check == name) return &c;
+  return nullptr;
+}
+
+struct Expect {
+  Disposition disposition = Disposition::kPassed;
+  std::vector<std::string> must_fail;    // checks present with a non-passed disposition
+  std::vector<std::string> must_pass;    // checks present and passed
+  std::vector<std::string> summary_has;  // substrings of Report::summary()
+  bool probe_must_run = false;           // precision_probe passed and was applicable
+};
+
+void run_case(hgemm::verify::Verifier& verifier, const std::string& label, const Problem& p,
+              const GemmFn& gemm, const Expect& want, const Options& options = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  const Report report = verifier.check(p, gemm, options);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const std::string summary = report.summary();
+  std::string problems;
+  if (report.disposition != want.disposition)
+    problems += std::string(" [disposition ") + hgemm::verify::to_string(report.disposition) +
+                ", expected " + hgemm::verify::to_string(want.disposition) + "]";
+  for (const std::string& name : want.must_fail) {
+    const CheckResult* c = find(report, name);
+    if (!c || c->disposition == Disposition::kPassed)
+      problems += " [" + name + " did not fail]";
+    else if (c->reason.empty())
+      problems += " [" + name + " failed without a reason]";
+  }
+  for (const std::string& name : want.must_pass) {
+    const CheckResult* c = find(report, name);
+    if (!c || c->disposition != Disposition::kPassed) problems += " [" + name + " did not pass]";
+  }
+  for (const std::string& text : want.summary_has)
+    if (summary.find(text) == std::string::npos) problems += " [summary lacks \"" + text + "\"]";
+  if (want.probe_must_run) {
+    const CheckResult* c = find(report, "precision_probe");
+    if (!c || c->disposition != Disposition::kPassed || !c->reason.empty())
+      problems += " [precision_probe did not run and pass]";
+  }
+  const bool ok = problems.empty();
+  if (!ok) ++g_failures;
+  std::printf("%s %-44s %-22s %7.1f ms  %s%s\n", ok ? "ok  " : "FAIL", label.c_str(),
+              p.name().c_str(), ms, summary.c_str(), problems.c_str());
+  std::fflush(stdout);
+}
+
+const std::vector<std::string> kAllChecks = {"random_normal", "small_integer", "precision_probe",
+                                             "nonfinite", "guard_bands"};
+
+Expect passes(bool probe_must_run = false) {
+  Expect e;
+  e.must_pass = kAllChecks;
+  e.summary_has = {"PASSED"};
+  e.probe_must_run = probe_must_run;
+  return e;
+}
+
+Expect fails(std::vector<std::string> must_fail, std::vector<std::string> summary_has,
+             std::vector<std::string> must_pass = {}) {
+  Expect e;
+  e.disposition = Disposition::kIncorrect;
+  e.must_fail = std::move(must_fail);
+  e.must_pass = std::move(must_pass);
+  e.summary_has = std::move(summary_has);
+  e.summary_has.insert(e.summary_has.begin(), "INCORRECT");
+  return e;
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("FAIL no CUDA device: the verifier fault tests need a GPU\n");
+    return 1;
+  }
+  hgemm::verify::Verifier verifier;
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+    std::printf("FAIL cublasCreate\n");
+    return 1;
+  }
+  const Layout layouts[] = {Layout::kNN, Layout::kTN};
+  auto name = [](const char* what, Layout l) {
+    return std::string(what) + " " + std::string(hgemm::to_string(l));
+  };
+
+  // A correct fp32-accumulating kernel passes everywhere, from one element to K = 16384.
+  for (Layout l : layouts) {
+    run_case(verifier, name("correct f32", l), Problem{1, 1, 1, l, Accum::kF32}, naive(false),
+             passes());
+    run_case(verifier, name("correct f32", l), Problem{17, 33, 65, l, Accum::kF32}, naive(false),
+             passes());
+    run_case(verifier, name("correct f32", l), Problem{256, 256, 4096, l, Accum::kF32},
+             naive(false), passes(true));
+    run_case(verifier, name("correct f32 large K", l), Problem{128, 128, 16384, l, Accum::kF32},
+             naive(false), passes(true));
+    run_case(verifier, name("correct f32 K=1", l), Problem{300, 200, 1, l, Accum::kF32},
+             naive(false), passes());
+  }
+  Options misaligned;
+  misaligned.misalign_elements = 1;
+  Options misaligned3;
+  misaligned3.misalign_elements = 3;
+  run_case(verifier, "correct f32 misalign 1", Problem{17, 33, 65, Layout::kNN, Accum::kF32},
+           naive(false), passes(), misaligned);
+  run_case(verifier, "correct f32 misalign 3", Problem{256, 256, 4096, Layout::kTN, Accum::kF32},
+           naive(false), passes(true), misaligned3);
+
+  // A correct fp16-accumulating kernel passes as an F16 problem (the probe does not apply).
+  for (Layout l : layouts) {
+    run_case(verifier, name("correct f16", l), Problem{17, 33, 65, l, Accum::kF16}, naive(true),
+             passes());
+    run_case(verifier, name("correct f16", l), Problem{256, 256, 4096, l, Accum::kF16}, naive(true),
+             passes());
+  }
+  run_case(verifier, "correct f16 misalign 1", Problem{256, 256, 4096, Layout::kNN, Accum::kF16},
+           naive(true), passes(), misaligned);
+
+  // skip_tile: block (8, 8) of a 16x16 grid returns early, leaving C[128..143][128..143].
+  for (Layout l : layouts)
+    run_case(verifier, name("skip_tile", l), Problem{256, 256, 4096, l, Accum::kF32},
+             naive(false, Fault::kSkipTile),
+             fails({"guard_bands", "random_normal"},
+                   {"guard_bands", "unwritten", "256 of 65536", "(128,128)"}));
+  run_case(verifier, "skip_tile misalign 3", Problem{256, 256, 4096, Layout::kNN, Accum::kF32},
+           naive(false, Fault::kSkipTile), fails({"guard_bands"}, {"guard_bands", "unwritten"}),
+           misaligned3);
+
+  // fp16 accumulation while claiming F32.
+  for (Layout l : layouts)
+    run_case(verifier, name("f16 accumulation claimed as f32", l),
+             Problem{256, 256, 4096, l, Accum::kF32}, naive(true),
+             fails({"precision_probe"}, {"precision_probe"}));
+
+  // One element written just past the end of C; every value is right.
+  const std::vector<std::string> values_ok = {"random_normal", "small_integer", "precision_probe",
+                                              "nonfinite"};
+  for (Layout l : layouts)
+    run_case(verifier, name("out_of_bounds", l), Problem{256, 256, 4096, l, Accum::kF32},
+             naive(false, Fault::kOutOfBounds),
+             fails({"guard_bands"}, {"guard_bands", "wrote outside C", "element offset 65536"},
+                   values_ok));
+  run_case(verifier, "out_of_bounds misalign 1", Problem{17, 33, 65, Layout::kTN, Accum::kF32},
+           naive(false, Fault::kOutOfBounds),
+           fails({"guard_bands"}, {"wrote outside C", "element offset 561"}, values_ok),
+           misaligned);
+  Options guard_only;
+  guard_only.random_normal = guard_only.small_integer = guard_only.precision_probe =
+      guard_only.nonfinite = false;
+  run_case(verifier, "out_of_bounds, guard bands only",
+           Problem{64, 64, 64, Layout::kNN, Accum::kF32}, naive(false, Fault::kOutOfBounds),
+           fails({"guard_bands"}, {"wrote outside C"}), guard_only);
+
+  // A saturating epilogue turns NaN into a finite value (and Inf into 65504).
+  for (Layout l : layouts)
+    run_case(verifier, name("drops NaN", l), Problem{256, 256, 1024, l, Accum::kF32},
+             naive(false, Fault::kDropNan),
+             fails({"nonfinite"}, {"nonfinite"},
+                   {"random_normal", "small_integer", "precision_probe", "guard_bands"}));
+
+  // A GEMM that throws is a launch failure, and the verifier keeps working afterwards.
+  {
+    Expect e;
+    e.disposition = Disposition::kLaunchFailed;
+    e.summary_has = {"LAUNCH_FAILED", "random_normal", "planted refusal from the test GEMM"};
+    e.must_fail = {"random_normal"};
+    run_case(verifier, "throws hgemm::Error", Problem{64, 64, 64, Layout::kTN, Accum::kF32},
+             throwing(), e);
+  }
+  run_case(verifier, "correct f32 after a launch failure",
+           Problem{64, 64, 64, Layout::kTN, Accum::kF32}, naive(false), passes());
+
+  // cuBLAS itself: both accumulation modes pass as what they are; COMPUTE_16F is caught when it
+  // claims fp32 accumulation.
+  for (Layout l : layouts) {
+    run_case(verifier, name("cuBLAS COMPUTE_32F", l), Problem{1024, 1024, 4096, l, Accum::kF32},
+             cublas(handle, false), passes(true));
+    run_case(verifier, name("cuBLAS COMPUTE_16F", l), Problem{1024, 1024, 4096, l, Accum::kF16},
+             cublas(handle, true), passes());
+    run_case(verifier, name("cuBLAS COMPUTE_16F claimed as f32", l),
+             Problem{1024, 1024, 4096, l, Accum::kF32}, cublas(handle, true),
+             fails({"precision_probe"}, {"precision_probe"}));
+  }
+  run_case(verifier, "cuBLAS COMPUTE_32F large K",
+           Problem{2048, 2048, 16384, Layout::kTN, Accum::kF32}, cublas(handle, false),
+           passes(true));
+  run_case(verifier, "cuBLAS COMPUTE_16F large K",
+           Problem{2048, 2048, 16384, Layout::kTN, Accum::kF16}, cublas(handle, true), passes());
+
+  cublasDestroy(handle);
+  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+}

@@ -1,0 +1,158 @@
+// CPU tests of the sm90 family's pure math: the grouped raster is a bijection, the cluster
+// expansion covers every CTA tile exactly once, the swizzle spreads 8x8 matrix rows over all bank
+// groups, and the launcher's smem size matches KernelConfig's formula.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "hgemm/hgemm.hpp"
+#include "kernels/common/swizzle.hpp"
+#include "kernels/common/tile_scheduler.hpp"
+#include "launch/sm90_launch.hpp"
+
+namespace {
+
+using hgemm::kernels::GroupedRaster;
+using hgemm::kernels::TileCoord;
+using hgemm::kernels::TileScheduler;
+
+TEST(Sm90Scheduler, GroupedRasterIsABijection) {
+  for (int num_m : {1, 2, 3, 7, 16, 33}) {
+    for (int num_n : {1, 5, 8, 31}) {
+      for (int group : {1, 2, 4, 8, 16}) {
+        for (bool along_m : {true, false}) {
+          GroupedRaster r{num_m, num_n, group, along_m};
+          std::set<std::pair<int, int>> seen;
+          for (int t = 0; t < r.num_tiles(); ++t) {
+            TileCoord c = r.tile(t);
+            ASSERT_GE(c.m_block, 0);
+            ASSERT_LT(c.m_block, num_m);
+            ASSERT_GE(c.n_block, 0);
+            ASSERT_LT(c.n_block, num_n);
+            seen.insert({c.m_block, c.n_block});
+          }
+          EXPECT_EQ(int(seen.size()), num_m * num_n)
+              << num_m << "x" << num_n << " group " << group << " along_m " << along_m;
+        }
+      }
+    }
+  }
+}
+
+TEST(Sm90Scheduler, RasterOrderWithinABand) {
+  // Along M with group 4 over 6x3 tiles: M runs fastest inside bands of 4 rows, then 2 rows.
+  GroupedRaster r{6, 3, 4, true};
+  std::vector<std::pair<int, int>> want = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1},
+                                           {2, 1}, {3, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 2},
+                                           {4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 2}};
+  for (int t = 0; t < r.num_tiles(); ++t) {
+    TileCoord c = r.tile(t);
+    EXPECT_EQ(c.m_block, want[t].first) << t;
+    EXPECT_EQ(c.n_block, want[t].second) << t;
+  }
+  // Along N swaps the roles.
+  GroupedRaster rn{3, 6, 4, false};
+  for (int t = 0; t < rn.num_tiles(); ++t) {
+    TileCoord c = rn.tile(t);
+    EXPECT_EQ(c.n_block, want[t].first) << t;
+    EXPECT_EQ(c.m_block, want[t].second) << t;
+  }
+}
+
+TEST(Sm90Scheduler, ClustersCoverEveryCtaTileOnce) {
+  for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}}) {
+    for (int num_m : {1, 2, 5, 8}) {
+      for (int num_n : {1, 3, 4}) {
+        TileScheduler s = TileScheduler::make(num_m, num_n, cm, cn, 8, true);
+        std::set<std::pair<int, int>> inside;
+        int outside = 0;
+        for (int t = 0; t < s.num_cluster_tiles(); ++t) {
+          for (int rank = 0; rank < cm * cn; ++rank) {
+            TileCoord c = s.cta_tile(t, rank);
+            if (c.m_block < num_m && c.n_block < num_n)
+              EXPECT_TRUE(inside.insert({c.m_block, c.n_block}).second);
+            else
+              ++outside;
+          }
+        }
+        EXPECT_EQ(int(inside.size()), num_m * num_n);
+        // Only the padding of an odd edge lies outside.
+        const int padded = ((num_m + cm - 1) / cm * cm) * ((num_n + cn - 1) / cn * cn);
+        EXPECT_EQ(outside, padded - num_m * num_n);
+      }
+    }
+  }
+}
+
+TEST(Sm90Scheduler, ClusterPeersShareTheMulticastOperand) {
+  // 2x1: both CTAs of a cluster tile have the same N-block (they share B); 1x2: the same M-block.
+  TileScheduler s21 = TileScheduler::make(8, 4, 2, 1, 4, true);
+  TileScheduler s12 = TileScheduler::make(8, 4, 1, 2, 4, false);
+  for (int t = 0; t < s21.num_cluster_tiles(); ++t) {
+    EXPECT_EQ(s21.cta_tile(t, 0).n_block, s21.cta_tile(t, 1).n_block);
+    EXPECT_EQ(s21.cta_tile(t, 0).m_block + 1, s21.cta_tile(t, 1).m_block);
+  }
+  for (int t = 0; t < s12.num_cluster_tiles(); ++t) {
+    EXPECT_EQ(s12.cta_tile(t, 0).m_block, s12.cta_tile(t, 1).m_block);
+    EXPECT_EQ(s12.cta_tile(t, 0).n_block + 1, s12.cta_tile(t, 1).n_block);
+  }
+}
+
+template <int kSwizzle>
+void expect_conflict_free() {
+  constexpr int kRowBytes = kSwizzle;  // one swizzle span per row
+  for (int unit = 0; unit < kRowBytes / 16; ++unit) {
+    for (int row0 = 0; row0 < 64; row0 += 8) {
+      std::set<uint32_t> groups;  // 16-byte bank group = (offset / 16) % 8
+      for (int r = row0; r < row0 + 8; ++r) {
+        const uint32_t off = hgemm::kernels::swizzle_offset<kSwizzle>(r * kRowBytes + unit * 16);
+        EXPECT_EQ(off / kRowBytes, uint32_t(r)) << "the swizzle stays inside its row";
+        groups.insert((off / 16) % 8);
+      }
+      EXPECT_EQ(groups.size(), 8u) << "swizzle " << kSwizzle << " unit " << unit;
+    }
+  }
+}
+
+TEST(Sm90Swizzle, EightRowsHitEightBankGroups) {
+  expect_conflict_free<128>();
+  expect_conflict_free<64>();
+}
+
+TEST(Sm90Swizzle, IsAnInvolutionThatKeepsSixteenByteUnits) {
+  for (uint32_t off = 0; off < 8192; off += 2) {
+    const uint32_t s = hgemm::kernels::swizzle_offset<128>(off);
+    EXPECT_EQ(hgemm::kernels::swizzle_offset<128>(s), off);
+    EXPECT_EQ(s % 16, off % 16);
+    EXPECT_EQ(hgemm::kernels::swizzle_offset<32>(hgemm::kernels::swizzle_offset<32>(off)), off);
+  }
+  EXPECT_EQ(hgemm::kernels::swizzle_chunk_elems(256), 64);
+  EXPECT_EQ(hgemm::kernels::swizzle_chunk_elems(96), 32);
+  EXPECT_EQ(hgemm::kernels::swizzle_chunk_elems(80), 16);
+}
+
+TEST(Sm90Launch, DynamicSmemStaysWithinTheConfigFormulaPlusAlignmentSlack) {
+  hgemm::KernelConfig c;
+  c.family = hgemm::Family::kSm90Ws;
+  c.block_m = 128;
+  c.block_n = 256;
+  c.block_k = 64;
+  c.num_stages = 3;
+  c.num_consumer_wgs = 2;
+  c.cluster_m = 2;
+  c.epilogue = hgemm::Epilogue::kTmaStore;
+  ASSERT_TRUE(c.validate().ok()) << c.validate().message;
+  // Operand ring 147456 + two 128x64 staging chunks 32768 + barriers/padding 1024 + slack 1024.
+  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), 147456 + 32768 + 2048);
+  EXPECT_LE(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+  c.epilogue = hgemm::Epilogue::kDirect;
+  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+  // One chunk when the tile is a single chunk wide.
+  c.block_n = 64;
+  c.epilogue = hgemm::Epilogue::kTmaStore;
+  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+}
+
+}  // namespace
