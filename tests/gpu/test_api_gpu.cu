@@ -194,23 +194,22 @@ void test_threads_and_no_allocation() {
   check(hgemmRun(a, b, c, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, nullptr) == HGEMM_SUCCESS,
         "first call");
   CUDA_OK(cudaDeviceSynchronize());
+  // Streams are created up front: creating one allocates device memory, and that is the test's
+  // allocation, not the library's.
+  std::vector<cudaStream_t> streams(kThreads);
+  for (auto& st : streams) CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   size_t free_before = 0, total = 0;
   CUDA_OK(cudaMemGetInfo(&free_before, &total));
   std::atomic<int> bad{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      cudaStream_t s;
-      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
-        ++bad;
-        return;
-      }
+      cudaStream_t s = streams[t];
       for (int i = 0; i < 50; ++i)
         if (hgemmRun(a, b, c + (t + 1) * m * n, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, s) !=
             HGEMM_SUCCESS)
           ++bad;
       if (cudaStreamSynchronize(s) != cudaSuccess) ++bad;
-      cudaStreamDestroy(s);
     });
   }
   for (auto& th : threads) th.join();
@@ -218,6 +217,7 @@ void test_threads_and_no_allocation() {
   CUDA_OK(cudaMemGetInfo(&free_after, &total));
   bool same = true;
   for (int t = 0; t < kThreads; ++t) same = same && same_bits(c, c + (t + 1) * m * n, m * n);
+  for (auto& st : streams) CUDA_OK(cudaStreamDestroy(st));
   check(bad == 0 && same, "8 threads x 50 concurrent calls succeed and agree bitwise");
   check(free_after == free_before, "no device allocation after the first call (free " +
                                        std::to_string(free_before) + " -> " +
