@@ -216,9 +216,18 @@ void test_threads_and_no_allocation() {
   size_t free_after = 0;
   CUDA_OK(cudaMemGetInfo(&free_after, &total));
   bool same = true;
-  for (int t = 0; t < kThreads; ++t) same = same && same_bits(c, c + (t + 1) * m * n, m * n);
+  std::string mismatched;
+  for (int t = 0; t < kThreads; ++t) {
+    if (!same_bits(c, c + (t + 1) * m * n, m * n)) {
+      same = false;
+      mismatched += " " + std::to_string(t);
+    }
+  }
   for (auto& st : streams) CUDA_OK(cudaStreamDestroy(st));
-  check(bad == 0 && same, "8 threads x 50 concurrent calls succeed and agree bitwise");
+  check(bad == 0 && same, "8 threads x 50 concurrent calls succeed and agree bitwise (failed calls: " +
+                              std::to_string(bad.load()) + ", threads differing:" +
+                              (mismatched.empty() ? " none" : mismatched) + ", last error: " +
+                              hgemmLastErrorMessage() + ")");
   check(free_after == free_before, "no device allocation after the first call (free " +
                                        std::to_string(free_before) + " -> " +
                                        std::to_string(free_after) + ")");
