@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "tuner_commands.hpp"
 
 namespace {
 
@@ -17,6 +18,8 @@ commands:
   verify   verify what hgemmRun dispatches to (or one config / family) over a shape suite
   bench    time hgemm against cuBLAS / cuBLASLt over a shape suite (CSV out)
   report   summarize results CSVs as the paper's tables (Markdown)
+  tune     search kernel configs per shape (rl, random or exhaustive) into a tuning database
+  db       show, export, merge or summarize tuning databases
 
 `hgemm <command> --help` describes each command's options.
 )";
@@ -35,6 +38,8 @@ int main(int argc, char** argv) {
     if (command == "verify") return hgemm::cli::cmd_verify(args);
     if (command == "bench") return hgemm::cli::cmd_bench(args);
     if (command == "report") return hgemm::cli::cmd_report(args);
+    if (command == "tune") return hgemm::cli::cmd_tune(args);
+    if (command == "db") return hgemm::cli::cmd_db(args);
   } catch (const hgemm::cli::ArgError& e) {
     std::fprintf(stderr, "hgemm %s: %s\n", command.c_str(), e.what());
     return 2;

@@ -1,5 +1,7 @@
-// Catalog: 128x256 tiles, two consumer warpgroups of m64n256, cluster 2x1 multicasting B. The
-// large-shape workhorse (fast.cu's final shape); 3 stages leave room for the 64 KiB C staging.
+// Catalog: 128x256 tiles, two consumer warpgroups of m64n256, cluster 2x1 multicasting B: the
+// large-shape workhorse. 3 stages: KernelConfig::smem_bytes() counts a whole-tile C staging
+// (64 KiB) for TMA-store configs, which rules out a fourth (the kernel stages 32 KiB; a fourth
+// stage measured within noise, docs/perf-notes.md step 2).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

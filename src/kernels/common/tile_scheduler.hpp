@@ -29,16 +29,17 @@ struct GroupedRaster {
   HGEMM_HOST_DEVICE int num_tiles() const { return num_m * num_n; }
 
   HGEMM_HOST_DEVICE TileCoord tile(int linear) const {
-    const int fast_extent = along_m ? num_m : num_n;
-    const int slow_extent = along_m ? num_n : num_m;
-    const int per_band = group * slow_extent;
+    // `inner` is the dimension that varies first inside a band, `outer` the one swept per band.
+    const int inner_extent = along_m ? num_m : num_n;
+    const int outer_extent = along_m ? num_n : num_m;
+    const int per_band = group * outer_extent;
     const int band = linear / per_band;
     const int in_band = linear - band * per_band;
     const int first = band * group;
-    const int width = fast_extent - first < group ? fast_extent - first : group;
-    const int fast = first + in_band % width;
-    const int slow = in_band / width;
-    return along_m ? TileCoord{fast, slow} : TileCoord{slow, fast};
+    const int width = inner_extent - first < group ? inner_extent - first : group;
+    const int inner = first + in_band % width;
+    const int outer = in_band / width;
+    return along_m ? TileCoord{inner, outer} : TileCoord{outer, inner};
   }
 };
 

@@ -1,0 +1,248 @@
+// hgemm db: reads and maintains tuning databases (schema: docs/tuner.md).
+//   show    the best config per tuned shape, as dispatch would pick it
+//   stats   counts by disposition, the blocklist, win counts, the geomean speedup
+//   export  the best-per-shape table as CSV, or the database rewritten without its bad lines
+//   merge   several databases (e.g. from other machines' runs of the same GPU) into one
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "args.hpp"
+#include "core/device.hpp"
+#include "hgemm/hgemm.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/db/tuned_table.hpp"
+#include "tuner/space/space.hpp"
+#include "tuner_commands.hpp"
+
+namespace hgemm::cli {
+namespace {
+
+using namespace hgemm::tuner;
+
+constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge> [PATH] [options]
+
+  show [PATH]                     the best passing config per tuned shape x layout x acc
+  stats [PATH]                    records by disposition, blocklist, wins per config, geomean
+  export [PATH] --out FILE [--format csv|jsonl]
+                                  csv: the best-per-shape table; jsonl: the database rewritten
+                                  without its unreadable lines (atomically)
+  merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
+                                  refuses files of different devices
+
+  PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
+  --acc A        f32 (default) or f16: which default database
+  --layout L     show/export: only this layout
+)";
+
+struct Row {
+  TunedKey key;
+  TunedEntry entry;
+};
+
+std::vector<Row> sorted_rows(const TunedTable& table, const std::optional<Layout>& layout) {
+  std::vector<Row> rows;
+  for (const auto& [key, entry] : table.entries())
+    if (!layout || key.layout == *layout) rows.push_back({key, entry});
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.key.m, a.key.n, a.key.k, a.key.layout, a.key.accum) <
+           std::tie(b.key.m, b.key.n, b.key.k, b.key.layout, b.key.accum);
+  });
+  return rows;
+}
+
+double geomean(const std::vector<Row>& rows) {
+  double sum = 0;
+  for (const Row& r : rows) sum += std::log(r.entry.speedup());
+  return rows.empty() ? 0.0 : std::exp(sum / double(rows.size()));
+}
+
+// The table exactly as the database's own device would see it through this build's catalog.
+TunedTable table_of(const Database& db) {
+  const std::string gpu = fingerprint_value(db.header, "gpu");
+  const int sms = std::atoi(fingerprint_value(db.header, "sm_count").c_str());
+  return TunedTable(db, SearchSpace::from_catalog(nominal_device(gpu.empty() ? "unknown" : gpu,
+                                                                 sms > 0 ? sms : 132)),
+                    /*exact=*/true);
+}
+
+Database load_reporting(const std::string& path, bool compare_device) {
+  Database db = load_database(path);
+  for (const std::string& e : db.errors)
+    std::fprintf(stderr, "hgemm db: error: %s (line skipped; the rest is used)\n", e.c_str());
+  if (db.header.empty() && db.records.empty())
+    std::fprintf(stderr, "hgemm db: %s is empty or missing\n", path.c_str());
+  const DeviceInfo* device = nullptr;
+  if (compare_device && query_current_device(&device).ok()) {
+    const FingerprintCheck check = compare_fingerprints(
+        db.header, {{"gpu", device->name}, {"sm_count", std::to_string(device->sm_count)}});
+    if (!check.same_device)
+      std::fprintf(stderr,
+                   "hgemm db: warning: %s was tuned on another device (%s); dispatch here uses "
+                   "only its predictions\n",
+                   path.c_str(), check.differences.front().c_str());
+  }
+  return db;
+}
+
+void print_header(const std::string& path, const Database& db) {
+  std::printf("database %s\n ", path.c_str());
+  for (const auto& [key, value] : db.header) std::printf(" %s=%s", key.c_str(), value.c_str());
+  std::printf("\n");
+}
+
+int show(const std::string& path, const std::optional<Layout>& layout) {
+  const Database db = load_reporting(path, true);
+  print_header(path, db);
+  const TunedTable table = table_of(db);
+  const auto rows = sorted_rows(table, layout);
+  std::printf("%-8s %-8s %-8s %-3s %-4s %-52s %12s %12s %8s %4s\n", "m", "n", "k", "lay", "acc",
+              "config", "median_us", "cublaslt_us", "speedup", "runs");
+  for (const Row& r : rows)
+    std::printf("%-8lld %-8lld %-8lld %-3s %-4s %-52s %12.3f %12.3f %7.3fx %4d\n",
+                (long long)r.key.m, (long long)r.key.n, (long long)r.key.k,
+                std::string(to_string(r.key.layout)).c_str(),
+                std::string(to_string(r.key.accum)).c_str(), r.entry.config.name().c_str(),
+                r.entry.median_us, r.entry.reference_us, r.entry.speedup(), r.entry.samples);
+  std::printf("%zu tuned problems, geomean speedup over cuBLASLt %.3fx%s\n", rows.size(),
+              geomean(rows), db.policy ? ", policy state saved" : "");
+  return db.errors.empty() ? 0 : 1;
+}
+
+int stats(const std::string& path) {
+  const Database db = load_reporting(path, true);
+  print_header(path, db);
+  std::map<std::string, int> by_disposition;
+  std::map<std::string, int> problems, configs;
+  int not_compiled = 0;
+  const TunedTable table = table_of(db);
+  const SearchSpace space = SearchSpace::from_catalog(nominal_device());
+  for (const Record& r : db.records) {
+    ++by_disposition[std::string(to_string(r.measurement.disposition))];
+    ++problems[r.problem.name()];
+    ++configs[r.config];
+    if (auto c = KernelConfig::parse(r.config); !c || !space.compiled(*c)) ++not_compiled;
+  }
+  std::printf("%zu records over %zu problems and %zu configs; %zu unreadable lines\n",
+              db.records.size(), problems.size(), configs.size(), db.errors.size());
+  for (const auto& [d, n] : by_disposition) std::printf("  %-14s %d\n", d.c_str(), n);
+  if (not_compiled)
+    std::printf("  %d records name configs this build does not compile (ignored by dispatch)\n",
+                not_compiled);
+  std::printf("blocklist: %zu configs\n", table.blocklist().size());
+  for (const auto& [config, why] : table.blocklist())
+    std::printf("  %s: %s\n", config.c_str(), why.c_str());
+  const auto rows = sorted_rows(table, std::nullopt);
+  std::map<std::string, int> wins;
+  for (const Row& r : rows) ++wins[r.entry.config.name()];
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& [name, n] : wins) ranked.push_back({-n, name});
+  std::sort(ranked.begin(), ranked.end());
+  std::printf("wins per config over %zu tuned problems:\n", rows.size());
+  for (const auto& [n, name] : ranked) std::printf("  %5d  %s\n", -n, name.c_str());
+  std::printf("geomean best speedup over cuBLASLt: %.3fx; policy state %s\n", geomean(rows),
+              db.policy ? "saved" : "absent");
+  return db.errors.empty() ? 0 : 1;
+}
+
+int export_db(const std::string& path, const std::string& out, const std::string& format,
+              const std::optional<Layout>& layout) {
+  const Database db = load_reporting(path, false);
+  if (format == "jsonl") {
+    Database clean = db;
+    clean.errors.clear();
+    if (layout)
+      std::erase_if(clean.records, [&](const Record& r) { return r.problem.layout != *layout; });
+    write_database(out, clean);
+    std::printf("wrote %zu records to %s\n", clean.records.size(), out.c_str());
+    return 0;
+  }
+  std::ofstream csv(out);
+  if (!csv) throw ArgError("cannot write " + out);
+  csv << "m,n,k,layout,acc,config,median_us,reference_us,speedup,samples\n";
+  const auto rows = sorted_rows(table_of(db), layout);
+  for (const Row& r : rows) {
+    char line[320];
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%s,%s,%.4f,%.4f,%.5f,%d\n",
+                  (long long)r.key.m, (long long)r.key.n, (long long)r.key.k,
+                  std::string(to_string(r.key.layout)).c_str(),
+                  std::string(to_string(r.key.accum)).c_str(), r.entry.config.name().c_str(),
+                  r.entry.median_us, r.entry.reference_us, r.entry.speedup(), r.entry.samples);
+    csv << line;
+  }
+  csv.flush();
+  if (!csv) throw ArgError("writing " + out + " failed");
+  std::printf("wrote %zu rows to %s\n", rows.size(), out.c_str());
+  return 0;
+}
+
+int merge(const std::string& out, const std::vector<std::string>& inputs) {
+  std::vector<Database> parts{load_database(out)};
+  size_t total = parts.front().records.size();
+  for (const std::string& file : inputs) {
+    Database db = load_database(file);
+    if (db.header.empty() && db.records.empty()) throw ArgError(file + " is empty or missing");
+    total += db.records.size();
+    parts.push_back(std::move(db));
+  }
+  Database merged = merge_databases(parts);
+  for (const std::string& e : merged.errors)
+    std::fprintf(stderr, "hgemm db: error: %s (line skipped)\n", e.c_str());
+  const bool had_errors = !merged.errors.empty();
+  merged.errors.clear();
+  write_database(out, merged);
+  std::printf("merged %zu files into %s: %zu records (%zu duplicates dropped)\n", inputs.size(),
+              out.c_str(), merged.records.size(), total - merged.records.size());
+  return had_errors ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_db(const Args& raw) {
+  try {
+    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format"}, {"help"});
+    const auto& pos = args.positional();
+    if (args.flag("help") || pos.empty()) {
+      std::fputs(kHelp, pos.empty() && !args.flag("help") ? stderr : stdout);
+      return args.flag("help") ? 0 : 2;
+    }
+    const std::string sub = pos[0];
+    const auto accum = parse_accum(args.get_or("acc", "f32"));
+    if (!accum) throw ArgError("--acc must be f32 or f16");
+    std::optional<Layout> layout;
+    if (auto l = args.get("layout")) {
+      layout = parse_layout(*l);
+      if (!layout) throw ArgError("--layout must be nn or tn");
+    }
+    if (sub == "merge") {
+      const auto out = args.get("out");
+      if (!out) throw ArgError("merge needs --out FILE");
+      if (pos.size() < 2) throw ArgError("merge needs at least one input file");
+      return merge(*out, std::vector<std::string>(pos.begin() + 1, pos.end()));
+    }
+    if (sub != "show" && sub != "stats" && sub != "export")
+      throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge)");
+    if (pos.size() > 2) throw ArgError("unexpected argument '" + pos[2] + "'");
+    std::string path;
+    if (pos.size() == 2) path = pos[1];
+    else if (auto db = args.get("db")) path = *db;
+    else path = default_db_path(current_device().name, *accum);
+    if (sub == "show") return show(path, layout);
+    if (sub == "stats") return stats(path);
+    const auto out = args.get("out");
+    if (!out) throw ArgError("export needs --out FILE");
+    const std::string format = args.get_or("format", "csv");
+    if (format != "csv" && format != "jsonl") throw ArgError("--format must be csv or jsonl");
+    return export_db(path, *out, format, layout);
+  } catch (const ArgError& e) {
+    std::fprintf(stderr, "hgemm db: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace hgemm::cli

@@ -1,0 +1,452 @@
+// hgemm tune: searches the kernel catalog for the fastest verified config per shape, layout and
+// accumulation, and appends every measurement to the tuning database. Loop: src/tuner/tune.hpp;
+// database: src/tuner/db/database.hpp; methodology and schema: docs/tuner.md.
+//
+// Several GPUs: this process becomes a launcher. It starts one worker per GPU
+// (`hgemm tune ... --shard i/n --device d`, by fork/exec), each tuning every n-th shape into its
+// own shard file next to the database, then merges the shard files into the database
+// (atomically) once every worker has exited.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "args.hpp"
+#include "bench/environment.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/suite.hpp"
+#include "hgemm/hgemm.hpp"
+#include "progress.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/db/tuned_table.hpp"
+#include "tuner/measure/gpu_measurer.hpp"
+#include "tuner/measure/synthetic_measurer.hpp"
+#include "tuner/space/space.hpp"
+#include "tuner/tune.hpp"
+#include "tuner_commands.hpp"
+
+namespace hgemm::cli {
+namespace {
+
+using namespace hgemm::tuner;
+
+constexpr const char* kHelp =
+    R"(usage: hgemm tune (--suite S | --shape MxNxK[,...]) [options]
+
+  --suite S          named suite (grid, smoke, edge: bench/suites/S.txt) or a file of "M N K" lines
+  --shape LIST       explicit shapes instead, e.g. 4096x4096x4096,128x16384x1024
+  --layout LIST      nn,tn (default both)
+  --acc LIST         f32,f16 (default both)
+  --budget N         candidates measured per shape x layout x acc, earlier records included
+                     (default 16; exhaustive measures every candidate)
+  --policy P         rl (learned, default), random, exhaustive
+  --db PATH          the database for every acc (default: $HGEMM_DB, else
+                     data/tuned/<gpu>-<acc>.jsonl in the source tree)
+  --resume           count the database's records toward each budget: finished shapes are skipped,
+                     and nothing is measured twice. Without it, the records still warm-start the
+                     policy and feed the blocklist, and each shape gets a fresh budget
+  --gpus LIST        device ordinals to tune on in parallel, e.g. 0,1,2,3, or all
+                     (default: the current device only)
+  --mode M           timing mode: graph (device time, default) or offline
+  --loops N          timed loops per measurement, median taken (default 5, >= 5)
+  --loop-ms X        target GPU time of one loop (default 1.5)
+  --quick-verify     verify with random inputs and guard bands only (default: every check)
+  --seed S           policy and verifier seed (default 24301)
+  --time-limit S     stop after the shape in progress once S seconds have passed; exit code 3
+                     means "incomplete, rerun with --resume"
+  --measurer M       gpu (default) or synthetic: a deterministic made-up landscape that needs no
+                     GPU, for trying the pipeline (needs --db)
+  --shard I/N        (worker) tune shapes I, I+N, I+2N, ... into PATH.shardIofN
+  --device D         (worker) the CUDA device to use
+
+exit codes: 0 done, 1 a worker or the device failed, 2 bad arguments, 3 stopped by --time-limit
+)";
+
+constexpr int kExitIncomplete = 3;
+
+struct Settings {
+  std::vector<Shape> shapes;
+  std::string suite_label;
+  std::vector<Layout> layouts;
+  std::vector<Accum> accums;
+  int budget = 16;
+  std::string policy = "rl";
+  uint64_t seed = 24301;
+  bool resume = false;
+  std::optional<std::string> db;
+  std::optional<std::string> gpus;  // "all" or a list
+  std::optional<Shard> shard;
+  std::optional<int> device;
+  bool synthetic = false;
+  GpuMeasurerOptions gpu;
+  double time_limit_s = 0;
+};
+
+std::vector<Shape> parse_shapes(const std::string& list) {
+  std::vector<Shape> shapes;
+  for (const std::string& item : split(list, ',')) {
+    auto dims = split(item, 'x');
+    int64_t v[3] = {};
+    bool ok = dims.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      char* end = nullptr;
+      errno = 0;
+      v[i] = std::strtoll(dims[i].c_str(), &end, 10);
+      ok = errno == 0 && end != dims[i].c_str() && *end == '\0' && v[i] > 0;
+    }
+    if (!ok) throw ArgError("--shape expects MxNxK with positive integers, got '" + item + "'");
+    shapes.push_back({v[0], v[1], v[2]});
+  }
+  if (shapes.empty()) throw ArgError("--shape needs at least one shape");
+  return shapes;
+}
+
+template <class T, class Parse>
+std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const std::string& def,
+                          Parse parse, const char* expected) {
+  std::vector<T> out;
+  for (const std::string& item : args.list_or(key, def)) {
+    auto v = parse(item);
+    if (!v) throw ArgError("unknown --" + key + " value '" + item + "' (" + expected + ")");
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  return out;
+}
+
+// Every argument check happens here, before any device call.
+Settings parse_settings(const Args& raw, bool* help) {
+  ParsedArgs args(raw,
+                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "gpus", "mode",
+                   "loops", "loop-ms", "seed", "time-limit", "measurer", "shard", "device"},
+                  {"resume", "quick-verify", "help"});
+  Settings s;
+  *help = args.flag("help");
+  if (*help) return s;
+  if (!args.positional().empty())
+    throw ArgError("unexpected argument '" + args.positional().front() + "'");
+  const auto suite = args.get("suite"), shape = args.get("shape");
+  if (!suite && !shape) throw ArgError("--suite or --shape is required");
+  if (suite && shape) throw ArgError("--suite and --shape are exclusive");
+  if (suite) {
+    try {
+      s.shapes = load_suite(*suite);
+    } catch (const Error& e) {
+      throw ArgError(e.message());
+    }
+    s.suite_label = *suite;
+  } else {
+    s.shapes = parse_shapes(*shape);
+    s.suite_label = *shape;
+  }
+  for (const Shape& sh : s.shapes)
+    if (Status st = Problem{sh.m, sh.n, sh.k}.validate(); !st.ok()) throw ArgError(st.message);
+  s.layouts = parse_list<Layout>(args, "layout", "nn,tn", parse_layout, "nn or tn");
+  s.accums = parse_list<Accum>(args, "acc", "f32,f16", parse_accum, "f32 or f16");
+  s.policy = args.get_or("policy", "rl");
+  if (!make_policy(s.policy, 0))
+    throw ArgError("unknown --policy '" + s.policy + "' (rl, random, exhaustive)");
+  const long long budget = args.int_or("budget", 16);
+  if (budget < 1 || budget > 100000) throw ArgError("--budget must be 1..100000");
+  s.budget = s.policy == "exhaustive" ? 0 : int(budget);
+  s.seed = uint64_t(args.int_or("seed", 24301));
+  s.resume = args.flag("resume");
+  s.db = args.get("db");
+  s.gpus = args.get("gpus");
+  const std::string measurer = args.get_or("measurer", "gpu");
+  if (measurer != "gpu" && measurer != "synthetic")
+    throw ArgError("unknown --measurer '" + measurer + "' (gpu or synthetic)");
+  s.synthetic = measurer == "synthetic";
+  if (s.synthetic && !s.db)
+    throw ArgError("--measurer synthetic needs --db: its made-up numbers must not land in the "
+                   "default database");
+  const std::string mode = args.get_or("mode", "graph");
+  if (mode == "graph") s.gpu.mode = bench::Mode::kGraph;
+  else if (mode == "offline") s.gpu.mode = bench::Mode::kOffline;
+  else throw ArgError("unknown --mode '" + mode + "' (graph or offline)");
+  const long long loops = args.int_or("loops", 5);
+  if (loops < 5 || loops > 1000) throw ArgError("--loops must be 5..1000");
+  s.gpu.timing.loops = int(loops);
+  s.gpu.timing.loop_ms = args.double_or("loop-ms", 1.5);
+  if (!(s.gpu.timing.loop_ms > 0 && s.gpu.timing.loop_ms <= 1000))
+    throw ArgError("--loop-ms must be in (0, 1000]");
+  s.gpu.seed = s.seed;
+  s.gpu.quick_verify = args.flag("quick-verify");
+  s.time_limit_s = args.double_or("time-limit", 0);
+  if (!(s.time_limit_s >= 0)) throw ArgError("--time-limit must be >= 0");
+  if (auto shard = args.get("shard")) {
+    s.shard = parse_shard(*shard);
+    if (!s.shard) throw ArgError("--shard expects I/N with 0 <= I < N, got '" + *shard + "'");
+    if (s.gpus) throw ArgError("--shard (a worker) and --gpus (the launcher) are exclusive");
+  }
+  if (args.get("device")) {
+    const long long d = args.int_or("device", 0);
+    if (d < 0 || d > 1023) throw ArgError("--device must be a device ordinal");
+    s.device = int(d);
+  }
+  return s;
+}
+
+std::string shard_path(const std::string& path, Shard shard) {
+  return path + ".shard" + std::to_string(shard.index) + "of" + std::to_string(shard.count);
+}
+
+// The database each accumulation's measurements go to.
+std::map<Accum, std::string> db_paths(const Settings& s, const std::string& gpu_name) {
+  std::map<Accum, std::string> out;
+  for (Accum a : s.accums) out[a] = s.db ? *s.db : default_db_path(gpu_name, a);
+  return out;
+}
+
+std::set<std::string> distinct(const std::map<Accum, std::string>& paths) {
+  std::set<std::string> out;
+  for (const auto& [accum, path] : paths) out.insert(path);
+  return out;
+}
+
+Fingerprint running_fingerprint(const Settings& s, const DeviceInfo& device) {
+  if (s.synthetic)
+    return {{"gpu", device.name}, {"sm_count", std::to_string(device.sm_count)},
+            {"measurer", "synthetic"}, {"git", bench::git_hash()}};
+  Fingerprint out;
+  for (const auto& [key, value] : bench::collect_environment())
+    if (key != "date" && key != "nvml") out.emplace_back(key, value);
+  return out;
+}
+
+std::string reproduce(const Problem& p, const std::string& config, bench::Mode mode) {
+  return "hgemm bench --shape " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+         std::to_string(p.k) + " --layout " + std::string(to_string(p.layout)) + " --acc " +
+         std::string(to_string(p.accum)) + " --impl config:" + config +
+         ",cublaslt-autotune --modes " + std::string(bench::to_string(mode)) + " --out row.csv";
+}
+
+int run_worker(const Settings& s) {
+  if (s.device && !s.synthetic) HGEMM_CUDA_CHECK(cudaSetDevice(*s.device));
+  const DeviceInfo device = s.synthetic ? nominal_device("synthetic") : current_device();
+  const Fingerprint fingerprint = running_fingerprint(s, device);
+  const SearchSpace space = SearchSpace::from_catalog(device);
+  const std::string label = s.shard ? "tune[" + std::to_string(s.shard->index) + "]" : "tune";
+
+  // History: every database this run writes to, and this worker's own shard file.
+  const auto paths = db_paths(s, device.name);
+  std::vector<Record> history;
+  for (const std::string& path : distinct(paths)) {
+    std::vector<std::string> files{path};
+    if (s.shard) files.push_back(shard_path(path, *s.shard));
+    for (const std::string& file : files) {
+      Database db = load_database(file);
+      for (const std::string& e : db.errors)
+        std::fprintf(stderr, "hgemm %s: error: %s (line skipped; the rest is used)\n",
+                     label.c_str(), e.c_str());
+      const FingerprintCheck check = compare_fingerprints(db.header, fingerprint);
+      if (!check.same_device)
+        HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + " was tuned on another device (" +
+                                                   check.differences.front() +
+                                                   "); pass another --db");
+      for (const std::string& d : check.differences)
+        std::fprintf(stderr, "hgemm %s: note: %s differs from this run: %s\n", label.c_str(),
+                     file.c_str(), d.c_str());
+      history.insert(history.end(), db.records.begin(), db.records.end());
+    }
+  }
+
+  std::unique_ptr<Measurer> measurer;
+  if (s.synthetic) measurer = std::make_unique<SyntheticMeasurer>();
+  else measurer = std::make_unique<GpuMeasurer>(s.gpu);
+  std::unique_ptr<SearchPolicy> policy = make_policy(s.policy, s.seed);
+  TuneOptions options;
+  options.budget = s.budget;
+  Tuner tuner(space, *policy, *measurer, options);
+  tuner.load_history(history, s.resume);
+
+  std::map<std::string, std::unique_ptr<DatabaseWriter>> writers;
+  for (const std::string& path : distinct(paths)) {
+    const std::string target = s.shard ? shard_path(path, *s.shard) : path;
+    writers[path] = std::make_unique<DatabaseWriter>(target, fingerprint);
+  }
+
+  std::vector<Problem> problems = expand_problems(
+      s.shard ? take_shard(s.shapes, *s.shard) : s.shapes, s.layouts, s.accums);
+  Progress progress(label, long(problems.size()));
+  const bool draw = !s.shard && isatty(STDERR_FILENO);
+  std::vector<ProblemResult> results;
+  long candidates = 0, failures = 0;
+  bool stopped_early = false;
+  for (const Problem& p : problems) {
+    if (s.time_limit_s > 0 && progress.seconds() > s.time_limit_s) {
+      stopped_early = true;
+      break;
+    }
+    DatabaseWriter& writer = *writers.at(paths.at(p.accum));
+    const ProblemResult r = tuner.tune(p, [&](const Record& rec) { writer.append(rec); });
+    candidates += r.measured_now;
+    failures += r.failures_now;
+    results.push_back(r);
+    char extra[160];
+    std::snprintf(extra, sizeof extra, "candidates %ld  geomean %.3fx  %s", candidates,
+                  geomean_speedup(results), p.name().c_str());
+    if (draw) {
+      progress.update(long(results.size()), failures, extra);
+    } else if (r.best) {
+      std::printf("%s %zu/%zu %s: %s %.2f us, %.3fx cuBLASLt (%d measured, %d now)\n  %s\n",
+                  label.c_str(), results.size(), problems.size(), p.name().c_str(),
+                  r.best->config.c_str(), r.best->measurement.median_us,
+                  r.best->measurement.speedup(), r.measured_total, r.measured_now,
+                  reproduce(p, r.best->config, s.gpu.mode).c_str());
+    } else {
+      std::printf("%s %zu/%zu %s: no passing candidate (%d measured)\n", label.c_str(),
+                  results.size(), problems.size(), p.name().c_str(), r.measured_total);
+    }
+    std::fflush(stdout);
+  }
+  if (draw) progress.finish();
+  if (const std::string state = policy->save(); !state.empty() && candidates > 0)
+    for (auto& [path, writer] : writers) writer->append(PolicyState{s.policy, state});
+
+  std::printf("%s %s: %zu of %zu shape x layout x acc tuned, %ld candidates measured (%ld failed), "
+              "geomean best speedup over cuBLASLt %.3fx, %zu configs blocklisted, %.1f s\n",
+              label.c_str(), s.suite_label.c_str(), results.size(), problems.size(), candidates,
+              failures, geomean_speedup(results), tuner.blocklist().size(), progress.seconds());
+  for (const auto& [path, writer] : writers)
+    std::printf("  database: %s\n", writer->path().c_str());
+  if (stopped_early) {
+    std::printf("INCOMPLETE: --time-limit %.0f s reached; rerun with --resume to continue\n",
+                s.time_limit_s);
+    return kExitIncomplete;
+  }
+  return 0;
+}
+
+std::vector<int> resolve_gpus(const Settings& s) {
+  if (*s.gpus != "all") {
+    std::vector<int> out;
+    for (const std::string& item : split(*s.gpus, ',')) {
+      char* end = nullptr;
+      const long d = std::strtol(item.c_str(), &end, 10);
+      if (end == item.c_str() || *end != '\0' || d < 0 || d > 1023)
+        throw ArgError("--gpus expects device ordinals (0,1,...) or all, got '" + item + "'");
+      if (std::find(out.begin(), out.end(), int(d)) == out.end()) out.push_back(int(d));
+    }
+    if (out.empty()) throw ArgError("--gpus needs at least one device");
+    return out;
+  }
+  if (s.synthetic) throw ArgError("--measurer synthetic has no devices to count; list them");
+  int count = 0;
+  HGEMM_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count < 1) HGEMM_THROW(HGEMM_ERROR_NO_DEVICE, "--gpus all: no CUDA device is visible");
+  std::vector<int> out;
+  for (int i = 0; i < count; ++i) out.push_back(i);
+  return out;
+}
+
+// The same command line for each worker, --gpus replaced by its shard and device.
+std::vector<std::string> worker_args(const Args& raw, Shard shard, int device) {
+  std::vector<std::string> out{"tune"};
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == "--gpus") {
+      ++i;
+      continue;
+    }
+    if (raw[i].rfind("--gpus=", 0) == 0) continue;
+    out.push_back(raw[i]);
+  }
+  out.insert(out.end(), {"--shard", std::to_string(shard.index) + "/" + std::to_string(shard.count),
+                         "--device", std::to_string(device)});
+  return out;
+}
+
+int run_launcher(const Settings& s, const Args& raw) {
+  const std::vector<int> gpus = resolve_gpus(s);
+  const std::string gpu_name =
+      s.synthetic ? nominal_device("synthetic").name : current_device().name;
+  const auto paths = db_paths(s, gpu_name);
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) HGEMM_THROW(HGEMM_ERROR_INTERNAL, "cannot find this executable: " + ec.message());
+
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int n = int(gpus.size());
+  std::vector<pid_t> workers;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<std::string> args = worker_args(raw, Shard{i, n}, gpus[size_t(i)]);
+    std::vector<char*> argv{const_cast<char*>(self.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) HGEMM_THROW(HGEMM_ERROR_INTERNAL, "fork failed");
+    if (pid == 0) {
+      execv(self.c_str(), argv.data());
+      std::perror("hgemm tune: exec of a worker failed");
+      _exit(127);
+    }
+    std::printf("tune: worker %d/%d on device %d (pid %d)\n", i, n, gpus[size_t(i)], int(pid));
+    std::fflush(stdout);
+    workers.push_back(pid);
+  }
+  int worst = 0;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    int status = 0;
+    while (waitpid(workers[i], &status, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (code != 0)
+      std::fprintf(stderr, "hgemm tune: worker %zu exited with %d; merging what it saved\n", i,
+                   code);
+    if (code == kExitIncomplete && worst == 0) worst = kExitIncomplete;
+    else if (code != 0 && code != kExitIncomplete) worst = 1;
+  }
+
+  // Every worker's shard file into its database, atomically; a shard is removed once merged.
+  for (const std::string& path : distinct(paths)) {
+    std::vector<Database> parts{load_database(path)};
+    std::vector<std::string> merged_files;
+    for (int i = 0; i < n; ++i) {
+      const std::string file = shard_path(path, Shard{i, n});
+      if (!std::filesystem::exists(file)) continue;
+      parts.push_back(load_database(file));
+      merged_files.push_back(file);
+    }
+    Database merged = merge_databases(parts);
+    for (const std::string& e : merged.errors)
+      std::fprintf(stderr, "hgemm tune: error: %s (line skipped in the merge)\n", e.c_str());
+    merged.errors.clear();
+    write_database(path, merged);
+    for (const std::string& file : merged_files) std::filesystem::remove(file, ec);
+    std::printf("tune: merged %zu worker files into %s (%zu records)\n", merged_files.size(),
+                path.c_str(), merged.records.size());
+  }
+  return worst;
+}
+
+}  // namespace
+
+int cmd_tune(const Args& raw) {
+  bool help = false;
+  try {
+    const Settings settings = parse_settings(raw, &help);
+    if (help) {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    return settings.gpus ? run_launcher(settings, raw) : run_worker(settings);
+  } catch (const ArgError& e) {
+    std::fprintf(stderr, "hgemm tune: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace hgemm::cli

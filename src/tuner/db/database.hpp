@@ -1,0 +1,100 @@
+// The tuning database: data/tuned/<gpu>-<acc>.jsonl, append-only JSON Lines (schema in
+// docs/tuner.md). Line 1 is a header holding the environment fingerprint; every later line is a
+// measurement (failures included: they are the blocklist and part of the policy's replay) or a
+// saved policy state. Nothing is ever rewritten in place:
+//   - the tuner appends one line per candidate and fsyncs it, so a kill -9 loses at most the
+//     candidate in flight; a partial last line is reported and cut before the next append;
+//   - whole-file writes (merge, compaction) go to a temp file, fsync, then rename.
+// Reading never stops at a bad line: the error names the line, and every intact line is used.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hgemm/hgemm.hpp"
+#include "tuner/measure/measurer.hpp"
+
+namespace hgemm::tuner {
+
+inline constexpr int kSchemaVersion = 1;
+
+// key=value facts about the machine and build: gpu, sm_count, driver, cuda, cublas, git, ...
+using Fingerprint = std::vector<std::pair<std::string, std::string>>;
+
+struct Record {
+  Problem problem;
+  std::string config;  // KernelConfig::name()
+  Measurement measurement;
+  double reward = kNaN;    // as computed when measured; readers recompute it with their weights
+  std::string policy;      // which policy proposed the candidate
+  std::string timestamp;   // UTC, ISO 8601
+};
+
+struct PolicyState {
+  std::string policy;
+  std::string state;  // SearchPolicy::save()
+};
+
+struct Database {
+  Fingerprint header;                  // empty when the file had none
+  std::vector<Record> records;         // file order
+  std::optional<PolicyState> policy;   // the last one saved
+  std::vector<std::string> errors;     // "<origin>:<line>: <reason>", one per skipped line
+};
+
+std::string format_header(const Fingerprint& fingerprint);
+std::string format_record(const Record& record);
+std::string format_policy(const PolicyState& state);
+
+// Parses a whole file's text. A line that is malformed, of an unknown type, or not ended by a
+// newline (a write cut short) is skipped with an error; everything else is kept.
+Database parse_database(std::string_view text, std::string_view origin = "<text>");
+// A missing file is an empty database without errors.
+Database load_database(const std::string& path);
+
+struct FingerprintCheck {
+  bool same_device = true;                // gpu and sm_count agree
+  std::vector<std::string> differences;  // "gpu: <db> vs <running>", also for soft keys
+};
+// `gpu` and `sm_count` decide whether measurements transfer; driver, cuda, cublas and git only
+// add differences worth a note. Keys missing on either side are not compared.
+FingerprintCheck compare_fingerprints(const Fingerprint& db, const Fingerprint& running);
+std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view key);
+
+// Appends to a database file, creating it (and its directory) with `header` if it is missing
+// or empty. Refuses (hgemm::Error) a file whose header names another device. Cuts a partial
+// last line left by a killed writer. Every append is one write() of a whole line plus fsync.
+class DatabaseWriter {
+ public:
+  DatabaseWriter(std::string path, const Fingerprint& header);
+  ~DatabaseWriter();
+  DatabaseWriter(const DatabaseWriter&) = delete;
+  DatabaseWriter& operator=(const DatabaseWriter&) = delete;
+
+  void append(const Record& record);
+  void append(const PolicyState& state);
+  const std::string& path() const { return path_; }
+
+ private:
+  void append_line(const std::string& line);
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Replaces `path` atomically with the database (temp file in the same directory, fsync, rename,
+// fsync of the directory).
+void write_database(const std::string& path, const Database& db);
+
+// One database from several (shard outputs, copies from other runs): the first header, every
+// record once (exact duplicates dropped, order kept), the last policy state. Throws hgemm::Error
+// if the parts come from different devices; carries every part's errors.
+Database merge_databases(const std::vector<Database>& parts);
+
+// Configs that failed (incorrect or launch failure) anywhere, with the first reason.
+std::map<std::string, std::string> blocklist(const std::vector<Record>& records);
+
+}  // namespace hgemm::tuner

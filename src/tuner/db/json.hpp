@@ -1,0 +1,44 @@
+// Just enough JSON for the tuning database: one flat object per line whose values are strings,
+// numbers, booleans or null. Non-finite numbers are written as null and read back as NaN.
+// Nested objects and arrays are rejected with a reason, never half-parsed.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace hgemm::tuner::json {
+
+using Value = std::variant<std::nullptr_t, bool, double, std::string>;
+
+class Object {
+ public:
+  // Replaces the value of an existing key, else appends: fields keep their first position.
+  Object& set(std::string_view key, Value value);
+  const Value* find(std::string_view key) const;
+  // The value as that type; nullopt when absent or of another type. number() reads null as NaN.
+  std::optional<std::string> string(std::string_view key) const;
+  std::optional<double> number(std::string_view key) const;
+  const std::vector<std::pair<std::string, Value>>& fields() const { return fields_; }
+
+ private:
+  std::vector<std::pair<std::string, Value>> fields_;
+};
+
+class ParseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One line, no newline; keys in insertion order.
+std::string write(const Object& object);
+// Throws ParseError naming the column and what was expected.
+Object parse(std::string_view text);
+
+std::string quote(std::string_view text);
+
+}  // namespace hgemm::tuner::json

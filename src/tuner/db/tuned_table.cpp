@@ -1,0 +1,164 @@
+#include "tuner/db/tuned_table.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+namespace hgemm::tuner {
+
+size_t TunedKeyHash::operator()(const TunedKey& key) const {
+  uint64_t h = 1469598103934665603ull;
+  for (uint64_t v : {uint64_t(key.m), uint64_t(key.n), uint64_t(key.k), uint64_t(key.layout),
+                     uint64_t(key.accum)}) {
+    h ^= v;
+    h *= 1099511628211ull;
+  }
+  return size_t(h);
+}
+
+TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, RewardWeights weights)
+    : space_(std::move(space)), exact_(exact), blocklist_(tuner::blocklist(db.records)) {
+  const int smem_limit = space_->device().max_smem_per_block_optin;
+  struct Sum {
+    KernelConfig config;
+    double us = 0, ref_us = 0, reward = 0;
+    int samples = 0;
+  };
+  std::unordered_map<TunedKey, std::map<std::string, Sum>, TunedKeyHash> sums;
+  for (const Record& r : db.records) {
+    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
+    const auto config = KernelConfig::parse(r.config);
+    if (!config || !space_->legal(r.problem, *config).ok()) continue;
+    Sum& s = sums[TunedKey::of(r.problem)][r.config];
+    s.config = *config;
+    s.us += r.measurement.median_us;
+    s.ref_us += r.measurement.reference_us;
+    s.reward += reward(r.measurement, *config, smem_limit, weights);
+    ++s.samples;
+  }
+  for (const auto& [key, by_config] : sums) {
+    const Sum* best = nullptr;
+    for (const auto& [name, s] : by_config)
+      if (!best || s.reward / s.samples > best->reward / best->samples) best = &s;
+    entries_[key] = TunedEntry{best->config, best->us / best->samples,
+                               best->ref_us / best->samples, best->reward / best->samples,
+                               best->samples};
+  }
+  if (db.policy && db.policy->policy == "rl") {
+    policy_ = SoftmaxPolicy::load(db.policy->state);
+    if (!policy_) warnings_.push_back("the saved policy state is not readable by this version");
+  }
+}
+
+TunedTable TunedTable::load(const std::string& path, SearchSpace space) {
+  const Database db = load_database(path);
+  const Fingerprint running{{"gpu", space.device().name},
+                            {"sm_count", std::to_string(space.device().sm_count)}};
+  const FingerprintCheck check = compare_fingerprints(db.header, running);
+  TunedTable table(db, std::move(space), check.same_device);
+  table.path_ = path;
+  std::vector<std::string> warnings = db.errors;
+  if (!check.same_device) {
+    std::string what = path + " was tuned on another device";
+    for (const std::string& d : check.differences) what += "; " + d;
+    warnings.push_back(what + ": its exact entries are ignored, dispatch uses its predictions");
+  }
+  warnings.insert(warnings.end(), table.warnings_.begin(), table.warnings_.end());
+  table.warnings_ = std::move(warnings);
+  return table;
+}
+
+const TunedEntry* TunedTable::find(const Problem& problem) const {
+  if (!exact_) return nullptr;
+  auto it = entries_.find(TunedKey::of(problem));
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) const {
+  if (!policy_ || !space_) return std::nullopt;
+  std::vector<Candidate> candidates;
+  for (const KernelConfig& c : space_->enumerate(problem))
+    if (!blocklist_.count(c.name())) candidates.push_back({c, space_->features(problem, c)});
+  const auto pick = policy_->predict(problem, candidates);
+  if (!pick) return std::nullopt;
+  return candidates[*pick].config;
+}
+
+std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem) const {
+  if (!space_) return std::nullopt;
+  auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
+  const TunedEntry* best = nullptr;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (const auto& [key, entry] : entries_) {
+    if (key.layout != problem.layout || key.accum != problem.accum) continue;
+    const double dm = log_ratio(key.m, problem.m), dn = log_ratio(key.n, problem.n),
+                 dk = log_ratio(key.k, problem.k);
+    const double distance = dm * dm + dn * dn + dk * dk;
+    // Ties are broken by the config name, so the answer does not depend on hash order.
+    if (distance < best_distance ||
+        (distance == best_distance && best && entry.config.name() < best->config.name())) {
+      if (!space_->legal(problem, entry.config).ok()) continue;
+      best = &entry;
+      best_distance = distance;
+    }
+  }
+  if (!best) return std::nullopt;
+  return best->config;
+}
+
+std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {
+  if (auto c = predict_policy(problem)) return c;
+  return predict_nearest(problem);
+}
+
+std::optional<KernelConfig> TunedTable::lookup(const Problem& problem) const {
+  if (const TunedEntry* e = find(problem)) return e->config;
+  return predict(problem);
+}
+
+std::string gpu_slug(std::string_view gpu_name) {
+  std::string out;
+  for (char ch : gpu_name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) out += char(std::tolower(c));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown-gpu" : out;
+}
+
+std::string default_db_path(const std::string& gpu_name, Accum accum) {
+  if (const char* env = std::getenv("HGEMM_DB"); env && *env) return env;
+#ifdef HGEMM_SOURCE_DIR_FOR_SUITES
+  const std::string root = std::string(HGEMM_SOURCE_DIR_FOR_SUITES) + "/";
+#else
+  const std::string root;
+#endif
+  return root + "data/tuned/" + gpu_slug(gpu_name) + "-" + std::string(to_string(accum)) +
+         ".jsonl";
+}
+
+const TunedTable& tuned_table(const DeviceInfo& device, Accum accum) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<TunedTable>> tables;
+  std::lock_guard lock(mutex);
+  auto& slot = tables[{device.ordinal, int(accum)}];
+  if (!slot) {
+    try {
+      slot = std::make_unique<TunedTable>(
+          TunedTable::load(default_db_path(device.name, accum), SearchSpace::from_catalog(device)));
+    } catch (const std::exception& e) {
+      slot = std::make_unique<TunedTable>();
+      std::fprintf(stderr, "hgemm: warning: tuning database not used: %s\n", e.what());
+    }
+    for (const std::string& w : slot->warnings())
+      std::fprintf(stderr, "hgemm: warning: %s\n", w.c_str());
+  }
+  return *slot;
+}
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,98 @@
+// What dispatch reads from the tuning database: per exact problem, the best passing config
+// (O(1) lookup), and a prediction for problems never tuned. Built once from a database and then
+// immutable, so concurrent readers need no lock.
+//
+//   find(problem)     the tuned winner: the highest mean reward over its passing measurements
+//                     (speedup over cuBLASLt, minus the error and size terms); configs on the
+//                     blocklist, no longer compiled, or illegal for the problem never win.
+//   predict(problem)  for an untuned problem: the saved policy's argmax over the legal,
+//                     unblocked candidates when the database holds a policy state, else the winner
+//                     of the nearest tuned problem (log-space distance over M, N, K, same layout
+//                     and accumulation) that is legal here; nullopt when neither exists.
+// A database from another device (GPU name or SM count differ) serves predict() only: exact
+// timings do not transfer, relative preferences mostly do.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/device.hpp"
+#include "hgemm/hgemm.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/policy/softmax_policy.hpp"
+#include "tuner/space/space.hpp"
+
+namespace hgemm::tuner {
+
+struct TunedKey {
+  int64_t m = 0, n = 0, k = 0;
+  Layout layout = Layout::kTN;
+  Accum accum = Accum::kF32;
+  bool operator==(const TunedKey&) const = default;
+  static TunedKey of(const Problem& p) { return {p.m, p.n, p.k, p.layout, p.accum}; }
+};
+
+struct TunedKeyHash {
+  size_t operator()(const TunedKey& key) const;
+};
+
+struct TunedEntry {
+  KernelConfig config;
+  double median_us = 0;     // mean over its passing measurements
+  double reference_us = 0;
+  double reward = 0;
+  int samples = 0;
+  double speedup() const { return reference_us / median_us; }
+};
+
+class TunedTable {
+ public:
+  TunedTable() = default;
+  // `exact`: serve find(); false for a database measured on another device.
+  TunedTable(const Database& db, SearchSpace space, bool exact, RewardWeights weights = {});
+
+  // Loads `path` for the running device: fingerprint differences and bad lines become
+  // warnings(); a missing file gives an empty table without warnings.
+  static TunedTable load(const std::string& path, SearchSpace space);
+
+  const TunedEntry* find(const Problem& problem) const;
+  std::optional<KernelConfig> predict(const Problem& problem) const;
+  // find(), else predict().
+  std::optional<KernelConfig> lookup(const Problem& problem) const;
+  // The two halves of predict(), for comparisons.
+  std::optional<KernelConfig> predict_policy(const Problem& problem) const;
+  std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty() && !policy_; }
+  bool exact() const { return exact_; }
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::map<std::string, std::string>& blocklist() const { return blocklist_; }
+  const std::unordered_map<TunedKey, TunedEntry, TunedKeyHash>& entries() const { return entries_; }
+
+ private:
+  std::optional<SearchSpace> space_;
+  bool exact_ = true;
+  std::string path_;
+  std::unordered_map<TunedKey, TunedEntry, TunedKeyHash> entries_;
+  std::map<std::string, std::string> blocklist_;
+  std::optional<SoftmaxPolicy> policy_;
+  std::vector<std::string> warnings_;
+};
+
+// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
+std::string gpu_slug(std::string_view gpu_name);
+// $HGEMM_DB when set, else <source dir>/data/tuned/<gpu slug>-<acc>.jsonl.
+std::string default_db_path(const std::string& gpu_name, Accum accum);
+
+// The table dispatch uses on `device` for `accum`: loaded from default_db_path() on first use,
+// then shared for the life of the process. Never throws: an unreadable database is an empty
+// table, and its warnings go to stderr once.
+const TunedTable& tuned_table(const DeviceInfo& device, Accum accum);
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,135 @@
+#include "tuner/measure/gpu_measurer.hpp"
+
+#include <map>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "baselines/baselines.hpp"
+#include "bench/environment.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "verify/verifier.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+// After a failed call the context may be unusable (an illegal address is sticky); every later
+// measurement would be wrong, so the run ends here, its records saved for --resume.
+void require_healthy_device() {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess)
+    HGEMM_THROW(HGEMM_ERROR_CUDA, std::string("the CUDA context is unusable after a failed "
+                                              "candidate (") +
+                                      cudaGetErrorName(err) + "); rerun with --resume");
+  cudaGetLastError();
+}
+
+Disposition from_verifier(verify::Disposition d) {
+  return d == verify::Disposition::kIncorrect ? Disposition::kIncorrect
+                                              : Disposition::kLaunchFailed;
+}
+
+struct Reference {
+  double us = 0;
+  std::string detail;
+};
+
+}  // namespace
+
+struct GpuMeasurer::Impl {
+  explicit Impl(GpuMeasurerOptions o) : options(o), device(current_device()) {
+    HGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    timer = std::make_unique<bench::Timer>(stream, options.timing);
+    verify_options.seed = options.seed;
+    if (options.quick_verify)
+      verify_options.small_integer = verify_options.precision_probe = verify_options.nonfinite =
+          false;
+  }
+  ~Impl() {
+    timer.reset();
+    cudaStreamDestroy(stream);
+  }
+
+  void prepare(const Problem& p) {
+    if (p.m == m && p.n == n && p.k == k) return;
+    // The same inputs as `hgemm bench` uses for this shape.
+    const uint32_t fill_seed = uint32_t(p.m * 73856093 ^ p.n * 19349663 ^ p.k * 83492791);
+    buffers.prepare(p.m, p.n, p.k, device.l2_bytes, fill_seed, stream);
+    m = p.m;
+    n = p.n;
+    k = p.k;
+  }
+
+  const Reference& reference(const Problem& p) {
+    const std::string key = p.name();
+    if (auto it = references.find(key); it != references.end()) return it->second;
+    libs.tune(p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
+    const bench::Timing t =
+        timer->measure(options.mode, libs.fn(baselines::Kind::kLtAutotune), p, buffers);
+    const std::string detail = libs.describe(baselines::Kind::kLtAutotune, p, buffers.a(0),
+                                             buffers.b(0), buffers.c(0));
+    return references.emplace(key, Reference{t.median_ms * 1e3, detail}).first->second;
+  }
+
+  GpuMeasurerOptions options;
+  const DeviceInfo& device;
+  cudaStream_t stream = nullptr;
+  baselines::Baselines libs;
+  verify::Verifier verifier;
+  verify::Options verify_options;
+  bench::RotatingBuffers buffers;
+  std::unique_ptr<bench::Timer> timer;
+  bench::ClockReader clocks;
+  int64_t m = 0, n = 0, k = 0;  // the shape the buffers hold
+  std::map<std::string, Reference> references;
+};
+
+GpuMeasurer::GpuMeasurer(GpuMeasurerOptions options)
+    : impl_(std::make_unique<Impl>(options)) {}
+
+GpuMeasurer::~GpuMeasurer() = default;
+
+Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& config) {
+  Impl& s = *impl_;
+  s.prepare(problem);
+  const Reference& ref = s.reference(problem);
+  Measurement out;
+  out.reference_us = ref.us;
+
+  if (Status st = can_implement(problem, config, s.buffers.a(0), s.buffers.b(0), s.buffers.c(0));
+      !st.ok()) {
+    out.disposition = Disposition::kNotSupported;
+    out.detail = st.message;
+    return out;
+  }
+  const verify::GemmFn fn = [config](const Problem& p, const void* a, const void* b, void* c,
+                                     cudaStream_t stream) { run(p, config, a, b, c, stream); };
+  const verify::Report report = s.verifier.check(problem, fn, s.verify_options);
+  if (!report.passed()) {
+    out.disposition = from_verifier(report.disposition);
+    out.detail = report.summary();
+    require_healthy_device();
+    return out;
+  }
+  for (const verify::CheckResult& c : report.checks)
+    if (c.check == "random_normal" && c.tol_rel_fro > 0)
+      out.error_ratio = c.rel_fro_error / c.tol_rel_fro;
+
+  try {
+    const bench::Timing t = s.timer->measure(s.options.mode, fn, problem, s.buffers);
+    out.disposition = Disposition::kPassed;
+    out.median_us = t.median_ms * 1e3;
+    out.p20_us = t.p20_ms * 1e3;
+    out.p80_us = t.p80_ms * 1e3;
+    out.sm_clock_mhz = s.clocks.sm_clock_mhz();
+    out.detail = "reference " + ref.detail;
+  } catch (const Error& e) {
+    out.disposition = Disposition::kLaunchFailed;
+    out.detail = std::string("timing: ") + e.what();
+    require_healthy_device();
+  }
+  return out;
+}
+
+}  // namespace hgemm::tuner

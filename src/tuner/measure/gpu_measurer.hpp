@@ -1,0 +1,42 @@
+// The measurer that runs on the current CUDA device. Per candidate:
+//   1. can_implement() on the shape's buffers; a refusal is not_supported with its reason;
+//   2. the verifier (every check unless `quick_verify`); a failure is incorrect or launch_failed
+//      with the verifier's summary, and the device is checked for a sticky error;
+//   3. the candidate timed by bench::Timer in `mode` on rotated buffers (>= 2x L2 between
+//      reuses, median of >= 5 loops);
+//   4. the reference, cuBLASLt autotune (baselines::Kind::kLtAutotune), timed the same way on the
+//      same buffers, once per problem and process.
+// A lost CUDA context (a sticky error after a failure) throws hgemm::Error: nothing after it
+// could be trusted. Not thread-safe; one per device and process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "bench/timing.hpp"
+#include "tuner/measure/measurer.hpp"
+
+namespace hgemm::tuner {
+
+struct GpuMeasurerOptions {
+  bench::Mode mode = bench::Mode::kGraph;  // device time, without the host's enqueue cost
+  bench::TimingOptions timing;
+  uint64_t seed = 24301;      // verifier inputs
+  bool quick_verify = false;  // random_normal and guard bands only
+};
+
+class GpuMeasurer : public Measurer {
+ public:
+  explicit GpuMeasurer(GpuMeasurerOptions options = {});
+  ~GpuMeasurer() override;
+  GpuMeasurer(const GpuMeasurer&) = delete;
+  GpuMeasurer& operator=(const GpuMeasurer&) = delete;
+
+  Measurement measure(const Problem& problem, const KernelConfig& config) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hgemm::tuner

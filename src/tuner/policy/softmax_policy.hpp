@@ -1,0 +1,86 @@
+// The learned policy ("rl"): a softmax over the candidate set whose score is linear in
+//   x = [ problem (x) config, joint, problem (x) joint ]
+// built from SearchSpace::features(), so what matters about a config can depend on the shape
+// (small M favours 64-row tiles, N > M favours rastering along N, ...). One weight vector serves
+// every problem: what it learns on one shape informs its neighbours ("contextual memory").
+//
+// Training, all deterministic given the seed:
+//   online   after each sampled measurement, REINFORCE with a learned baseline:
+//            w += lr * (r - b(problem)) * (x_chosen - E_pi[x]),  b = u . problem features,
+//            the expectation over the distribution the candidate was drawn from. The greedy
+//            first pick was not drawn: it trains the baseline only (and the scores via replay).
+//   replay   after each problem, and over the whole database at warm start, the exact policy
+//            gradient of E_pi[r] restricted to a problem's measured candidates,
+//            w += lr * sum_a pi_a * A_a * x_a,  A_a = (r_a - E_pi[r]) / spread,
+//            on that problem and on `replay_groups` earlier ones drawn from memory. The
+//            advantage is normalised by the spread of the group's rewards (at least
+//            `min_spread`), so that a shape whose candidates all run close to each other still
+//            teaches its ranking, but its noise is not blown up.
+// Proposals: the first for a problem is the argmax (the policy's prediction, what dispatch would
+// run); later ones are sampled from the softmax over the open candidates, or, with probability
+// `local_fraction`, from those that are neighbors() of the best measured so far.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tuner/policy/policy.hpp"
+
+namespace hgemm::tuner {
+
+struct SoftmaxPolicyOptions {
+  double learning_rate = 0.02;  // online REINFORCE step
+  double replay_rate = 0.2;     // replay step
+  double baseline_rate = 0.2;
+  double temperature = 1.0;     // sampling temperature (the argmax ignores it)
+  // Initial weight on the analytic cost model's feature: before any measurement the policy
+  // ranks candidates as the dispatch heuristic does; 0 starts from uniform.
+  double cost_prior = 4.0;
+  double local_fraction = 0.5;
+  int replay_groups = 8;      // earlier problems replayed after each one
+  int warm_start_epochs = 4;  // passes over the database before a run
+  double weight_decay = 1e-4;  // toward the initial weights, so noise cannot erase the prior
+  double min_spread = 0.1;     // floor of the replay's advantage normalisation
+  uint64_t seed = 1;
+};
+
+class SoftmaxPolicy : public SearchPolicy {
+ public:
+  static constexpr int kDim = Features::kProblem * Features::kConfig + Features::kJoint +
+                              Features::kProblem * Features::kJoint;
+
+  explicit SoftmaxPolicy(SoftmaxPolicyOptions options = {});
+
+  std::string_view name() const override { return "rl"; }
+  size_t propose(const ProposalState& state) override;
+  void observe(const ProposalState& state, size_t chosen, double reward) override;
+  void learn(const ReplayGroup& group) override;
+  void warm_start(const std::vector<ReplayGroup>& groups) override;
+  std::optional<size_t> predict(const Problem& problem,
+                                const std::vector<Candidate>& candidates) const override;
+  std::string save() const override;
+  // Restores save()'s text; nullopt if it is not a state of this version and size.
+  static std::optional<SoftmaxPolicy> load(std::string_view text);
+
+  double score(const Features& f) const;
+  double baseline(const Features& f) const;
+  const SoftmaxPolicyOptions& options() const { return options_; }
+
+ private:
+  void replay_step(const ReplayGroup& group);
+  std::vector<double> softmax(const std::vector<const Features*>& fs, double temperature) const;
+  size_t sample(const std::vector<const Features*>& fs);
+
+  SoftmaxPolicyOptions options_;
+  std::vector<double> w_;  // kDim score weights
+  std::vector<double> u_;  // Features::kProblem baseline weights
+  std::vector<double> prior_;  // the initial w_, which weight decay pulls back to
+  std::vector<ReplayGroup> memory_;
+  std::vector<size_t> offered_;  // the last local proposal's candidates (empty: all of them)
+  bool greedy_ = false;          // the last proposal was the argmax
+  Rng rng_;
+};
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,369 @@
+#include "tuner/space/space.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "launch/sm90_launch.hpp"
+#include "registry/registry.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+// Axis accessors. Non-capturing lambdas, so an Axis stays a plain aggregate.
+Axis axis(std::string_view name, std::vector<int> values, int (*get)(const KernelConfig&),
+          void (*set)(KernelConfig&, int), bool runtime = false) {
+  return Axis{name, std::move(values), runtime, get, set};
+}
+
+Axis block_m_axis(std::vector<int> v) {
+  return axis("block_m", std::move(v), [](const KernelConfig& c) { return c.block_m; },
+              [](KernelConfig& c, int x) { c.block_m = x; });
+}
+Axis block_n_axis(std::vector<int> v) {
+  return axis("block_n", std::move(v), [](const KernelConfig& c) { return c.block_n; },
+              [](KernelConfig& c, int x) { c.block_n = x; });
+}
+Axis block_k_axis() {
+  return axis("block_k", {32, 64}, [](const KernelConfig& c) { return c.block_k; },
+              [](KernelConfig& c, int x) { c.block_k = x; });
+}
+Axis stages_axis(std::vector<int> v) {
+  return axis("num_stages", std::move(v), [](const KernelConfig& c) { return c.num_stages; },
+              [](KernelConfig& c, int x) { c.num_stages = x; });
+}
+Axis split_k_axis() {
+  return axis("split_k", {1}, [](const KernelConfig& c) { return c.split_k; },
+              [](KernelConfig& c, int x) { c.split_k = x; });
+}
+
+std::string check_structure(const RuleInput& in) {
+  Status s = in.config.validate();
+  return s.ok() ? std::string() : s.message;
+}
+
+std::string check_compiled(const RuleInput& in) {
+  return in.space.compiled(in.config) ? std::string()
+                                      : in.config.name() + " is not in this build's catalog";
+}
+
+int launch_smem_bytes(const KernelConfig& c) {
+  return c.family == Family::kSm90Ws ? sm90_dynamic_smem_bytes(c) : c.smem_bytes();
+}
+
+std::string check_device_smem(const RuleInput& in) {
+  const int need = launch_smem_bytes(in.config);
+  const int have = in.space.device().max_smem_per_block_optin;
+  if (have <= 0 || need <= have) return {};
+  return "needs " + std::to_string(need) + " B of shared memory, " + in.space.device().name +
+         " allows " + std::to_string(have);
+}
+
+std::string check_problem(const RuleInput& in) {
+  if (!in.problem) return {};
+  Status s = in.problem->validate();
+  return s.ok() ? std::string() : s.message;
+}
+
+std::string check_layout_accum(const RuleInput& in) {
+  if (!in.problem) return {};
+  const KernelConfig& c = in.config;
+  if (c.layout == in.problem->layout && c.accum == in.problem->accum) return {};
+  return c.name() + " is built for " + std::string(to_string(c.layout)) + "/" +
+         std::string(to_string(c.accum)) + ", the problem is " + in.problem->name();
+}
+
+std::string check_tma_row_stride(const RuleInput& in) {
+  if (!in.problem) return {};
+  for (auto [name, value] : {std::pair{"K", in.problem->k}, std::pair{"N", in.problem->n}})
+    if (value % 8 != 0)
+      return std::string(name) + "=" + std::to_string(value) + " is not a multiple of 8";
+  return {};
+}
+
+std::string check_tile_count(const RuleInput& in) {
+  if (!in.problem) return {};
+  const KernelConfig& c = in.config;
+  const double span_m = double(c.block_m) * c.cluster_m, span_n = double(c.block_n) * c.cluster_n;
+  const double tiles = std::ceil(double(in.problem->m) / span_m) *
+                       std::ceil(double(in.problem->n) / span_n) * c.cluster_m * c.cluster_n;
+  return tiles <= double(INT_MAX) ? std::string() : "more than 2^31-1 output tiles";
+}
+
+const Rule kStructure{"structure",
+                      "KernelConfig::validate(): tile and wgmma N steps, register and "
+                      "shared-memory budgets, cluster shapes, the family's fixed fields",
+                      check_structure};
+const Rule kCompiled{"compiled",
+                     "only instances compiled into this build can run (raster and group are "
+                     "launch arguments)",
+                     check_compiled};
+const Rule kDeviceSmem{"device_smem",
+                       "the operand ring, C staging and barriers must fit the device's per-block "
+                       "opt-in shared memory",
+                       check_device_smem};
+const Rule kProblem{"problem", "sizes must be positive, 32-bit, and not overflow byte counts",
+                    check_problem};
+const Rule kLayoutAccum{"layout_accum",
+                        "an instance is compiled for one layout and one accumulation type",
+                        check_layout_accum};
+const Rule kTmaRowStride{"tma_row_stride",
+                         "TMA global strides are multiples of 16 bytes: rows of A and B (K) and "
+                         "of C and NN's B (N) need K % 8 == 0 and N % 8 == 0",
+                         check_tma_row_stride};
+const Rule kTileCount{"tile_count",
+                      "the persistent scheduler numbers output tiles (whole clusters) in int32",
+                      check_tile_count};
+
+std::vector<FamilySpace> build_families() {
+  FamilySpace sm90{Family::kSm90Ws, {}, {}};
+  sm90.axes = {
+      block_m_axis({64, 128, 256}),
+      block_n_axis({64, 128, 192, 256}),
+      block_k_axis(),
+      stages_axis({3, 4, 5, 6, 8}),
+      axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
+           [](KernelConfig& c, int x) { c.num_consumer_wgs = x; }),
+      axis("cluster_m", {1, 2}, [](const KernelConfig& c) { return c.cluster_m; },
+           [](KernelConfig& c, int x) { c.cluster_m = x; }),
+      axis("cluster_n", {1, 2}, [](const KernelConfig& c) { return c.cluster_n; },
+           [](KernelConfig& c, int x) { c.cluster_n = x; }),
+      axis("epilogue", {int(Epilogue::kDirect), int(Epilogue::kTmaStore)},
+           [](const KernelConfig& c) { return int(c.epilogue); },
+           [](KernelConfig& c, int x) { c.epilogue = Epilogue(x); }),
+      split_k_axis(),
+      axis("raster", {int(Raster::kAlongM), int(Raster::kAlongN)},
+           [](const KernelConfig& c) { return int(c.raster); },
+           [](KernelConfig& c, int x) { c.raster = Raster(x); }, true),
+      axis("group_size", {1, 2, 4, 8, 16}, [](const KernelConfig& c) { return c.group_size; },
+           [](KernelConfig& c, int x) { c.group_size = x; }, true),
+  };
+  sm90.rules = {kStructure, kCompiled,     kDeviceSmem,  kProblem,
+                kLayoutAccum, kTmaRowStride, kTileCount};
+
+  FamilySpace sm80{Family::kSm80Mma, {}, {}};
+  sm80.axes = {
+      block_m_axis({32, 64, 128, 256}),
+      block_n_axis({32, 64, 128, 256}),
+      block_k_axis(),
+      stages_axis({2, 3, 4, 5}),
+      axis("warps_m", {1, 2, 4}, [](const KernelConfig& c) { return c.warps_m; },
+           [](KernelConfig& c, int x) { c.warps_m = x; }),
+      axis("warps_n", {1, 2, 4}, [](const KernelConfig& c) { return c.warps_n; },
+           [](KernelConfig& c, int x) { c.warps_n = x; }),
+      split_k_axis(),
+  };
+  // The predicated safety net takes any shape and any 2-byte-aligned pointers.
+  sm80.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum};
+  return {sm90, sm80};
+}
+
+bool same_instance(const KernelConfig& a, const KernelConfig& b) {
+  KernelConfig x = a;
+  x.raster = b.raster;
+  x.group_size = b.group_size;
+  return x == b;
+}
+
+double log2_safe(double x) { return std::log2(std::max(x, 1e-30)); }
+
+}  // namespace
+
+const std::vector<FamilySpace>& families() {
+  static const std::vector<FamilySpace> all = build_families();
+  return all;
+}
+
+const FamilySpace& family_space(Family family) {
+  for (const auto& f : families())
+    if (f.family == family) return f;
+  return families().front();
+}
+
+DeviceInfo nominal_device(std::string name, int sm_count) {
+  DeviceInfo d;
+  d.name = std::move(name);
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = sm_count;
+  d.l2_bytes = 50 << 20;
+  d.max_smem_per_block_optin = 232448;
+  return d;
+}
+
+SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo device)
+    : device_(std::move(device)) {
+  for (const KernelConfig& c : compiled) {
+    if (!c.validate().ok()) continue;
+    if (std::none_of(compiled_.begin(), compiled_.end(),
+                     [&](const KernelConfig& x) { return same_instance(x, c); }))
+      compiled_.push_back(c);
+  }
+  // Expand each instance over the run-time axes of its family.
+  for (const KernelConfig& base : compiled_) {
+    std::vector<KernelConfig> expanded{base};
+    for (const Axis& a : family_space(base.family).axes) {
+      if (!a.runtime) continue;
+      std::vector<KernelConfig> next;
+      for (const KernelConfig& c : expanded)
+        for (int v : a.values) {
+          KernelConfig x = c;
+          a.set(x, v);
+          next.push_back(x);
+        }
+      expanded = std::move(next);
+    }
+    for (const KernelConfig& c : expanded)
+      if (check(c).empty()) configs_.push_back(c);
+  }
+}
+
+bool SearchSpace::compiled(const KernelConfig& config) const {
+  return std::any_of(compiled_.begin(), compiled_.end(),
+                     [&](const KernelConfig& x) { return same_instance(x, config); });
+}
+
+std::vector<Violation> SearchSpace::check(const KernelConfig& config,
+                                          const Problem* problem) const {
+  std::vector<Violation> out;
+  const RuleInput in{config, problem, *this};
+  for (const Rule& r : family_space(config.family).rules)
+    if (std::string why = r.check(in); !why.empty()) out.push_back({std::string(r.name), why});
+  return out;
+}
+
+Status SearchSpace::legal(const Problem& problem, const KernelConfig& config) const {
+  auto v = check(config, &problem);
+  if (v.empty()) return Status::success();
+  return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, v.front().rule + ": " + v.front().message);
+}
+
+std::vector<KernelConfig> SearchSpace::enumerate(const Problem& problem) const {
+  std::vector<KernelConfig> out;
+  for (const KernelConfig& c : configs_)
+    if (check(c, &problem).empty()) out.push_back(c);
+  return out;
+}
+
+std::vector<KernelConfig> SearchSpace::neighbors(const KernelConfig& config) const {
+  std::vector<KernelConfig> out;
+  const auto& axes = family_space(config.family).axes;
+  for (const KernelConfig& d : configs_) {
+    if (d.family != config.family || d == config) continue;
+    const Axis* differing = nullptr;
+    int count = 0;
+    for (const Axis& a : axes)
+      if (a.get(d) != a.get(config)) {
+        differing = &a;
+        ++count;
+      }
+    if (count != 1) continue;
+    KernelConfig back = d;
+    differing->set(back, differing->get(config));
+    if (back == config) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<KernelConfig> SearchSpace::declared(Family family, Layout layout, Accum accum) const {
+  const FamilySpace& fs = family_space(family);
+  KernelConfig seed;
+  seed.family = family;
+  seed.layout = layout;
+  seed.accum = accum;
+  std::vector<KernelConfig> all{seed};
+  for (const Axis& a : fs.axes) {
+    std::vector<KernelConfig> next;
+    next.reserve(all.size() * a.values.size());
+    for (const KernelConfig& c : all)
+      for (int v : a.values) {
+        KernelConfig x = c;
+        a.set(x, v);
+        next.push_back(x);
+      }
+    all = std::move(next);
+  }
+  std::vector<KernelConfig> out;
+  for (const KernelConfig& c : all) {
+    const RuleInput in{c, nullptr, *this};
+    bool ok = true;
+    for (const Rule& r : fs.rules)
+      if (r.name != kCompiled.name && !r.check(in).empty()) ok = false;
+    if (ok) out.push_back(c);
+  }
+  return out;
+}
+
+Features SearchSpace::features(const Problem& p, const KernelConfig& c) const {
+  Features f;
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  // log2 of sizes up to 2^16 map to [0, 1]; ratios to about [-1, 1].
+  const double ai = p.flops() / (2.0 * (m * k + k * n + m * n));  // FLOP per byte, fp16 in/out
+  f.problem = {1.0,
+               log2_safe(m) / 16,
+               log2_safe(n) / 16,
+               log2_safe(k) / 16,
+               log2_safe(m / n) / 16,
+               log2_safe(k / std::sqrt(m * n)) / 16,
+               log2_safe(ai) / 12,
+               p.layout == Layout::kTN ? 1.0 : 0.0,
+               p.accum == Accum::kF16 ? 1.0 : 0.0};
+
+  const int smem_limit = std::max(1, device_.max_smem_per_block_optin);
+  f.config = {c.family == Family::kSm90Ws ? 1.0 : 0.0,
+              log2_safe(c.block_m) / 8,
+              log2_safe(c.block_n) / 8,
+              log2_safe(c.block_k) / 6,
+              c.num_stages / 8.0,
+              c.num_consumer_wgs / 2.0,
+              c.cluster_m / 2.0,
+              c.cluster_n / 2.0,
+              c.raster == Raster::kAlongN ? 1.0 : 0.0,
+              log2_safe(c.group_size) / 4,
+              c.epilogue == Epilogue::kTmaStore ? 1.0 : 0.0,
+              log2_safe(c.split_k) / 4,
+              double(launch_smem_bytes(c)) / smem_limit};
+
+  const double sms = std::max(1, device_.sm_count);
+  const double tiles_m = std::ceil(m / c.block_m), tiles_n = std::ceil(n / c.block_n);
+  const double ctas = tiles_m * tiles_n * c.split_k;
+  const double waves = std::ceil(ctas / sms);
+  const double cluster_tiles = std::ceil(tiles_m / c.cluster_m) * c.cluster_m *
+                               std::ceil(tiles_n / c.cluster_n) * c.cluster_n;
+  const double k_per_split = std::ceil(k / c.split_k);
+  const double k_blocks = std::ceil(k_per_split / c.block_k);
+  // The analytic cost model against the ideal (all SMs busy on useful MACs), in log2 units.
+  const double cost = registry::estimate_cost(p, c, device_);
+  const double ideal = m * n * k / sms;
+  f.joint = {log2_safe(1 + ctas / sms) / 8,
+             ctas / (waves * sms),
+             m * n / (tiles_m * c.block_m * tiles_n * c.block_n),
+             k / (k_blocks * c.block_k * c.split_k),
+             tiles_m * tiles_n / cluster_tiles,
+             std::min(1.0, k_blocks / c.num_stages),
+             -std::clamp(log2_safe(cost / ideal), 0.0, 16.0) / 8};
+  return f;
+}
+
+const std::array<std::string_view, Features::kProblem>& Features::problem_names() {
+  static const std::array<std::string_view, kProblem> n{
+      "bias", "log_m", "log_n", "log_k", "log_m_over_n", "log_k_over_mn", "log_intensity",
+      "layout_tn", "acc_f16"};
+  return n;
+}
+
+const std::array<std::string_view, Features::kConfig>& Features::config_names() {
+  static const std::array<std::string_view, kConfig> n{
+      "sm90", "log_block_m", "log_block_n", "log_block_k", "stages", "consumer_wgs", "cluster_m",
+      "cluster_n", "raster_n", "log_group", "tma_store", "log_split_k", "smem_fraction"};
+  return n;
+}
+
+const std::array<std::string_view, Features::kJoint>& Features::joint_names() {
+  static const std::array<std::string_view, kJoint> n{
+      "log_waves", "last_wave_fill", "tile_efficiency", "k_efficiency", "cluster_fill",
+      "pipeline_fill", "neg_log_cost"};
+  return n;
+}
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,142 @@
+#include "tuner/tune.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "bench/environment.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+bool better(const Record& a, const Record& b, const Tuner& t) {
+  return t.reward_of(a) > t.reward_of(b);
+}
+
+}  // namespace
+
+Tuner::Tuner(const SearchSpace& space, SearchPolicy& policy, Measurer& measurer,
+             TuneOptions options)
+    : space_(space), policy_(policy), measurer_(measurer), options_(std::move(options)) {
+  if (!options_.clock) options_.clock = bench::utc_now;
+}
+
+double Tuner::reward_of(const Record& record) const {
+  const auto config = KernelConfig::parse(record.config);
+  if (!config) return options_.weights.failure;
+  return reward(record.measurement, *config, space_.device().max_smem_per_block_optin,
+                options_.weights);
+}
+
+std::optional<Observation> Tuner::observation(const Record& record) const {
+  const auto config = KernelConfig::parse(record.config);
+  if (!config) return std::nullopt;
+  return Observation{*config, space_.features(record.problem, *config), reward_of(record)};
+}
+
+void Tuner::load_history(const std::vector<Record>& records, bool resume) {
+  for (const auto& [config, why] : tuner::blocklist(records)) blocklist_.emplace(config, why);
+  // Rewards are recomputed with this run's weights: the stored ones are informational.
+  std::unordered_map<std::string, size_t> group_of;
+  std::vector<ReplayGroup> groups;
+  for (const Record& r : records) {
+    auto obs = observation(r);
+    if (!obs) continue;
+    auto [it, fresh] = group_of.emplace(r.problem.name(), groups.size());
+    if (fresh) groups.push_back({r.problem, {}});
+    groups[it->second].observations.push_back(std::move(*obs));
+    if (resume) history_[r.problem.name()].push_back(r);
+  }
+  policy_.warm_start(groups);
+}
+
+ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
+  ProblemResult result;
+  result.problem = problem;
+  std::vector<Record>& history = history_[problem.name()];
+  std::vector<Observation> measured;
+  for (const Record& r : history)
+    if (auto obs = observation(r)) measured.push_back(std::move(*obs));
+
+  std::vector<Candidate> open;
+  for (const KernelConfig& c : space_.enumerate(problem)) {
+    const std::string name = c.name();
+    const bool done = std::any_of(history.begin(), history.end(),
+                                  [&](const Record& r) { return r.config == name; });
+    if (!done && !blocklist_.count(name)) open.push_back({c, space_.features(problem, c)});
+  }
+
+  const size_t budget =
+      options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size();
+  while (!open.empty() && history.size() < budget) {
+    const ProposalState state{problem, space_, open, measured};
+    const size_t pick = std::min(policy_.propose(state), open.size() - 1);
+    const Candidate chosen = open[pick];
+
+    Record record;
+    record.problem = problem;
+    record.config = chosen.config.name();
+    record.measurement = measurer_.measure(problem, chosen.config);
+    record.policy = std::string(policy_.name());
+    record.timestamp = options_.clock();
+    record.reward = reward_of(record);
+    sink(record);
+
+    policy_.observe(state, pick, record.reward);
+    if (is_failure(record.measurement.disposition)) {
+      ++result.failures_now;
+      blocklist_.emplace(record.config, std::string(to_string(record.measurement.disposition)) +
+                                            " on " + problem.name() + ": " +
+                                            record.measurement.detail);
+    } else if (record.measurement.disposition == Disposition::kNotSupported) {
+      ++result.failures_now;
+    }
+    measured.push_back({chosen.config, chosen.features, record.reward});
+    history.push_back(std::move(record));
+    open.erase(open.begin() + std::ptrdiff_t(pick));
+    ++result.measured_now;
+  }
+  if (result.measured_now > 0) policy_.learn(ReplayGroup{problem, measured});
+
+  result.measured_total = int(history.size());
+  for (const Record& r : history)
+    if (r.measurement.timed() && (!result.best || better(r, *result.best, *this))) result.best = r;
+  return result;
+}
+
+std::vector<Problem> expand_problems(const std::vector<Shape>& shapes,
+                                     const std::vector<Layout>& layouts,
+                                     const std::vector<Accum>& accums) {
+  std::vector<Problem> out;
+  for (const Shape& s : shapes)
+    for (Layout l : layouts)
+      for (Accum a : accums) out.push_back(Problem{s.m, s.n, s.k, l, a});
+  return out;
+}
+
+std::optional<Shard> parse_shard(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  Shard s;
+  auto parse = [](std::string_view t, int& out) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  if (!parse(text.substr(0, slash), s.index) || !parse(text.substr(slash + 1), s.count))
+    return std::nullopt;
+  if (s.count < 1 || s.index < 0 || s.index >= s.count) return std::nullopt;
+  return s;
+}
+
+double geomean_speedup(const std::vector<ProblemResult>& results) {
+  double log_sum = 0;
+  int count = 0;
+  for (const ProblemResult& r : results)
+    if (r.best && r.best->measurement.timed()) {
+      log_sum += std::log(r.best->measurement.speedup());
+      ++count;
+    }
+  return count ? std::exp(log_sum / count) : 0.0;
+}
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,95 @@
+// The tuning loop. For each problem, until its budget of measurements is spent (earlier runs'
+// records count toward it) or no candidate is left:
+//   candidates = space.enumerate(problem) - measured for this problem - blocklist
+//   config     = policy.propose(...)
+//   measurement= measurer.measure(problem, config)   (verify, then time against the reference)
+//   reward     = reward(measurement)                  -> policy.observe(...)
+//   record     -> sink (the database, fsynced) before the next candidate starts
+// then policy.learn(the problem's measurements). A failing candidate is recorded with its
+// reason and the failure reward, joins the blocklist, and the loop goes on; only the measurer's
+// infrastructure errors (a lost CUDA context) propagate, with every finished record saved.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/suite.hpp"
+#include "hgemm/hgemm.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/measure/measurer.hpp"
+#include "tuner/policy/policy.hpp"
+#include "tuner/space/space.hpp"
+
+namespace hgemm::tuner {
+
+struct TuneOptions {
+  int budget = 16;  // measurements per problem; <= 0: every candidate
+  RewardWeights weights;
+  // Timestamps for records; the default is the UTC wall clock.
+  std::function<std::string()> clock;
+};
+
+struct ProblemResult {
+  Problem problem;
+  int measured_now = 0;    // in this call
+  int measured_total = 0;  // including earlier records
+  int failures_now = 0;
+  std::optional<Record> best;  // the passing record with the highest reward, old or new
+};
+
+using RecordSink = std::function<void(const Record&)>;
+
+class Tuner {
+ public:
+  Tuner(const SearchSpace& space, SearchPolicy& policy, Measurer& measurer,
+        TuneOptions options = {});
+
+  // Earlier measurements (a database). Their failures join the blocklist and the policy replays
+  // them (one warm start). With `resume`, they also count toward each problem's budget and are
+  // not measured again.
+  void load_history(const std::vector<Record>& records, bool resume);
+  ProblemResult tune(const Problem& problem, const RecordSink& sink);
+
+  const std::map<std::string, std::string>& blocklist() const { return blocklist_; }
+  double reward_of(const Record& record) const;
+
+ private:
+  std::optional<Observation> observation(const Record& record) const;
+
+  const SearchSpace& space_;
+  SearchPolicy& policy_;
+  Measurer& measurer_;
+  TuneOptions options_;
+  std::map<std::string, std::string> blocklist_;
+  std::unordered_map<std::string, std::vector<Record>> history_;  // by Problem::name()
+};
+
+// Every shape in every layout and accumulation, shape-major (a shape's variants stay together,
+// so a worker prepares its buffers once per shape).
+std::vector<Problem> expand_problems(const std::vector<Shape>& shapes,
+                                     const std::vector<Layout>& layouts,
+                                     const std::vector<Accum>& accums);
+
+// Shard `index` of `count`: the items whose position p has p % count == index.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+std::optional<Shard> parse_shard(std::string_view text);  // "i/n", 0 <= i < n
+template <class T>
+std::vector<T> take_shard(const std::vector<T>& items, Shard shard) {
+  std::vector<T> out;
+  for (size_t p = size_t(shard.index); p < items.size(); p += size_t(shard.count))
+    out.push_back(items[p]);
+  return out;
+}
+
+// The geometric mean of best-found speedups over problems that have one (0 when none).
+double geomean_speedup(const std::vector<ProblemResult>& results);
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,455 @@
+// The tuning database: JSON lines, round trips, a writer killed mid-line, corrupt lines, device
+// fingerprints, merging shard outputs, sharding, and the table dispatch reads. CPU only; files
+// live in a fresh temporary directory.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "tuner/db/database.hpp"
+#include "tuner/db/json.hpp"
+#include "tuner/db/tuned_table.hpp"
+#include "tuner/measure/synthetic_measurer.hpp"
+#include "tuner/policy/softmax_policy.hpp"
+#include "tuner/tune.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hgemm-tuner-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+KernelConfig sm90(int bm, int bn, int bk, int stages, int wgs, int cm, int cn, Epilogue e,
+                  Layout layout, Accum accum) {
+  KernelConfig c;
+  c.family = Family::kSm90Ws;
+  c.block_m = bm;
+  c.block_n = bn;
+  c.block_k = bk;
+  c.num_stages = stages;
+  c.num_consumer_wgs = wgs;
+  c.cluster_m = cm;
+  c.cluster_n = cn;
+  c.epilogue = e;
+  c.layout = layout;
+  c.accum = accum;
+  return c;
+}
+
+std::vector<KernelConfig> catalog_like() {
+  std::vector<KernelConfig> out;
+  for (Layout l : {Layout::kNN, Layout::kTN})
+    for (Accum a : {Accum::kF32, Accum::kF16}) {
+      out.push_back(sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, l, a));
+      out.push_back(sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, l, a));
+      out.push_back(sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, l, a));
+      KernelConfig net;
+      net.layout = l;
+      net.accum = a;
+      out.push_back(net);
+    }
+  return out;
+}
+
+const Fingerprint kH100{{"gpu", "NVIDIA H100 80GB HBM3"}, {"sm_count", "132"},
+                        {"driver", "580.65"},          {"cuda", "13.0"},
+                        {"cublas", "13.0.0"},          {"git", "abc123"}};
+
+TuneOptions quiet_options(int budget) {
+  TuneOptions o;
+  o.budget = budget;
+  o.clock = [] { return std::string("2026-01-01T00:00:00Z"); };
+  return o;
+}
+
+Record sample_record() {
+  Record r;
+  r.problem = {4096, 1024, 8192, Layout::kNN, Accum::kF16};
+  r.config = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, Layout::kNN, Accum::kF16).name();
+  r.measurement.disposition = Disposition::kPassed;
+  r.measurement.median_us = 123.456789012345;
+  r.measurement.p20_us = 120.5;
+  r.measurement.p80_us = 125.25;
+  r.measurement.reference_us = 130.0625;
+  r.measurement.error_ratio = 0.1875;
+  r.measurement.sm_clock_mhz = 1980;
+  r.measurement.detail = "quote \" backslash \\ newline \n tab \t caf\xc3\xa9";
+  r.reward = 1.0421;
+  r.policy = "rl";
+  r.timestamp = "2026-01-01T00:00:00Z";
+  return r;
+}
+
+void expect_same(const Record& a, const Record& b) {
+  EXPECT_EQ(a.problem.name(), b.problem.name());
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.measurement.disposition, b.measurement.disposition);
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  EXPECT_TRUE(same(a.measurement.median_us, b.measurement.median_us));
+  EXPECT_TRUE(same(a.measurement.p20_us, b.measurement.p20_us));
+  EXPECT_TRUE(same(a.measurement.p80_us, b.measurement.p80_us));
+  EXPECT_TRUE(same(a.measurement.reference_us, b.measurement.reference_us));
+  EXPECT_TRUE(same(a.measurement.error_ratio, b.measurement.error_ratio));
+  EXPECT_TRUE(same(a.reward, b.reward));
+  EXPECT_EQ(a.measurement.sm_clock_mhz, b.measurement.sm_clock_mhz);
+  EXPECT_EQ(a.measurement.detail, b.measurement.detail);
+  EXPECT_EQ(a.policy, b.policy);
+  EXPECT_EQ(a.timestamp, b.timestamp);
+}
+
+TEST(TunerJson, RoundTripAndErrors) {
+  json::Object o;
+  o.set("s", std::string("a\"b\\c\n\x01"))
+      .set("x", 0.1)
+      .set("big", 12288.0)
+      .set("neg", -3.5e-7)
+      .set("nan", kNaN)
+      .set("t", true)
+      .set("null", nullptr);
+  const std::string line = json::write(o);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_NE(line.find("\"big\":12288,"), std::string::npos) << line;
+  const json::Object back = json::parse(line);
+  EXPECT_EQ(*back.string("s"), "a\"b\\c\n\x01");
+  EXPECT_EQ(*back.number("x"), 0.1);
+  EXPECT_EQ(*back.number("neg"), -3.5e-7);
+  EXPECT_TRUE(std::isnan(*back.number("nan")));
+  EXPECT_FALSE(back.string("x"));
+  EXPECT_FALSE(back.number("missing"));
+  EXPECT_EQ(*json::parse(R"({"u":"\u00e9\ud83d\ude00"})").string("u"), "\xc3\xa9\xf0\x9f\x98\x80");
+
+  for (const char* bad : {"", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\":[1]}", "{\"a\":{}}",
+                          "{\"a\":1} x", "{\"a\":\"\\q\"}", "{\"a\":\"open}", "{a:1}",
+                          "{\"a\":1,\"a\":2}", "{\"a\":+1}", "{\"a\":1e}", "{\"a\":nan}"})
+    EXPECT_THROW(json::parse(bad), json::ParseError) << bad;
+  try {
+    json::parse("{\"a\":1,\"b\":[2]}");
+    FAIL();
+  } catch (const json::ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 12"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TunerDb, RoundTrip) {
+  TempDir dir;
+  const std::string path = dir.file("sub/dir/h100-f16.jsonl");
+  Record failed = sample_record();
+  failed.measurement.disposition = Disposition::kIncorrect;
+  failed.measurement.median_us = failed.measurement.p20_us = failed.measurement.p80_us = kNaN;
+  failed.measurement.sm_clock_mhz = -1;
+  failed.reward = -1;
+  {
+    DatabaseWriter writer(path, kH100);
+    writer.append(sample_record());
+    writer.append(failed);
+    writer.append(PolicyState{"rl", "softmax-policy-v1 state"});
+  }
+  const Database db = load_database(path);
+  EXPECT_TRUE(db.errors.empty());
+  EXPECT_EQ(db.header, kH100);
+  ASSERT_EQ(db.records.size(), 2u);
+  expect_same(db.records[0], sample_record());
+  expect_same(db.records[1], failed);
+  ASSERT_TRUE(db.policy);
+  EXPECT_EQ(db.policy->state, "softmax-policy-v1 state");
+
+  // The file is what the docs say: a header line, then one object per line.
+  const std::string text = slurp(path);
+  EXPECT_EQ(text.rfind(R"({"type":"header","schema":1,"gpu":"NVIDIA H100 80GB HBM3")", 0), 0u);
+  EXPECT_NE(text.find("\"speedup\":"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
+
+  // Reopening appends after what is there; the header is not repeated.
+  { DatabaseWriter(path, kH100).append(sample_record()); }
+  EXPECT_EQ(load_database(path).records.size(), 3u);
+  EXPECT_TRUE(load_database(dir.file("missing.jsonl")).records.empty());
+  EXPECT_TRUE(load_database(dir.file("missing.jsonl")).errors.empty());
+
+  // The blocklist names the failing config and why.
+  const auto blocked = blocklist(db.records);
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_EQ(blocked.begin()->first, failed.config);
+  EXPECT_NE(blocked.begin()->second.find("incorrect"), std::string::npos);
+
+  // write_database replaces the file atomically and leaves no temp file behind.
+  Database copy = db;
+  copy.records.pop_back();
+  write_database(path, copy);
+  EXPECT_EQ(load_database(path).records.size(), 1u);
+  for (const auto& entry : fs::recursive_directory_iterator(dir.file("")))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+TEST(TunerDb, CorruptLinesAreNamedAndTheRestIsUsed) {
+  const std::string good = format_record(sample_record());
+  const std::string text = format_header(kH100) + "\n" + good + "\n" +
+                           R"({"type":"measurement","m":12)" + "\n" + good + "\n" +
+                           "not json at all\n" +
+                           R"({"type":"measurement","m":1,"n":1,"k":1,"layout":"xx"})" + "\n" +
+                           R"({"type":"comment"})" + "\n" + good + "\n";
+  const Database db = parse_database(text, "tuned.jsonl");
+  EXPECT_EQ(db.records.size(), 3u);
+  ASSERT_EQ(db.errors.size(), 4u);
+  EXPECT_EQ(db.errors[0].rfind("tuned.jsonl:3: ", 0), 0u) << db.errors[0];
+  EXPECT_EQ(db.errors[1].rfind("tuned.jsonl:5: ", 0), 0u) << db.errors[1];
+  EXPECT_EQ(db.errors[2].rfind("tuned.jsonl:6: ", 0), 0u) << db.errors[2];
+  EXPECT_NE(db.errors[2].find("layout"), std::string::npos) << db.errors[2];
+  EXPECT_NE(db.errors[3].find("unknown line type 'comment'"), std::string::npos) << db.errors[3];
+
+  // A bad config name or an unknown disposition is an error too, not a silent skip.
+  Record r = sample_record();
+  std::string line = format_record(r);
+  line.replace(line.find(r.config), r.config.size(), "sm90_bogus");
+  const Database bad = parse_database(format_header(kH100) + "\n" + line + "\n");
+  EXPECT_TRUE(bad.records.empty());
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_NE(bad.errors[0].find("sm90_bogus"), std::string::npos);
+}
+
+TEST(TunerDb, ResumeAfterAKillMidWrite) {
+  TempDir dir;
+  const std::string path = dir.file("tuned.jsonl");
+  const SearchSpace space(catalog_like(), nominal_device());
+  const std::vector<Problem> problems = {{4096, 4096, 4096, Layout::kTN, Accum::kF32},
+                                         {512, 8192, 1024, Layout::kTN, Accum::kF32},
+                                         {2048, 256, 8192, Layout::kTN, Accum::kF32},
+                                         {8192, 8192, 512, Layout::kTN, Accum::kF32}};
+  constexpr int kBudget = 6;
+
+  // The first run gets through two problems, then is killed in the middle of a line.
+  {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    Tuner tuner(space, policy, measurer, quiet_options(kBudget));
+    DatabaseWriter writer(path, kH100);
+    for (size_t i = 0; i < 2; ++i)
+      tuner.tune(problems[i], [&](const Record& r) { writer.append(r); });
+    // Half of a third problem's first record: what a kill -9 inside write() leaves.
+    Record partial = sample_record();
+    partial.problem = problems[2];
+    const std::string line = format_record(partial);
+    std::ofstream(path, std::ios::app | std::ios::binary) << line.substr(0, line.size() / 2);
+  }
+  const Database crashed = load_database(path);
+  EXPECT_EQ(crashed.records.size(), size_t(2 * kBudget));  // everything before the kill
+  ASSERT_EQ(crashed.errors.size(), 1u);
+  EXPECT_NE(crashed.errors[0].find(":" + std::to_string(2 + 2 * kBudget) + ": "), std::string::npos)
+      << crashed.errors[0];
+  EXPECT_NE(crashed.errors[0].find("cut short"), std::string::npos);
+
+  // --resume: done problems are skipped, the rest are tuned, nothing is measured twice.
+  {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    Tuner tuner(space, policy, measurer, quiet_options(kBudget));
+    tuner.load_history(crashed.records, /*resume=*/true);
+    DatabaseWriter writer(path, kH100);  // cuts the partial line
+    for (const Problem& p : problems) {
+      const ProblemResult r = tuner.tune(p, [&](const Record& rec) { writer.append(rec); });
+      EXPECT_EQ(r.measured_total, kBudget);
+      EXPECT_EQ(r.measured_now, &p - problems.data() < 2 ? 0 : kBudget);
+    }
+    EXPECT_EQ(measurer.calls(), 2 * kBudget);
+  }
+  const Database resumed = load_database(path);
+  EXPECT_TRUE(resumed.errors.empty()) << resumed.errors.front();
+  ASSERT_EQ(resumed.records.size(), problems.size() * kBudget);
+  std::set<std::string> keys;
+  for (const Record& r : resumed.records)
+    EXPECT_TRUE(keys.insert(r.problem.name() + " " + r.config).second) << r.config;
+
+  // A last line that is whole but lost only its newline is kept, not cut.
+  const std::string text = slurp(path);
+  spit(path, text.substr(0, text.size() - 1));
+  EXPECT_EQ(load_database(path).records.size(), problems.size() * kBudget);
+  { DatabaseWriter(path, kH100).append(sample_record()); }
+  const Database reopened = load_database(path);
+  EXPECT_TRUE(reopened.errors.empty());
+  EXPECT_EQ(reopened.records.size(), problems.size() * kBudget + 1);
+}
+
+TEST(TunerDb, ForeignDevice) {
+  TempDir dir;
+  const std::string path = dir.file("tuned.jsonl");
+  { DatabaseWriter(path, kH100).append(sample_record()); }
+  Fingerprint h200 = kH100;
+  h200[0].second = "NVIDIA H200";
+  EXPECT_THROW(DatabaseWriter(path, h200), Error);
+  Fingerprint new_driver = kH100;
+  new_driver[2].second = "590.1";
+  const FingerprintCheck soft = compare_fingerprints(kH100, new_driver);
+  EXPECT_TRUE(soft.same_device);
+  ASSERT_EQ(soft.differences.size(), 1u);
+  EXPECT_NE(soft.differences[0].find("driver"), std::string::npos);
+  EXPECT_NO_THROW(DatabaseWriter(path, new_driver));
+
+  // Dispatch on another device: a warning naming both GPUs, no exact entries, predictions only.
+  const TunedTable table =
+      TunedTable::load(path, SearchSpace(catalog_like(), nominal_device("NVIDIA H200", 132)));
+  ASSERT_FALSE(table.warnings().empty());
+  EXPECT_NE(table.warnings().back().find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(table.warnings().back().find("NVIDIA H200"), std::string::npos);
+  EXPECT_EQ(table.find(sample_record().problem), nullptr);
+  EXPECT_TRUE(table.lookup(sample_record().problem).has_value());
+
+  // A file that is not a database is never appended to.
+  spit(dir.file("other.txt"), "hello\n");
+  EXPECT_THROW(DatabaseWriter(dir.file("other.txt"), kH100), Error);
+}
+
+TEST(TunerDb, ShardingAndMerge) {
+  std::vector<int> items(11);
+  for (int i = 0; i < 11; ++i) items[i] = i;
+  std::multiset<int> all;
+  for (int s = 0; s < 3; ++s)
+    for (int x : take_shard(items, Shard{s, 3})) {
+      EXPECT_EQ(x % 3, s);
+      all.insert(x);
+    }
+  EXPECT_EQ(all, std::multiset<int>(items.begin(), items.end()));
+  EXPECT_EQ(take_shard(items, Shard{0, 1}), items);
+  EXPECT_TRUE(take_shard(std::vector<int>{1}, Shard{1, 2}).empty());
+  ASSERT_TRUE(parse_shard("2/4"));
+  EXPECT_EQ(parse_shard("2/4")->index, 2);
+  EXPECT_EQ(parse_shard("2/4")->count, 4);
+  for (const char* bad : {"4/4", "-1/2", "1/0", "1", "a/b", "1/2/3", "/2", "1/"})
+    EXPECT_FALSE(parse_shard(bad)) << bad;
+
+  // Shapes expand shape-major, so a shard keeps each shape's layouts and accumulations together.
+  const auto problems = expand_problems({{1, 2, 3}, {4, 5, 6}}, {Layout::kNN, Layout::kTN},
+                                        {Accum::kF32, Accum::kF16});
+  ASSERT_EQ(problems.size(), 8u);
+  EXPECT_EQ(problems[3].m, 1);
+  EXPECT_EQ(problems[4].m, 4);
+
+  // Two workers' databases merge into one; merging again adds nothing.
+  const SearchSpace space(catalog_like(), nominal_device());
+  std::vector<Problem> tn;
+  for (const Problem& p : problems)
+    tn.push_back({p.m * 512, p.n * 512, p.k * 512, p.layout, p.accum});
+  std::vector<Database> parts;
+  for (int s = 0; s < 2; ++s) {
+    Database part;
+    part.header = kH100;
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    Tuner tuner(space, policy, measurer, quiet_options(3));
+    for (const Problem& p : take_shard(tn, Shard{s, 2}))
+      tuner.tune(p, [&](const Record& r) { part.records.push_back(r); });
+    part.policy = PolicyState{"rl", policy.save()};
+    parts.push_back(part);
+  }
+  const Database merged = merge_databases(parts);
+  EXPECT_EQ(merged.records.size(), parts[0].records.size() + parts[1].records.size());
+  EXPECT_EQ(merged.records.size(), tn.size() * 3);
+  EXPECT_EQ(merged.header, kH100);
+  EXPECT_EQ(merged.policy->state, parts[1].policy->state);
+  EXPECT_EQ(merge_databases({merged, parts[0], parts[1]}).records.size(), merged.records.size());
+
+  Database foreign = parts[0];
+  foreign.header[0].second = "NVIDIA A100-SXM4-80GB";
+  EXPECT_THROW(merge_databases({parts[0], foreign}), Error);
+}
+
+TEST(TunerDb, TunedTable) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  const KernelConfig fast = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, p.layout, p.accum);
+  const KernelConfig fastest_but_broken =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, p.layout, p.accum);
+  const KernelConfig slow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, p.layout, p.accum);
+  auto rec = [&](const Problem& prob, const KernelConfig& c, double us, Disposition d) {
+    Record r;
+    r.problem = prob;
+    r.config = c.name();
+    r.measurement.disposition = d;
+    r.measurement.median_us = us;
+    r.measurement.reference_us = 1000;
+    r.measurement.error_ratio = 0.1;
+    return r;
+  };
+  Database db;
+  db.header = kH100;
+  db.records = {rec(p, slow, 1200, Disposition::kPassed),
+                rec(p, fast, 900, Disposition::kPassed),
+                rec(p, fast, 950, Disposition::kPassed),  // averaged: 925
+                rec(p, fastest_but_broken, 500, Disposition::kPassed),
+                // Broken on another shape: blocked everywhere.
+                rec({64, 64, 64, p.layout, p.accum}, fastest_but_broken, kNaN,
+                    Disposition::kIncorrect)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const TunedEntry* e = table.find(p);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config, fast);
+  EXPECT_EQ(e->samples, 2);
+  EXPECT_DOUBLE_EQ(e->median_us, 925);
+  EXPECT_NEAR(e->speedup(), 1000.0 / 925, 1e-12);
+  EXPECT_EQ(table.blocklist().count(fastest_but_broken.name()), 1u);
+  EXPECT_EQ(table.find({4096, 4096, 4096, Layout::kNN, Accum::kF32}), nullptr);
+  EXPECT_EQ(table.size(), 1u);
+
+  // Unseen shapes: the nearest tuned neighbour (no policy state saved), if legal there.
+  EXPECT_EQ(table.predict_nearest({4000, 4096, 4096, p.layout, p.accum}), fast);
+  EXPECT_EQ(table.lookup({4000, 4096, 4096, p.layout, p.accum}), fast);
+  EXPECT_FALSE(table.predict({4096, 4096, 4090, p.layout, p.accum}));  // K % 8: not legal
+  EXPECT_FALSE(table.predict({4096, 4096, 4096, Layout::kNN, p.accum}));
+
+  // With a saved policy, predictions come from it and avoid the blocklist.
+  SoftmaxPolicy policy;
+  db.policy = PolicyState{"rl", policy.save()};
+  const TunedTable with_policy(db, space, true);
+  for (const Problem& q : {Problem{100, 8192, 512, Layout::kNN, Accum::kF16},
+                           Problem{8192, 8192, 8192, Layout::kTN, Accum::kF32}}) {
+    const auto c = with_policy.predict(q);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(space.legal(q, *c).ok());
+    EXPECT_EQ(with_policy.blocklist().count(c->name()), 0u);
+    EXPECT_EQ(c, with_policy.predict_policy(q));
+  }
+}
+
+TEST(TunerDb, PathsAndSlugs) {
+  EXPECT_EQ(gpu_slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
+  EXPECT_EQ(gpu_slug("  NVIDIA  H200 (MIG 1g.18gb) "), "nvidia-h200-mig-1g-18gb");
+  EXPECT_EQ(gpu_slug(""), "unknown-gpu");
+  const char* saved = std::getenv("HGEMM_DB");
+  const std::string saved_value = saved ? saved : "";
+  ::unsetenv("HGEMM_DB");
+  const std::string path = default_db_path("NVIDIA H100 80GB HBM3", Accum::kF16);
+  EXPECT_NE(path.find("data/tuned/nvidia-h100-80gb-hbm3-f16.jsonl"), std::string::npos) << path;
+  ::setenv("HGEMM_DB", "/tmp/elsewhere.jsonl", 1);
+  EXPECT_EQ(default_db_path("NVIDIA H100 80GB HBM3", Accum::kF16), "/tmp/elsewhere.jsonl");
+  if (saved) ::setenv("HGEMM_DB", saved_value.c_str(), 1);
+  else ::unsetenv("HGEMM_DB");
+}
+
+}  // namespace
+}  // namespace hgemm::tuner
