@@ -58,6 +58,18 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
   if (ranges_overlap(c, c_bytes, b, b_bytes))
     return Status::failure(HGEMM_ERROR_ALIASING, "C overlaps B");
   if (Status s = query_current_device(device); !s.ok()) return s;
+  // The sm90 launcher encodes tensor maps through the driver API, which needs the device's
+  // context current on this thread. A fresh thread whose first CUDA call is ours has none until a
+  // runtime call binds it, so bind it once per thread and device.
+  thread_local int bound_device = -1;
+  if (bound_device != (*device)->ordinal) {
+    if (cudaError_t e = cudaSetDevice((*device)->ordinal); e != cudaSuccess) {
+      cudaGetLastError();
+      return Status::failure(HGEMM_ERROR_CUDA,
+                             std::string("cannot make the device current: ") + cudaGetErrorString(e));
+    }
+    bound_device = (*device)->ordinal;
+  }
   if ((*device)->cc() < 80)
     return Status::failure(HGEMM_ERROR_ARCH_UNSUPPORTED,
                            "compute capability " + std::to_string((*device)->cc_major) + "." +
