@@ -2,30 +2,14 @@
 // any device work (these run on the CPU-only CI machine).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_runner.hpp"
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run_cli(const std::string& args) {
-  std::string cmd = std::string(HGEMM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 512> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 void expect_usage_error(const std::string& args, const std::string& needle) {
-  Result r = run_cli(args);
+  CliResult r = run_cli(args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
   EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;
 }
@@ -50,7 +34,7 @@ TEST(Cli, VerifyArgumentErrors) {
 }
 
 TEST(Cli, HelpExitsZero) {
-  Result r = run_cli("verify --help");
+  CliResult r = run_cli("verify --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find("--suite"), std::string::npos);
   r = run_cli("--help");

@@ -223,25 +223,12 @@ TEST(Report, RenderedMarkdownCarriesTheNumbers) {
 }
 
 #ifdef HGEMM_CLI_PATH
+#include "cli_runner.hpp"
+
 namespace {
 
-struct CliResult {
-  int code;
-  std::string output;
-};
-
-CliResult run_report(const std::string& args) {
-  std::string cmd = std::string(HGEMM_CLI_PATH) + " report " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 512> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 void expect_report_error(const std::string& args, const std::string& needle) {
-  CliResult r = run_report(args);
+  CliResult r = run_cli("report " + args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
   EXPECT_NE(r.output.find("hgemm report: "), std::string::npos) << args << "\n" << r.output;
   EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;
@@ -266,7 +253,7 @@ TEST(ReportCli, ArgumentErrorsExitTwo) {
     f << "m,n,k\n1,2,3\n";
   }
   expect_report_error(bad, "lacks the required column");
-  CliResult r = run_report(path);
+  CliResult r = run_cli("report " + path);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("| cublas-nn | offline | f32 | 3 |"), std::string::npos) << r.output;
   std::remove(path.c_str());

@@ -194,22 +194,9 @@ TEST(BenchMath, ModeNames) {
 }
 
 #ifdef HGEMM_CLI_PATH
+#include "cli_runner.hpp"
+
 namespace {
-
-struct CliResult {
-  int code;
-  std::string output;
-};
-
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(HGEMM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 512> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 void expect_bench_error(const std::string& args, const std::string& needle) {
   CliResult r = run_cli("bench " + args);
