@@ -242,11 +242,14 @@ def fmt(v):
 
 def environment(device, args):
     props = torch.cuda.get_device_properties(device)
-    try:
-        git = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
-    except Exception:
-        git = ""
+    # HGEMM_GIT_HASH wins, as in the C++ build: a copied tree may carry a stale .git.
+    git = os.environ.get("HGEMM_GIT_HASH", "")
+    if not git:
+        try:
+            git = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+        except Exception:
+            git = ""
     driver = ""
     try:
         import pynvml
