@@ -23,6 +23,7 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --acc A          f32,f16 (default both)
   --impl I         dispatch (default: what hgemmRun runs), config:NAME, or family:sm80|sm90
                    (every compiled instance of the family that can implement the shape)
+  --split-k S      run the chosen configs with S K-splits (sm80 family; 1..64)
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
   --seed S         random seed (default 24301)
@@ -34,6 +35,9 @@ struct Target {
   std::string label;          // what the row is about: "dispatch" or a config name
   std::optional<KernelConfig> config;  // empty: dispatch
 };
+
+std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum,
+                                int split_k);
 
 std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum) {
   if (impl == "dispatch") return {{"dispatch", std::nullopt}};
@@ -55,10 +59,24 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
   throw ArgError("--impl must be dispatch, config:NAME or family:sm80|sm90, got '" + impl + "'");
 }
 
+// --split-k rewrites every explicit config (dispatch picks its own).
+std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum,
+                                int split_k) {
+  std::vector<Target> out = targets_for(impl, layout, accum);
+  if (split_k == 0) return out;
+  if (impl == "dispatch") throw ArgError("--split-k needs --impl config:NAME or family:sm80");
+  for (Target& t : out) {
+    t.config->split_k = split_k;
+    if (Status s = t.config->validate(); !s.ok()) throw ArgError(s.message);
+    t.label = t.config->name();
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_verify(const Args& raw) {
-  ParsedArgs args(raw, {"suite", "layout", "acc", "impl", "misalign", "seed", "out", "max-failures"},
+  ParsedArgs args(raw, {"suite", "layout", "acc", "impl", "misalign", "seed", "out", "max-failures", "split-k"},
                   {"quick", "help"});
   if (args.flag("help")) {
     std::fputs(kHelp, stdout);
@@ -81,9 +99,11 @@ int cmd_verify(const Args& raw) {
   const long long misalign = args.int_or("misalign", 0);
   if (misalign < 0 || misalign > 64) throw ArgError("--misalign must be 0..64");
   const long long max_failures = args.int_or("max-failures", -1);
+  const long long split_k = args.int_or("split-k", 0);
+  if (split_k < 0 || split_k > kMaxSplitK) throw ArgError("--split-k must be 1..64");
   // Resolve names before touching the device so argument errors come first.
   for (Layout l : layouts)
-    for (Accum a : accums) targets_for(impl, l, a);
+    for (Accum a : accums) targets_for(impl, l, a, int(split_k));
   std::vector<Shape> shapes;
   try {
     shapes = load_suite(*args.get("suite"));
@@ -112,7 +132,7 @@ int cmd_verify(const Args& raw) {
     for (Layout layout : layouts) {
       for (Accum accum : accums) {
         const Problem problem{shape.m, shape.n, shape.k, layout, accum};
-        for (const Target& target : targets_for(impl, layout, accum)) {
+        for (const Target& target : targets_for(impl, layout, accum, int(split_k))) {
           verify::GemmFn gemm;
           std::string label = target.label;
           if (target.config) {

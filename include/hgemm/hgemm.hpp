@@ -81,6 +81,9 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 // Names, every field present:
 //   sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn
 //   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn
+// The most K-splits a config may ask for.
+inline constexpr int kMaxSplitK = 64;
+
 struct KernelConfig {
   Family family = Family::kSm80Mma;
   int block_m = 128;
@@ -95,7 +98,7 @@ struct KernelConfig {
   Raster raster = Raster::kAlongM;  // sm90 persistent scheduler: raster direction and group
   int group_size = 8;
   Epilogue epilogue = Epilogue::kDirect;
-  int split_k = 1;
+  int split_k = 1;  // sm80: 1..kMaxSplitK K-splits reduced in a second kernel; sm90: 1
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
 

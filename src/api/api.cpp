@@ -88,8 +88,8 @@ void run(const Problem& problem, const void* a, const void* b, void* c, cudaStre
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
-  const KernelInstance& inst = registry::select(problem, args, *device);
-  inst.launch(inst.config, args);
+  const registry::Choice& choice = registry::select(problem, args, *device);
+  choice.instance->launch(choice.config, args);
 }
 
 void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,

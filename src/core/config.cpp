@@ -65,7 +65,7 @@ Status validate_sm80(const KernelConfig& c) {
     return invalid(c, "more than 128 accumulators per thread");
   if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1)
     return invalid(c, "sm80 has no warpgroups or clusters (w1, c1x1)");
-  if (c.split_k != 1) return invalid(c, "sm80 does not split K");
+  if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "sm80 split_k must be 1 to 64");
   if (c.epilogue != Epilogue::kDirect) return invalid(c, "sm80 stores C directly");
   if (c.raster != Raster::kAlongM || c.group_size != 8)
     return invalid(c, "sm80 has no persistent scheduler (raster m8)");

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "launch/workspace.hpp"
 
 namespace hgemm::registry {
 namespace {
@@ -20,6 +21,7 @@ bool same_instantiation(const KernelConfig& a, const KernelConfig& b) {
   KernelConfig x = a;
   x.raster = b.raster;
   x.group_size = b.group_size;
+  x.split_k = b.split_k;
   return x == b;
 }
 
@@ -87,42 +89,80 @@ Status can_implement(const Problem& problem, const KernelConfig& config, const G
   return sm80_can_implement(problem, config, args, device);
 }
 
+// Cost units are multiply-adds of one SM at its peak (about 3.75e12/s on an H100), so one byte
+// of DRAM traffic (about 3e12 B/s for the whole chip) is worth about 1.25 units and the launch and
+// tail of an extra kernel (about 3 us) about 1.1e7.
+constexpr double kUnitsPerDramByte = 1.25;
+constexpr double kUnitsPerExtraKernel = 1.1e7;
+
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
   const double tiles_m = std::ceil(double(p.m) / c.block_m);
   const double tiles_n = std::ceil(double(p.n) / c.block_n);
-  const double waves = std::ceil(tiles_m * tiles_n / std::max(1, device.sm_count));
-  const double k_padded = std::ceil(double(p.k) / c.block_k) * c.block_k;
+  const double k_blocks = std::ceil(double(p.k) / c.block_k);
+  const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
+  const double splits = std::ceil(k_blocks / per_split);
+  const double waves = std::ceil(tiles_m * tiles_n * splits / std::max(1, device.sm_count));
   // A fixed per-tile pipeline fill/drain, worth a few k-blocks, penalises deep tiles on short K.
   const double fill = double(c.num_stages) * c.block_k;
-  return waves * double(c.block_m) * c.block_n * (k_padded + fill) / tile_efficiency(c);
+  double cost = waves * double(c.block_m) * c.block_n * (per_split * c.block_k + fill) /
+                tile_efficiency(c);
+  if (splits > 1) {
+    // fp32 partials written once and read once, then C written.
+    const double bytes = 2.0 * splits * double(p.m) * double(p.n) * 4 + double(p.m) * p.n * 2;
+    cost += bytes * kUnitsPerDramByte + kUnitsPerExtraKernel;
+  }
+  return cost;
 }
 
-const KernelInstance& select(const Problem& problem, const GemmArgs& args,
-                             const DeviceInfo& device) {
+namespace {
+
+// Split-K factors worth trying for a config: only where the unsplit grid leaves SMs idle, each
+// split keeps at least 256 of K, and the partials fit the launcher's workspace.
+std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
+                                  const DeviceInfo& device) {
+  std::vector<int> out{1};
+  if (c.family != Family::kSm80Mma) return out;
+  const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
+  if (tiles >= device.sm_count) return out;
+  const double split_bytes = double(p.m) * double((p.n + 1) / 2 * 2) * 4;
+  for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
+    if (p.k / s < 256 || s * split_bytes > double(kMaxWorkspaceBytes)) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
   static std::shared_mutex mutex;
-  static std::unordered_map<DispatchKey, const KernelInstance*, DispatchKeyHash> cache;
+  static std::unordered_map<DispatchKey, Choice, DispatchKeyHash> cache;
   const DispatchKey key{problem.m,          problem.n,          problem.k,         int(problem.layout),
                         int(problem.accum), device.ordinal,     align_class(args)};
   {
     std::shared_lock lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) return *it->second;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  const KernelInstance* best = nullptr;
+  Choice best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (const auto& inst : instances()) {
     if (!can_implement(problem, inst.config, args, device).ok()) continue;
-    double cost = estimate_cost(problem, inst.config, device);
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = &inst;
+    for (int split : split_candidates(problem, inst.config, device)) {
+      KernelConfig config = inst.config;
+      config.split_k = split;
+      const double cost = estimate_cost(problem, config, device);
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = {&inst, config};
+      }
     }
   }
-  if (!best)
+  if (!best.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 "no compiled kernel implements " + problem.name() + " on " + device.name);
   std::unique_lock lock(mutex);
-  cache.emplace(key, best);
-  return *best;
+  // Node-based map: the reference stays valid while other threads insert.
+  return cache.emplace(key, best).first->second;
 }
 
 }  // namespace hgemm::registry

@@ -10,22 +10,29 @@ namespace hgemm::registry {
 // Every compiled instance, built once.
 const std::vector<KernelInstance>& instances();
 
-// The instance compiled for `config`. Raster direction and group size are run-time arguments of
-// the sm90 launcher, so configs differing only there share an instance. nullptr if not compiled.
+// The instance compiled for `config`. Raster direction, group size (sm90) and the split-K factor
+// (sm80) are run-time arguments of the launchers, so configs differing only there share an
+// instance. nullptr if not compiled.
 const KernelInstance* find(const KernelConfig& config);
 
 // Whether `config` (compiled or not) can run this call, with the reason when not.
 Status can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                      const DeviceInfo& device);
 
+// What dispatch runs: a compiled instance and the config it runs with, which may differ from the
+// instance's own in the run-time arguments (split-K factor, raster direction, group size).
+struct Choice {
+  const KernelInstance* instance = nullptr;
+  KernelConfig config;
+};
+
 // The instance dispatch runs for this call. Always succeeds for a valid problem on a supported
 // device: the sm80 safety net implements everything. Decisions are cached per shape, layout,
 // accumulation, device and pointer-alignment class, so repeated calls neither allocate nor scan.
-const KernelInstance& select(const Problem& problem, const GemmArgs& args,
-                             const DeviceInfo& device);
+const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device);
 
 // The heuristic's estimate of a config's run time (arbitrary units), exposed for tests and
-// `hgemm info`. Lower is better.
+// `hgemm info`. Lower is better. Includes the split-K reduction when config.split_k > 1.
 double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device);
 
 }  // namespace hgemm::registry

@@ -141,9 +141,9 @@ void test_unaligned() {
   }
 }
 
-// Capture hgemmRun into a graph, replay it, and compare bitwise with an eager call.
-void test_graph_capture() {
-  const int64_t m = 1024, n = 512, k = 768;
+// Capture hgemmRun into a graph, replay it, and compare bitwise with an eager call. The long-K
+// shape goes through split-K, whose scratch comes from a stream-ordered pool inside the capture.
+void test_graph_capture(int64_t m, int64_t n, int64_t k) {
   __half *a, *b, *c_eager, *c_graph;
   CUDA_OK(cudaMalloc(&a, m * k * 2));
   CUDA_OK(cudaMalloc(&b, k * n * 2));
@@ -169,7 +169,8 @@ void test_graph_capture() {
       for (int i = 0; i < 3; ++i) CUDA_OK(cudaGraphLaunch(exec, stream));
       CUDA_OK(cudaStreamSynchronize(stream));
       ok = ok && same_bits(c_eager, c_graph, m * n);
-      check(ok, std::string("graph capture and replay, bitwise equal to eager, layout ") +
+      check(ok, "graph capture and replay of " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                    std::to_string(k) + ", bitwise equal to eager, layout " +
                     (layout == HGEMM_LAYOUT_NN ? "nn" : "tn") + (acc == HGEMM_ACC_F32 ? " f32" : " f16") +
                     (ok ? "" : std::string(" status ") + hgemmStatusString(s)));
       CUDA_OK(cudaGraphExecDestroy(exec));
@@ -181,8 +182,9 @@ void test_graph_capture() {
 }
 
 // Eight threads call concurrently on their own streams and outputs; all must match one result.
-void test_threads_and_no_allocation() {
-  const int64_t m = 512, n = 384, k = 1024;
+// With warm_streams, each stream has had one call before memory is measured: split-K's pooled
+// scratch grows with the number of streams in flight at once, then never again.
+void test_threads_and_no_allocation(int64_t m, int64_t n, int64_t k, bool warm_streams) {
   const int kThreads = 8;
   __half *a, *b, *c;
   CUDA_OK(cudaMalloc(&a, m * k * 2));
@@ -198,6 +200,15 @@ void test_threads_and_no_allocation() {
   // allocation, not the library's.
   std::vector<cudaStream_t> streams(kThreads);
   for (auto& st : streams) CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  if (warm_streams) {
+    std::vector<std::thread> warm;
+    for (int t = 0; t < kThreads; ++t)
+      warm.emplace_back([&, t] {
+        hgemmRun(a, b, c + (t + 1) * m * n, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, streams[t]);
+      });
+    for (auto& th : warm) th.join();
+    CUDA_OK(cudaDeviceSynchronize());
+  }
   size_t free_before = 0, total = 0;
   CUDA_OK(cudaMemGetInfo(&free_before, &total));
   std::atomic<int> bad{0};
@@ -226,11 +237,15 @@ void test_threads_and_no_allocation() {
     }
   }
   for (auto& st : streams) CUDA_OK(cudaStreamDestroy(st));
-  check(bad == 0 && same, "8 threads x 50 concurrent calls succeed and agree bitwise (failed calls: " +
+  const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  check(bad == 0 && same, "8 threads x 50 concurrent calls of " + shape +
+                              " succeed and agree bitwise (failed calls: " +
                               std::to_string(bad.load()) + ", threads differing:" +
                               (mismatched.empty() ? " none" : mismatched) + ", first error: " +
                               first_error + ")");
-  check(free_after == free_before, "no device allocation after the first call (free " +
+  check(free_after == free_before, "no device allocation after the first call" +
+                                       std::string(warm_streams ? " on each stream" : "") + " of " +
+                                       shape + " (free " +
                                        std::to_string(free_before) + " -> " +
                                        std::to_string(free_after) + ")");
   for (void* p : {(void*)a, (void*)b, (void*)c}) CUDA_OK(cudaFree(p));
@@ -248,8 +263,10 @@ int main(int argc, char** argv) {
   test_device_error_paths();
   test_no_device(argv[0]);
   test_unaligned();
-  test_graph_capture();
-  test_threads_and_no_allocation();
+  test_graph_capture(1024, 512, 768);
+  test_graph_capture(256, 128, 16384);  // split-K on an H100 (tests/unit/test_dispatch.cpp)
+  test_threads_and_no_allocation(512, 384, 1024, false);
+  test_threads_and_no_allocation(256, 128, 16384, true);
   std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
   return g_failures ? 1 : 0;
 }

@@ -32,6 +32,12 @@ struct Params {
   int k;
   int num_m_blocks;
   int num_n_blocks;
+  // Split-K: blockIdx.z takes k-blocks [z*k_blocks_per_split, (z+1)*k_blocks_per_split). With
+  // `partial` set, each split writes its fp32 sums to partial + z*m*partial_ld (row stride
+  // partial_ld, even) and splitk_reduce_kernel adds the splits into C; without it, C is written.
+  int k_blocks_per_split;
+  float* partial;
+  int64_t partial_ld;
 };
 
 // Output tiles are visited in groups of this many M-blocks, M fastest, so the CTAs resident at
@@ -192,7 +198,9 @@ __global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
   const int n = params.n;
   const int k = params.k;
   // Written so that K near 2^31 cannot overflow.
-  const int num_k_blocks = k / kBlockK + (k % kBlockK != 0 ? 1 : 0);
+  const int total_k_blocks = k / kBlockK + (k % kBlockK != 0 ? 1 : 0);
+  const int kb_begin = int(blockIdx.z) * params.k_blocks_per_split;
+  const int num_k_blocks = min(total_k_blocks - kb_begin, params.k_blocks_per_split);
 
   // Per-lane ldmatrix coordinates: lane 8j+r addresses row r of 8x8 matrix j.
   const int ldm_matrix = lane_idx / 8;
@@ -226,7 +234,7 @@ __global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
 
     // Issues (aligned) or performs (generic prologue) the loads of one k-block into a stage.
     auto load_stage_async = [&](int stage_idx, int k_block_idx) {
-      const int k0 = k_block_idx * kBlockK;
+      const int k0 = (kb_begin + k_block_idx) * kBlockK;
       loader_a.issue_cp_async(smem.a[stage_idx], params.a, k0, a_rows_valid, k - k0);
       if constexpr (kNN)
         loader_b.issue_cp_async(smem.b[stage_idx], params.b, int64_t(k0) * n, k - k0,
@@ -237,7 +245,7 @@ __global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
     uint4 staged_a[LoaderA::kIters];
     uint4 staged_b[LoaderB::kIters];
     auto fetch_stage = [&](int k_block_idx) {
-      const int k0 = k_block_idx * kBlockK;
+      const int k0 = (kb_begin + k_block_idx) * kBlockK;
       loader_a.fetch(staged_a, k0, a_rows_valid, k - k0);
       if constexpr (kNN)
         loader_b.fetch(staged_b, int64_t(k0) * n, k - k0, b_cols_valid_nn);
@@ -352,6 +360,24 @@ __global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
       for (int half_idx = 0; half_idx < 2; ++half_idx) {
         const int row = warp_m_idx * kWarpM + i * 16 + half_idx * 8 + lane_group;
         if (row >= rows_left) continue;
+        if (params.partial != nullptr) {
+          float* p_row = params.partial + (int64_t(blockIdx.z) * m + m0 + row) * params.partial_ld + n0;
+#pragma unroll
+          for (int j = 0; j < kAtomsN; ++j) {
+            const int col = warp_n_idx * kWarpN + j * 8 + lane_pair * 2;
+            float2 pair;
+            if constexpr (kF32) {
+              pair = make_float2(acc[i][j][half_idx * 2], acc[i][j][half_idx * 2 + 1]);
+            } else {
+              pair = __half22float2(
+                  __halves2half2(__ushort_as_half(uint16_t(acc[i][j][half_idx] & 0xffffu)),
+                                 __ushort_as_half(uint16_t(acc[i][j][half_idx] >> 16))));
+            }
+            // col is even and partial_ld is even and >= n, so the pair never leaves the row.
+            if (col < cols_left) *reinterpret_cast<float2*>(p_row + col) = pair;
+          }
+          continue;
+        }
         __half* c_row = params.c + int64_t(m0 + row) * n + n0;
 #pragma unroll
         for (int j = 0; j < kAtomsN; ++j) {
@@ -379,6 +405,35 @@ __global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
     printf("hgemm: sm80_mma_gemm_kernel needs sm_80 or newer\n");
   __trap();
 #endif
+}
+
+// C = sum over the splits of the fp32 partials, added in split order so that the result is the
+// same bit pattern on every run. One thread per pair of columns.
+template <bool kPairStores>
+__global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
+                                     int splits, __half* __restrict__ c, int m, int n) {
+  const int64_t pairs_per_row = (n + 1) / 2;
+  const int64_t total = int64_t(m) * pairs_per_row;
+  const int64_t split_stride = int64_t(m) * partial_ld;
+  for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = idx / pairs_per_row;
+    const int64_t col = (idx - row * pairs_per_row) * 2;
+    float const* src = partial + row * partial_ld + col;
+    float2 sum = *reinterpret_cast<float2 const*>(src);
+    for (int s = 1; s < splits; ++s) {
+      const float2 v = *reinterpret_cast<float2 const*>(src + s * split_stride);
+      sum.x += v.x;
+      sum.y += v.y;
+    }
+    __half* dst = c + row * n + col;
+    if constexpr (kPairStores) {
+      *reinterpret_cast<__half2*>(dst) = __floats2half2_rn(sum.x, sum.y);
+    } else {
+      dst[0] = __float2half_rn(sum.x);
+      if (col + 1 < n) dst[1] = __float2half_rn(sum.y);
+    }
+  }
 }
 
 }  // namespace hgemm::sm80
