@@ -51,7 +51,7 @@ int align_class(const GemmArgs& args) {
 
 // Relative throughput of a full tile of this shape, from the tile's operand reuse (bm*bn/(bm+bn))
 // and the family's peak; 128x256 on sm90 is 1.0. The sm80 peak (0.12) was fitted on the H100 to
-// the 120 long-K grid shapes timed with and without split-K (bench/results/...-fb14beccb836):
+// the 120 long-K grid shapes timed with and without split-K (bench/results/2026-11-22-h100-split-k):
 // at 0.35 dispatch split 43 shapes where the unsplit sm90 kernel was faster, at 0.12 none, and
 // 7 measured wins are left unsplit. One CTA of the mma.sync kernel per SM is latency bound.
 double tile_efficiency(const KernelConfig& c) {
