@@ -1,6 +1,8 @@
 // The public entry points. Both APIs share one validation path (prepare()), so the C API's status
 // codes and the C++ API's exceptions always agree on what is wrong.
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -10,6 +12,7 @@
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
 #include "registry/registry.hpp"
+#include "tuner/db/tuned_table.hpp"
 
 namespace hgemm {
 namespace {
@@ -82,12 +85,29 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
+// The tuning database's answer for a problem: its measured winner, else its prediction. The
+// registry asks once per cached decision, so the lookup's cost stays off the per-call path.
+std::optional<KernelConfig> tuned_advice(const Problem& problem, const DeviceInfo& device) {
+  try {
+    return tuner::tuned_table(device, problem.accum).lookup(problem);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hgemm: warning: tuning database lookup failed: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+void install_advisor() {
+  static const bool installed = (registry::set_advisor(&tuned_advice), true);
+  (void)installed;
+}
+
 }  // namespace
 
 void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream) {
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
+  install_advisor();
   const registry::Choice& choice = registry::select(problem, args, *device);
   choice.instance->launch(choice.config, args);
 }
@@ -108,6 +128,7 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, const_cast<void*>(c), problem.m, problem.n, problem.k, nullptr};
+  install_advisor();
   return registry::select(problem, args, *device).config;
 }
 

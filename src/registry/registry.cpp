@@ -1,10 +1,12 @@
-// Dispatch, until the tuner's database lands: among the compiled instances that can implement
-// the call, take the lowest estimate_cost(). The estimate counts waves of output tiles over the
-// SMs, the work each tile does (padded to the tile), and a per-family/per-tile efficiency. It is
+// Dispatch: the advisor's config (the tuning database, installed by the API layer) when it is
+// compiled and can run the call; otherwise, among the compiled instances that can implement the
+// call, the lowest estimate_cost(). The estimate counts waves of output tiles over the SMs, the
+// work each tile does (padded to the tile), and a per-family/per-tile efficiency. It is
 // deliberately simple: its job is to be reasonable everywhere, the tuner's is to be best.
 #include "registry/registry.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -137,6 +139,12 @@ std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
 
 }  // namespace
 
+namespace {
+std::atomic<Advisor> g_advisor{nullptr};
+}  // namespace
+
+void set_advisor(Advisor advisor) { g_advisor.store(advisor, std::memory_order_release); }
+
 const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
   static std::shared_mutex mutex;
   static std::unordered_map<DispatchKey, Choice, DispatchKeyHash> cache;
@@ -147,16 +155,24 @@ const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceI
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   Choice best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (const auto& inst : instances()) {
-    if (!can_implement(problem, inst.config, args, device).ok()) continue;
-    for (int split : split_candidates(problem, inst.config, device)) {
-      KernelConfig config = inst.config;
-      config.split_k = split;
-      const double cost = estimate_cost(problem, config, device);
-      if (cost < best_cost) {
-        best_cost = cost;
-        best = {&inst, config};
+  if (Advisor advisor = g_advisor.load(std::memory_order_acquire)) {
+    if (std::optional<KernelConfig> advice = advisor(problem, device)) {
+      const KernelInstance* inst = find(*advice);
+      if (inst && can_implement(problem, *advice, args, device).ok()) best = {inst, *advice};
+    }
+  }
+  if (!best.instance) {
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (const auto& inst : instances()) {
+      if (!can_implement(problem, inst.config, args, device).ok()) continue;
+      for (int split : split_candidates(problem, inst.config, device)) {
+        KernelConfig config = inst.config;
+        config.split_k = split;
+        const double cost = estimate_cost(problem, config, device);
+        if (cost < best_cost) {
+          best_cost = cost;
+          best = {&inst, config};
+        }
       }
     }
   }

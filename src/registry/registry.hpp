@@ -1,6 +1,7 @@
 // The catalog of compiled kernel instances and the dispatch that picks one for a problem.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "launch/launch.hpp"
@@ -25,6 +26,14 @@ struct Choice {
   const KernelInstance* instance = nullptr;
   KernelConfig config;
 };
+
+// A source of preferred configs that sits above the registry (the tuning database). It is asked
+// once per cached decision; its answer is used when the config is compiled and can_implement
+// accepts the call, otherwise the cost heuristic decides.
+using Advisor = std::optional<KernelConfig> (*)(const Problem& problem, const DeviceInfo& device);
+// Installed once, before the first select(); later calls replace it only for decisions not yet
+// cached.
+void set_advisor(Advisor advisor);
 
 // The instance dispatch runs for this call. Always succeeds for a valid problem on a supported
 // device: the sm80 safety net implements everything. Decisions are cached per shape, layout,

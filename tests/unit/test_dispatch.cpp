@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/device.hpp"
 #include "registry/registry.hpp"
@@ -93,6 +94,65 @@ TEST(KernelConfigSplit, Sm80AcceptsSplitsInRange) {
     c.split_k = s;
     EXPECT_FALSE(c.validate().ok()) << s;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Shapes used only by the advisor tests, so the registry's decision cache holds nothing for them.
+constexpr int64_t kAdvisedM = 3072, kAdvisedN = 2560, kAdvisedK = 1536;
+
+std::optional<KernelConfig> g_advice;
+std::optional<KernelConfig> test_advisor(const Problem&, const DeviceInfo&) { return g_advice; }
+
+KernelConfig sm90_config(Layout layout) {
+  for (const auto& inst : registry::instances())
+    if (inst.config.family == Family::kSm90Ws && inst.config.layout == layout &&
+        inst.config.accum == Accum::kF32 && inst.config.block_m == 128 &&
+        inst.config.block_n == 128)
+      return inst.config;
+  ADD_FAILURE() << "no sm90 128x128 f32 instance";
+  return {};
+}
+
+TEST(DispatchAdvisor, CompiledLegalAdviceRunsWithItsRuntimeArguments) {
+  const DeviceInfo d = h100();
+  KernelConfig advice = sm90_config(Layout::kTN);
+  advice.raster = Raster::kAlongN;
+  advice.group_size = 2;
+  g_advice = advice;
+  registry::set_advisor(&test_advisor);
+  const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kTN, Accum::kF32};
+  const registry::Choice& c = registry::select(p, args_for(p), d);
+  registry::set_advisor(nullptr);
+  EXPECT_EQ(c.config, advice) << c.config.name();
+  EXPECT_EQ(c.instance, registry::find(advice));
+}
+
+TEST(DispatchAdvisor, UncompiledOrIllegalAdviceFallsBackToTheHeuristic) {
+  const DeviceInfo d = h100();
+  // A valid config that is not in the catalog.
+  KernelConfig uncompiled = sm90_config(Layout::kNN);
+  for (int stages = 2; stages <= 8; ++stages) {
+    uncompiled.num_stages = stages;
+    if (uncompiled.validate().ok() && registry::find(uncompiled) == nullptr) break;
+  }
+  ASSERT_TRUE(uncompiled.validate().ok()) << uncompiled.validate().message;
+  ASSERT_EQ(registry::find(uncompiled), nullptr) << uncompiled.name();
+  g_advice = uncompiled;
+  registry::set_advisor(&test_advisor);
+  const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kNN, Accum::kF32};
+  const registry::Choice& c = registry::select(p, args_for(p), d);
+  EXPECT_NE(c.config, uncompiled);
+  EXPECT_NE(c.instance, nullptr);
+
+  // Advice for the other layout cannot implement the call.
+  g_advice = sm90_config(Layout::kTN);
+  const Problem q{kAdvisedM, kAdvisedN, kAdvisedK + 64, Layout::kNN, Accum::kF32};
+  const registry::Choice& e = registry::select(q, args_for(q), d);
+  registry::set_advisor(nullptr);
+  EXPECT_EQ(e.config.layout, Layout::kNN) << e.config.name();
 }
 
 }  // namespace
