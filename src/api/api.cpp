@@ -87,9 +87,12 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 
 // The tuning database's answer for a problem: its measured winner, else its prediction. The
 // registry asks once per cached decision, so the lookup's cost stays off the per-call path.
-std::optional<KernelConfig> tuned_advice(const Problem& problem, const DeviceInfo& device) {
+std::optional<registry::Advice> tuned_advice(const Problem& problem, const DeviceInfo& device) {
   try {
-    return tuner::tuned_table(device, problem.accum).lookup(problem);
+    const tuner::TunedTable& table = tuner::tuned_table(device, problem.accum);
+    std::optional<KernelConfig> config = table.lookup(problem);
+    if (!config) return std::nullopt;
+    return registry::Advice{*config, table.measured_split_k()};
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hgemm: warning: tuning database lookup failed: %s\n", e.what());
     return std::nullopt;

@@ -154,28 +154,33 @@ const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceI
     std::shared_lock lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  Choice best;
+  Choice advised;
+  bool advised_without_split = false;
   if (Advisor advisor = g_advisor.load(std::memory_order_acquire)) {
-    if (std::optional<KernelConfig> advice = advisor(problem, device)) {
-      const KernelInstance* inst = find(*advice);
-      if (inst && can_implement(problem, *advice, args, device).ok()) best = {inst, *advice};
+    if (std::optional<Advice> advice = advisor(problem, device)) {
+      const KernelInstance* inst = find(advice->config);
+      if (inst && can_implement(problem, advice->config, args, device).ok())
+        advised = {inst, advice->config};
+      if (!advice->searched_split_k) advised_without_split = true;
     }
   }
-  if (!best.instance) {
-    double best_cost = std::numeric_limits<double>::infinity();
-    for (const auto& inst : instances()) {
-      if (!can_implement(problem, inst.config, args, device).ok()) continue;
-      for (int split : split_candidates(problem, inst.config, device)) {
-        KernelConfig config = inst.config;
-        config.split_k = split;
-        const double cost = estimate_cost(problem, config, device);
-        if (cost < best_cost) {
-          best_cost = cost;
-          best = {&inst, config};
-        }
+  Choice best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (const auto& inst : instances()) {
+    if (!can_implement(problem, inst.config, args, device).ok()) continue;
+    for (int split : split_candidates(problem, inst.config, device)) {
+      KernelConfig config = inst.config;
+      config.split_k = split;
+      const double cost = estimate_cost(problem, config, device);
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = {&inst, config};
       }
     }
   }
+  const bool heuristic_splits = best.instance && best.config.split_k > 1;
+  if (advised.instance && !(advised_without_split && heuristic_splits && advised.config.split_k == 1))
+    best = advised;
   if (!best.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 "no compiled kernel implements " + problem.name() + " on " + device.name);

@@ -29,8 +29,14 @@ struct Choice {
 
 // A source of preferred configs that sits above the registry (the tuning database). It is asked
 // once per cached decision; its answer is used when the config is compiled and can_implement
-// accepts the call, otherwise the cost heuristic decides.
-using Advisor = std::optional<KernelConfig> (*)(const Problem& problem, const DeviceInfo& device);
+// accepts the call, otherwise the cost heuristic decides. One exception: when the advice comes
+// from a search that never tried split-K and the heuristic splits K, the heuristic wins (the
+// split was measured to beat the unsplit kernels on those shapes; the advice never saw it).
+struct Advice {
+  KernelConfig config;
+  bool searched_split_k = true;
+};
+using Advisor = std::optional<Advice> (*)(const Problem& problem, const DeviceInfo& device);
 // Installed once, before the first select(); later calls replace it only for decisions not yet
 // cached.
 void set_advisor(Advisor advisor);

@@ -104,7 +104,11 @@ namespace {
 constexpr int64_t kAdvisedM = 3072, kAdvisedN = 2560, kAdvisedK = 1536;
 
 std::optional<KernelConfig> g_advice;
-std::optional<KernelConfig> test_advisor(const Problem&, const DeviceInfo&) { return g_advice; }
+bool g_searched_split_k = true;
+std::optional<registry::Advice> test_advisor(const Problem&, const DeviceInfo&) {
+  if (!g_advice) return std::nullopt;
+  return registry::Advice{*g_advice, g_searched_split_k};
+}
 
 KernelConfig sm90_config(Layout layout) {
   for (const auto& inst : registry::instances())
@@ -153,6 +157,23 @@ TEST(DispatchAdvisor, UncompiledOrIllegalAdviceFallsBackToTheHeuristic) {
   const registry::Choice& e = registry::select(q, args_for(q), d);
   registry::set_advisor(nullptr);
   EXPECT_EQ(e.config.layout, Layout::kNN) << e.config.name();
+}
+
+TEST(DispatchAdvisor, AdviceBlindToSplitKYieldsToAHeuristicSplit) {
+  const DeviceInfo d = h100();
+  const Problem p{256, 128, 16384 + 256, Layout::kTN, Accum::kF32};
+  g_advice = sm90_config(Layout::kTN);
+  g_searched_split_k = false;
+  registry::set_advisor(&test_advisor);
+  const registry::Choice& blind = registry::select(p, args_for(p), d);
+  EXPECT_GT(blind.config.split_k, 1) << blind.config.name();
+
+  // The same advice from a search that did try split-K is taken.
+  g_searched_split_k = true;
+  const Problem q{256, 128, 16384 + 512, Layout::kTN, Accum::kF32};
+  const registry::Choice& informed = registry::select(q, args_for(q), d);
+  registry::set_advisor(nullptr);
+  EXPECT_EQ(informed.config, *g_advice) << informed.config.name();
 }
 
 }  // namespace

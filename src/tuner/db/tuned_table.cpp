@@ -33,6 +33,7 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
     if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
     const auto config = KernelConfig::parse(r.config);
     if (!config || !space_->legal(r.problem, *config).ok()) continue;
+    if (config->split_k > 1) measured_split_k_ = true;
     Sum& s = sums[TunedKey::of(r.problem)][r.config];
     s.config = *config;
     s.us += r.measurement.median_us;

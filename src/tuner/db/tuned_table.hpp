@@ -67,6 +67,9 @@ class TunedTable {
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
   std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
 
+  // Whether any timed record splits K: a database tuned over a space without split-K cannot
+  // have compared its winners with split-K configs.
+  bool measured_split_k() const { return measured_split_k_; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty() && !policy_; }
   bool exact() const { return exact_; }
@@ -78,6 +81,7 @@ class TunedTable {
  private:
   std::optional<SearchSpace> space_;
   bool exact_ = true;
+  bool measured_split_k_ = false;
   std::string path_;
   std::unordered_map<TunedKey, TunedEntry, TunedKeyHash> entries_;
   std::map<std::string, std::string> blocklist_;
