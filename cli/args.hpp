@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/suite.hpp"
+
 namespace hgemm::cli {
 
 class ArgError : public std::runtime_error {
@@ -38,5 +40,8 @@ class ParsedArgs {
 };
 
 std::vector<std::string> split(const std::string& text, char sep);
+
+// "--shape" lists: "4096x4096x4096,128x16384x1024", positive integers only.
+std::vector<Shape> parse_shapes(const std::string& list);
 
 }  // namespace hgemm::cli

@@ -3,7 +3,6 @@
 // Every (impl, shape, layout, acc) passes the verifier before it is timed; a failure is recorded
 // in its rows and not timed. Schema and methodology: docs/benchmarking.md.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -86,26 +85,6 @@ struct Settings {
   uint64_t seed = 24301;
   double time_limit_s = 0;
 };
-
-std::vector<Shape> parse_shapes(const std::string& list) {
-  std::vector<Shape> shapes;
-  for (const std::string& item : split(list, ',')) {
-    auto dims = split(item, 'x');
-    int64_t v[3] = {};
-    bool ok = dims.size() == 3;
-    for (size_t i = 0; ok && i < 3; ++i) {
-      char* end = nullptr;
-      errno = 0;
-      long long x = std::strtoll(dims[i].c_str(), &end, 10);
-      ok = errno == 0 && end != dims[i].c_str() && *end == '\0' && x > 0;
-      v[i] = x;
-    }
-    if (!ok) throw ArgError("--shape expects MxNxK with positive integers, got '" + item + "'");
-    shapes.push_back({v[0], v[1], v[2]});
-  }
-  if (shapes.empty()) throw ArgError("--shape needs at least one shape");
-  return shapes;
-}
 
 std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
   std::vector<ImplSpec> out;

@@ -95,25 +95,6 @@ struct Settings {
   double time_limit_s = 0;
 };
 
-std::vector<Shape> parse_shapes(const std::string& list) {
-  std::vector<Shape> shapes;
-  for (const std::string& item : split(list, ',')) {
-    auto dims = split(item, 'x');
-    int64_t v[3] = {};
-    bool ok = dims.size() == 3;
-    for (size_t i = 0; ok && i < 3; ++i) {
-      char* end = nullptr;
-      errno = 0;
-      v[i] = std::strtoll(dims[i].c_str(), &end, 10);
-      ok = errno == 0 && end != dims[i].c_str() && *end == '\0' && v[i] > 0;
-    }
-    if (!ok) throw ArgError("--shape expects MxNxK with positive integers, got '" + item + "'");
-    shapes.push_back({v[0], v[1], v[2]});
-  }
-  if (shapes.empty()) throw ArgError("--shape needs at least one shape");
-  return shapes;
-}
-
 template <class T, class Parse>
 std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const std::string& def,
                           Parse parse, const char* expected) {

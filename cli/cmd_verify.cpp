@@ -36,9 +36,6 @@ struct Target {
   std::optional<KernelConfig> config;  // empty: dispatch
 };
 
-std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum,
-                                int split_k);
-
 std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum) {
   if (impl == "dispatch") return {{"dispatch", std::nullopt}};
   if (impl.rfind("config:", 0) == 0) {
