@@ -22,6 +22,14 @@ struct GemmArgs {
   cudaStream_t stream = nullptr;
 };
 
+// sm80 split-K partial sums, one buffer per split: fp32, rows padded to an even number of
+// columns so that each thread's column pair stores as one float2. The launcher sizes its scratch
+// with these and dispatch its candidates, so both agree on what fits the workspace.
+inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
+inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
+  return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);
+}
+
 // Launches one compiled instantiation. Throws hgemm::Error on a rejected launch. Never syncs.
 using LaunchFn = void (*)(const KernelConfig& config, const GemmArgs& args);
 

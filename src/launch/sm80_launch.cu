@@ -72,8 +72,8 @@ struct SplitPlan {
 SplitPlan plan_split(int requested, GemmArgs const& args, int block_k) {
   SplitPlan plan;
   plan.total_k_blocks = int(ceil_div(args.k, block_k));
-  plan.partial_ld = (args.n + 1) / 2 * 2;
-  const size_t split_bytes = size_t(args.m) * size_t(plan.partial_ld) * sizeof(float);
+  plan.partial_ld = splitk_partial_ld(args.n);
+  const size_t split_bytes = splitk_partial_bytes(args.m, args.n);
   int64_t splits = std::clamp<int64_t>(requested, 1, kMaxSplitK);
   splits = std::min<int64_t>(splits, int64_t(kMaxWorkspaceBytes / split_bytes));
   splits = std::max<int64_t>(splits, 1);

@@ -129,7 +129,7 @@ std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
   if (c.family != Family::kSm80Mma) return out;
   const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
   if (tiles >= device.sm_count) return out;
-  const double split_bytes = double(p.m) * double((p.n + 1) / 2 * 2) * 4;
+  const double split_bytes = double(splitk_partial_bytes(p.m, p.n));
   for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
     if (p.k / s < 256 || s * split_bytes > double(kMaxWorkspaceBytes)) break;
     out.push_back(s);
@@ -155,32 +155,36 @@ const Choice& select(const Problem& problem, const GemmArgs& args, const DeviceI
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   Choice advised;
-  bool advised_without_split = false;
+  bool advice_blind_to_split = false;
   if (Advisor advisor = g_advisor.load(std::memory_order_acquire)) {
     if (std::optional<Advice> advice = advisor(problem, device)) {
       const KernelInstance* inst = find(advice->config);
       if (inst && can_implement(problem, advice->config, args, device).ok())
         advised = {inst, advice->config};
-      if (!advice->searched_split_k) advised_without_split = true;
+      advice_blind_to_split = !advice->searched_split_k && advice->config.split_k == 1;
     }
   }
-  Choice best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (const auto& inst : instances()) {
-    if (!can_implement(problem, inst.config, args, device).ok()) continue;
-    for (int split : split_candidates(problem, inst.config, device)) {
-      KernelConfig config = inst.config;
-      config.split_k = split;
-      const double cost = estimate_cost(problem, config, device);
-      if (cost < best_cost) {
-        best_cost = cost;
-        best = {&inst, config};
+  // The heuristic is needed when there is no usable advice, or to see whether it would split K
+  // where the advice never could have.
+  Choice best = advised;
+  if (!advised.instance || advice_blind_to_split) {
+    Choice heuristic;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (const auto& inst : instances()) {
+      if (!can_implement(problem, inst.config, args, device).ok()) continue;
+      for (int split : split_candidates(problem, inst.config, device)) {
+        KernelConfig config = inst.config;
+        config.split_k = split;
+        const double cost = estimate_cost(problem, config, device);
+        if (cost < best_cost) {
+          best_cost = cost;
+          heuristic = {&inst, config};
+        }
       }
     }
+    if (!advised.instance || (heuristic.instance && heuristic.config.split_k > 1))
+      best = heuristic;
   }
-  const bool heuristic_splits = best.instance && best.config.split_k > 1;
-  if (advised.instance && !(advised_without_split && heuristic_splits && advised.config.split_k == 1))
-    best = advised;
   if (!best.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 "no compiled kernel implements " + problem.name() + " on " + device.name);
