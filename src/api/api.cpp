@@ -90,7 +90,9 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 std::optional<registry::Advice> tuned_advice(const Problem& problem, const DeviceInfo& device) {
   try {
     const tuner::TunedTable& table = tuner::tuned_table(device, problem.accum);
-    std::optional<KernelConfig> config = table.lookup(problem);
+    if (const tuner::TunedEntry* entry = table.find(problem))
+      return registry::Advice{entry->config, entry->searched_split_k};
+    std::optional<KernelConfig> config = table.predict(problem);
     if (!config) return std::nullopt;
     return registry::Advice{*config, table.measured_split_k()};
   } catch (const std::exception& e) {

@@ -25,6 +25,9 @@ struct GemmArgs {
 // sm80 split-K partial sums, one buffer per split: fp32, rows padded to an even number of
 // columns so that each thread's column pair stores as one float2. The launcher sizes its scratch
 // with these and dispatch its candidates, so both agree on what fits the workspace.
+// Dispatch and the tuner split K only where every split keeps at least this much of K: below
+// it the partial-sum traffic outweighs the extra parallelism (bench/results/2026-11-22-h100-split-k).
+inline constexpr int64_t kMinKPerSplit = 256;
 inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
 inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
   return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);

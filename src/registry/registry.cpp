@@ -131,7 +131,7 @@ std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
   if (tiles >= device.sm_count) return out;
   const double split_bytes = double(splitk_partial_bytes(p.m, p.n));
   for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
-    if (p.k / s < 256 || s * split_bytes > double(kMaxWorkspaceBytes)) break;
+    if (p.k / s < kMinKPerSplit || s * split_bytes > double(kMaxWorkspaceBytes)) break;
     out.push_back(s);
   }
   return out;

@@ -379,6 +379,19 @@ TEST(TunerDb, ShardingAndMerge) {
   EXPECT_THROW(merge_databases({parts[0], foreign}), Error);
 }
 
+// A measurement record for TunedTable tests: the error ratio is fixed, times are given.
+Record timed_record(const Problem& problem, const KernelConfig& config, double us,
+                    double reference_us, Disposition disposition = Disposition::kPassed) {
+  Record r;
+  r.problem = problem;
+  r.config = config.name();
+  r.measurement.disposition = disposition;
+  r.measurement.median_us = us;
+  r.measurement.reference_us = reference_us;
+  r.measurement.error_ratio = 0.1;
+  return r;
+}
+
 TEST(TunerDb, TunedTable) {
   const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
   const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
@@ -387,14 +400,7 @@ TEST(TunerDb, TunedTable) {
       sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, p.layout, p.accum);
   const KernelConfig slow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, p.layout, p.accum);
   auto rec = [&](const Problem& prob, const KernelConfig& c, double us, Disposition d) {
-    Record r;
-    r.problem = prob;
-    r.config = c.name();
-    r.measurement.disposition = d;
-    r.measurement.median_us = us;
-    r.measurement.reference_us = 1000;
-    r.measurement.error_ratio = 0.1;
-    return r;
+    return timed_record(prob, c, us, 1000, d);
   };
   Database db;
   db.header = kH100;
@@ -434,6 +440,33 @@ TEST(TunerDb, TunedTable) {
     EXPECT_EQ(with_policy.blocklist().count(c->name()), 0u);
     EXPECT_EQ(c, with_policy.predict_policy(q));
   }
+}
+
+// Whether a problem's winner was ever compared with a split-K config is tracked per problem:
+// a database tuned before the split-K axis existed must not hide a split from dispatch.
+TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const Problem old_shape{256, 256, 16384, Layout::kTN, Accum::kF32};
+  const Problem new_shape{256, 512, 16384, Layout::kTN, Accum::kF32};
+  const KernelConfig wide =
+      sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  KernelConfig split;  // the sm80 instance
+  split.layout = Layout::kTN;
+  split.accum = Accum::kF32;
+  split.split_k = 8;
+  auto rec = [&](const Problem& prob, const KernelConfig& c, double us) {
+    return timed_record(prob, c, us, 100);
+  };
+  Database db;
+  db.header = kH100;
+  db.records = {rec(old_shape, wide, 80), rec(new_shape, wide, 80), rec(new_shape, split, 120)};
+  const TunedTable table(db, space, true);
+  ASSERT_NE(table.find(old_shape), nullptr);
+  ASSERT_NE(table.find(new_shape), nullptr);
+  EXPECT_FALSE(table.find(old_shape)->searched_split_k);
+  EXPECT_TRUE(table.find(new_shape)->searched_split_k);
+  EXPECT_EQ(table.find(new_shape)->config, wide);  // the split was measured and lost
+  EXPECT_TRUE(table.measured_split_k());
 }
 
 TEST(TunerDb, PathsAndSlugs) {

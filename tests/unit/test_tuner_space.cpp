@@ -59,8 +59,9 @@ bool has_rule(const std::vector<Violation>& v, const std::string& rule) {
 
 TEST(TunerSpace, RunnableSetExpandsRuntimeAxes) {
   const SearchSpace space(catalog_like(), nominal_device());
-  // Per layout/accumulation: 5 sm90 instances x 2 raster directions x 5 group sizes + 2 sm80.
-  EXPECT_EQ(space.configs().size(), size_t(4 * (5 * 2 * 5 + 2)));
+  // Per layout/accumulation: 5 sm90 instances x 2 raster directions x 5 group sizes + 2 sm80
+  // x 6 split factors.
+  EXPECT_EQ(space.configs().size(), size_t(4 * (5 * 2 * 5 + 2 * 6)));
   std::set<std::string> names;
   for (const KernelConfig& c : space.configs()) {
     EXPECT_TRUE(c.validate().ok()) << c.name();
@@ -156,6 +157,7 @@ TEST(TunerSpace, EnumerateFiltersForTheProblem) {
   const SearchSpace space(catalog_like(), nominal_device());
   const Problem p{4096, 4096, 4096, Layout::kNN, Accum::kF16};
   const auto all = space.enumerate(p);
+  // 1024 tiles of 128x128 fill the SMs: no split is legal.
   EXPECT_EQ(all.size(), size_t(5 * 2 * 5 + 2));
   for (const KernelConfig& c : all) {
     EXPECT_EQ(c.layout, p.layout);
@@ -192,7 +194,54 @@ TEST(TunerSpace, NeighborsDifferInOneAxis) {
   EXPECT_EQ(near2.size(), 6u);
   EXPECT_TRUE(std::any_of(near2.begin(), near2.end(),
                           [](const KernelConfig& d) { return d.num_stages == 4; }));
-  EXPECT_TRUE(space.neighbors(sm80(128, 128)).empty());
+  // An sm80 instance's neighbours are its other split factors.
+  const auto splits = space.neighbors(sm80(128, 128));
+  ASSERT_EQ(splits.size(), 5u);
+  for (const KernelConfig& d : splits) {
+    EXPECT_NE(d.split_k, 1);
+    EXPECT_EQ(d.block_m, 128);
+  }
+}
+
+TEST(TunerSpace, SplitKRule) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  auto count_splits = [&](const Problem& p, int block_m) {
+    std::vector<int> out;
+    for (const KernelConfig& c : space.enumerate(p))
+      if (c.family == Family::kSm80Mma && c.block_m == block_m) out.push_back(c.split_k);
+    return out;
+  };
+  // Few tiles and a long K: every factor up to 32 keeps >= 256 of K per split.
+  EXPECT_EQ(count_splits({256, 256, 16384, Layout::kTN, Accum::kF32}, 128),
+            (std::vector<int>{1, 2, 4, 8, 16, 32}));
+  // K = 1024 leaves 256 per split at 4 ways.
+  EXPECT_EQ(count_splits({256, 256, 1024, Layout::kTN, Accum::kF32}, 64),
+            (std::vector<int>{1, 2, 4}));
+  // 8192x128 partials take 4 MiB per split: 8 fit the 32 MiB workspace. The 64x64 tile already
+  // has 256 tiles, more than the SMs.
+  const Problem tall{8192, 128, 4096, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(count_splits(tall, 128), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(count_splits(tall, 64), (std::vector<int>{1}));
+
+  KernelConfig c = sm80(128, 128);
+  c.split_k = 16;
+  auto v = space.check(c, &tall);
+  ASSERT_TRUE(has_rule(v, "split_k"));
+  EXPECT_NE(v.front().message.find("workspace"), std::string::npos) << v.front().message;
+  c.split_k = 8;
+  const Problem short_k{256, 256, 1024, Layout::kTN, Accum::kF32};
+  v = space.check(c, &short_k);
+  ASSERT_TRUE(has_rule(v, "split_k"));
+  EXPECT_NE(v.front().message.find("256"), std::string::npos) << v.front().message;
+  const Problem big{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  c.split_k = 2;
+  v = space.check(c, &big);
+  ASSERT_TRUE(has_rule(v, "split_k"));
+  EXPECT_NE(v.front().message.find("fill"), std::string::npos) << v.front().message;
+  // sm90 does not split: the structure rule says so.
+  KernelConfig w = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore);
+  w.split_k = 2;
+  EXPECT_TRUE(has_rule(space.check(w), "structure"));
 }
 
 TEST(TunerSpace, FeaturesAreSane) {

@@ -29,9 +29,11 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
     int samples = 0;
   };
   std::unordered_map<TunedKey, std::map<std::string, Sum>, TunedKeyHash> sums;
+  std::unordered_map<TunedKey, bool, TunedKeyHash> split_searched;
   for (const Record& r : db.records) {
-    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
     const auto config = KernelConfig::parse(r.config);
+    if (config && config->split_k > 1) split_searched[TunedKey::of(r.problem)] = true;
+    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
     if (!config || !space_->legal(r.problem, *config).ok()) continue;
     if (config->split_k > 1) measured_split_k_ = true;
     Sum& s = sums[TunedKey::of(r.problem)][r.config];
@@ -47,7 +49,7 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
       if (!best || s.reward / s.samples > best->reward / best->samples) best = &s;
     entries_[key] = TunedEntry{best->config, best->us / best->samples,
                                best->ref_us / best->samples, best->reward / best->samples,
-                               best->samples};
+                               best->samples, split_searched[key]};
   }
   if (db.policy && db.policy->policy == "rl") {
     policy_ = SoftmaxPolicy::load(db.policy->state);

@@ -46,6 +46,9 @@ struct TunedEntry {
   double reference_us = 0;
   double reward = 0;
   int samples = 0;
+  // Whether this problem's search measured any split-K config: a winner chosen without one
+  // was never compared with a split.
+  bool searched_split_k = false;
   double speedup() const { return reference_us / median_us; }
 };
 
@@ -67,8 +70,8 @@ class TunedTable {
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
   std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
 
-  // Whether any timed record splits K: a database tuned over a space without split-K cannot
-  // have compared its winners with split-K configs.
+  // Whether any timed record splits K: a policy trained on a database without split-K cannot
+  // have learned when splitting pays. Per problem: TunedEntry::searched_split_k.
   bool measured_split_k() const { return measured_split_k_; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty() && !policy_; }

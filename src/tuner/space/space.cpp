@@ -4,7 +4,9 @@
 #include <climits>
 #include <cmath>
 
+#include "launch/launch.hpp"
 #include "launch/sm90_launch.hpp"
+#include "launch/workspace.hpp"
 #include "registry/registry.hpp"
 
 namespace hgemm::tuner {
@@ -32,9 +34,10 @@ Axis stages_axis(std::vector<int> v) {
   return axis("num_stages", std::move(v), [](const KernelConfig& c) { return c.num_stages; },
               [](KernelConfig& c, int x) { c.num_stages = x; });
 }
-Axis split_k_axis() {
-  return axis("split_k", {1}, [](const KernelConfig& c) { return c.split_k; },
-              [](KernelConfig& c, int x) { c.split_k = x; });
+// sm80 splits K at launch (a run-time argument of every compiled instance); sm90 does not split.
+Axis split_k_axis(std::vector<int> v, bool runtime) {
+  return axis("split_k", std::move(v), [](const KernelConfig& c) { return c.split_k; },
+              [](KernelConfig& c, int x) { c.split_k = x; }, runtime);
 }
 
 std::string check_structure(const RuleInput& in) {
@@ -81,6 +84,26 @@ std::string check_tma_row_stride(const RuleInput& in) {
   return {};
 }
 
+// Mirrors the launcher's plan_split (sm80_launch.cu): a split that the launcher would shrink
+// is a duplicate of a smaller one, not a new candidate.
+std::string check_split_k(const RuleInput& in) {
+  const KernelConfig& c = in.config;
+  if (c.split_k == 1 || !in.problem) return {};
+  const Problem& p = *in.problem;
+  const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
+  if (tiles >= in.space.device().sm_count)
+    return std::to_string(int64_t(tiles)) + " output tiles already fill the " +
+           std::to_string(in.space.device().sm_count) + " SMs";
+  if (p.k / c.split_k < kMinKPerSplit)
+    return "K=" + std::to_string(p.k) + " split " + std::to_string(c.split_k) +
+           " ways leaves under " + std::to_string(kMinKPerSplit) + " per split";
+  const double bytes = double(splitk_partial_bytes(p.m, p.n)) * c.split_k;
+  if (bytes > double(kMaxWorkspaceBytes))
+    return "split-K partial sums need " + std::to_string(int64_t(bytes)) +
+           " B, over the workspace limit of " + std::to_string(kMaxWorkspaceBytes);
+  return {};
+}
+
 std::string check_tile_count(const RuleInput& in) {
   if (!in.problem) return {};
   const KernelConfig& c = in.config;
@@ -111,6 +134,10 @@ const Rule kTmaRowStride{"tma_row_stride",
                          "TMA global strides are multiples of 16 bytes: rows of A and B (K) and "
                          "of C and NN's B (N) need K % 8 == 0 and N % 8 == 0",
                          check_tma_row_stride};
+const Rule kSplitK{"split_k",
+                   "a K split pays only when the unsplit grid leaves SMs idle, each split keeps at "
+                   "least 256 of K, and the fp32 partial sums fit the 32 MiB workspace",
+                   check_split_k};
 const Rule kTileCount{"tile_count",
                       "the persistent scheduler numbers output tiles (whole clusters) in int32",
                       check_tile_count};
@@ -131,7 +158,7 @@ std::vector<FamilySpace> build_families() {
       axis("epilogue", {int(Epilogue::kDirect), int(Epilogue::kTmaStore)},
            [](const KernelConfig& c) { return int(c.epilogue); },
            [](KernelConfig& c, int x) { c.epilogue = Epilogue(x); }),
-      split_k_axis(),
+      split_k_axis({1}, false),
       axis("raster", {int(Raster::kAlongM), int(Raster::kAlongN)},
            [](const KernelConfig& c) { return int(c.raster); },
            [](KernelConfig& c, int x) { c.raster = Raster(x); }, true),
@@ -151,17 +178,20 @@ std::vector<FamilySpace> build_families() {
            [](KernelConfig& c, int x) { c.warps_m = x; }),
       axis("warps_n", {1, 2, 4}, [](const KernelConfig& c) { return c.warps_n; },
            [](KernelConfig& c, int x) { c.warps_n = x; }),
-      split_k_axis(),
+      split_k_axis({1, 2, 4, 8, 16, 32}, true),
   };
   // The predicated safety net takes any shape and any 2-byte-aligned pointers.
-  sm80.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum};
+  sm80.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum, kSplitK};
   return {sm90, sm80};
 }
 
+// Raster direction, group size and the split factor are launch arguments (registry::find
+// ignores them), so configs differing only there run on one compiled instance.
 bool same_instance(const KernelConfig& a, const KernelConfig& b) {
   KernelConfig x = a;
   x.raster = b.raster;
   x.group_size = b.group_size;
+  x.split_k = b.split_k;
   return x == b;
 }
 
