@@ -23,7 +23,7 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --acc A          f32,f16 (default both)
   --impl I         dispatch (default: what hgemmRun runs), config:NAME, or family:sm80|sm90
                    (every compiled instance of the family that can implement the shape)
-  --split-k S      run the chosen configs with S K-splits (sm80 family; 1..64)
+  --split-k S      run the chosen configs with S K-splits (1..64)
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
   --seed S         random seed (default 24301)
@@ -61,7 +61,7 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
                                 int split_k) {
   std::vector<Target> out = targets_for(impl, layout, accum);
   if (split_k == 0) return out;
-  if (impl == "dispatch") throw ArgError("--split-k needs --impl config:NAME or family:sm80");
+  if (impl == "dispatch") throw ArgError("--split-k needs --impl config:NAME or family:sm80|sm90");
   for (Target& t : out) {
     t.config->split_k = split_k;
     if (Status s = t.config->validate(); !s.ok()) throw ArgError(s.message);

@@ -98,7 +98,7 @@ struct KernelConfig {
   Raster raster = Raster::kAlongM;  // sm90 persistent scheduler: raster direction and group
   int group_size = 8;
   Epilogue epilogue = Epilogue::kDirect;
-  int split_k = 1;  // sm80: 1..kMaxSplitK K-splits reduced in a second kernel; sm90: 1
+  int split_k = 1;  // 1..kMaxSplitK K-splits, reduced in a second kernel
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
 

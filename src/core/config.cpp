@@ -65,7 +65,7 @@ Status validate_sm80(const KernelConfig& c) {
     return invalid(c, "more than 128 accumulators per thread");
   if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1)
     return invalid(c, "sm80 has no warpgroups or clusters (w1, c1x1)");
-  if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "sm80 split_k must be 1 to 64");
+  if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.epilogue != Epilogue::kDirect) return invalid(c, "sm80 stores C directly");
   if (c.raster != Raster::kAlongM || c.group_size != 8)
     return invalid(c, "sm80 has no persistent scheduler (raster m8)");
@@ -91,7 +91,7 @@ Status validate_sm90(const KernelConfig& c) {
   if (!cluster_ok) return invalid(c, "sm90 clusters are 1x1, 2x1 or 1x2");
   if (!is_pow2(c.group_size) || c.group_size > 16)
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
-  if (c.split_k != 1) return invalid(c, "sm90 does not split K yet");
+  if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
   const int acc_regs = rows_per_wg * c.block_n / 128 / (c.accum == Accum::kF16 ? 2 : 1);
   if (acc_regs > 128)

@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "kernels/sm80/sm80_mma.cuh"
 #include "launch/launch.hpp"
-#include "launch/workspace.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm {
 namespace {
@@ -56,45 +56,6 @@ Status check_args(GemmArgs const& args, int block_n) {
   if (ceil_div(args.n, block_n) > kMaxGridX)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "sm80: N-blocks exceed the grid's x limit");
   return Status::success();
-}
-
-// How a call splits K: whole k-blocks per split, every split non-empty, the partial sums
-// (splits x M x partial_ld fp32) within the workspace limit. Fewer splits than asked when K is
-// short or the workspace would overflow; 1 means no split.
-struct SplitPlan {
-  int splits = 1;
-  int total_k_blocks = 0;
-  int k_blocks_per_split = 0;
-  int64_t partial_ld = 0;
-  size_t workspace_bytes = 0;
-};
-
-SplitPlan plan_split(int requested, GemmArgs const& args, int block_k) {
-  SplitPlan plan;
-  plan.total_k_blocks = int(ceil_div(args.k, block_k));
-  plan.partial_ld = splitk_partial_ld(args.n);
-  const size_t split_bytes = splitk_partial_bytes(args.m, args.n);
-  int64_t splits = std::clamp<int64_t>(requested, 1, kMaxSplitK);
-  splits = std::min<int64_t>(splits, int64_t(kMaxWorkspaceBytes / split_bytes));
-  splits = std::max<int64_t>(splits, 1);
-  plan.k_blocks_per_split = int(ceil_div(plan.total_k_blocks, splits));
-  plan.splits = int(ceil_div(plan.total_k_blocks, plan.k_blocks_per_split));
-  plan.workspace_bytes = plan.splits > 1 ? split_bytes * size_t(plan.splits) : 0;
-  return plan;
-}
-
-void launch_reduce(sm80::Params const& params, int splits, GemmArgs const& args) {
-  constexpr int kThreads = 256;
-  const int64_t pairs = int64_t(params.m) * ((params.n + 1) / 2);
-  const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
-  const bool pair_stores = params.n % 2 == 0 && is_aligned(params.c, 4);
-  if (pair_stores)
-    sm80::splitk_reduce_kernel<true><<<blocks, kThreads, 0, args.stream>>>(
-        params.partial, params.partial_ld, splits, params.c, params.m, params.n);
-  else
-    sm80::splitk_reduce_kernel<false><<<blocks, kThreads, 0, args.stream>>>(
-        params.partial, params.partial_ld, splits, params.c, params.m, params.n);
-  HGEMM_LAUNCH_CHECK();
 }
 
 template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kWarpsM, int kWarpsN,
@@ -154,31 +115,20 @@ struct Sm80Instance {
                         nullptr,
                         0};
     const SplitPlan plan = plan_split(config.split_k, args, kBlockK);
-    params.k_blocks_per_split = plan.k_blocks_per_split;
-    void* workspace = nullptr;
-    if (plan.splits > 1) {
-      workspace = acquire_workspace(plan.workspace_bytes, args.stream);
-      if (workspace) {
-        params.partial = static_cast<float*>(workspace);
-        params.partial_ld = plan.partial_ld;
-      } else {
-        // No scratch to be had: the unsplit kernel computes the same product.
-        params.k_blocks_per_split = plan.total_k_blocks;
-      }
-    }
-    const unsigned splits = workspace ? unsigned(plan.splits) : 1u;
+    const SplitScratch scratch(plan, args.stream);
+    params.k_blocks_per_split =
+        scratch.splits() > 1 ? plan.k_blocks_per_split : plan.total_k_blocks;
+    params.partial = scratch.partial();
+    params.partial_ld = plan.partial_ld;
+    const unsigned splits = unsigned(scratch.splits());
     const dim3 grid(unsigned(num_n_blocks), unsigned(std::min(num_m_blocks, kMaxGridY)), splits);
-    try {
-      if (use_aligned_path(args))
-        launch_kernel<true>(params, grid, args.stream);
-      else
-        launch_kernel<false>(params, grid, args.stream);
-      if (workspace) launch_reduce(params, int(splits), args);
-    } catch (...) {
-      release_workspace(workspace, args.stream);
-      throw;
-    }
-    release_workspace(workspace, args.stream);
+    if (use_aligned_path(args))
+      launch_kernel<true>(params, grid, args.stream);
+    else
+      launch_kernel<false>(params, grid, args.stream);
+    if (splits > 1)
+      launch_splitk_reduce(params.partial, params.partial_ld, int(splits), params.c, params.m,
+                           params.n, args.stream);
   }
 
   static KernelInstance instance() { return {config(), &launch}; }

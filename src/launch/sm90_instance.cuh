@@ -18,6 +18,7 @@
 #include "launch/launch.hpp"
 #include "launch/sm90_launch.hpp"
 #include "launch/sm90_tensor_map.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm::sm90 {
 
@@ -96,12 +97,20 @@ struct Instance {
                                                     Traits::kClusterN, config.group_size,
                                                     config.raster == Raster::kAlongM);
 
+    const SplitPlan plan = plan_split(config.split_k, args, Traits::kBlockK);
+    const SplitScratch scratch(plan, args.stream);
+    params.num_splits = scratch.splits();
+    params.k_blocks_per_split =
+        params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
+    params.partial = scratch.partial();
+    params.partial_ld = plan.partial_ld;
+
     // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
-    // there are cluster tiles.
+    // there are work units (cluster tiles times K-splits).
     int clusters = max_active_clusters(device.ordinal, device.sm_count);
     if (int limit = sm90_max_ctas(); limit > 0)
       clusters = std::min(clusters, std::max(1, limit / Traits::kClusterSize));
-    clusters = std::min(clusters, params.scheduler.num_cluster_tiles());
+    clusters = std::min(clusters, params.scheduler.num_cluster_tiles() * params.num_splits);
 
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3(unsigned(clusters * Traits::kClusterSize));
@@ -119,6 +128,9 @@ struct Instance {
     }
     HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel(), params));
     HGEMM_LAUNCH_CHECK();
+    if (params.num_splits > 1)
+      launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, m, n,
+                           args.stream);
   }
 
   static KernelInstance instance() { return {Traits::config(), &launch}; }

@@ -59,9 +59,9 @@ bool has_rule(const std::vector<Violation>& v, const std::string& rule) {
 
 TEST(TunerSpace, RunnableSetExpandsRuntimeAxes) {
   const SearchSpace space(catalog_like(), nominal_device());
-  // Per layout/accumulation: 5 sm90 instances x 2 raster directions x 5 group sizes + 2 sm80
-  // x 6 split factors.
-  EXPECT_EQ(space.configs().size(), size_t(4 * (5 * 2 * 5 + 2 * 6)));
+  // Per layout/accumulation: 5 sm90 instances x (2 raster directions x 5 group sizes + 5 split
+  // factors, which run with the default raster) + 2 sm80 x 6 split factors.
+  EXPECT_EQ(space.configs().size(), size_t(4 * (5 * (2 * 5 + 5) + 2 * 6)));
   std::set<std::string> names;
   for (const KernelConfig& c : space.configs()) {
     EXPECT_TRUE(c.validate().ok()) << c.name();
@@ -238,10 +238,15 @@ TEST(TunerSpace, SplitKRule) {
   v = space.check(c, &big);
   ASSERT_TRUE(has_rule(v, "split_k"));
   EXPECT_NE(v.front().message.find("fill"), std::string::npos) << v.front().message;
-  // sm90 does not split: the structure rule says so.
-  KernelConfig w = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore);
-  w.split_k = 2;
-  EXPECT_TRUE(has_rule(space.check(w), "structure"));
+  // sm90 splits too, with the default raster and group only.
+  KernelConfig w = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect);
+  w.split_k = 4;
+  const Problem decode{128, 3072, 8192, Layout::kTN, Accum::kF32};
+  EXPECT_TRUE(space.check(w, &decode).empty());
+  w.group_size = 4;
+  v = space.check(w);
+  ASSERT_TRUE(has_rule(v, "split_k"));
+  EXPECT_NE(v.front().message.find("default raster"), std::string::npos) << v.front().message;
 }
 
 TEST(TunerSpace, FeaturesAreSane) {

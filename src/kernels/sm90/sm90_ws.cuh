@@ -9,7 +9,10 @@
 //   swizzled smem chunk buffers -> TMA store, or 16-byte direct stores).
 //   Pipeline: a full/empty mbarrier pair per stage. In a cluster of 2 the CTAs multicast halves of
 //   the operand they share, so a slot is free only once the consumers of both CTAs released it.
-//   Schedule: persistent; cluster c computes cluster tiles c, c + G, ... of a grouped raster.
+//   Schedule: persistent; cluster c computes work units c, c + G, ...; a unit is a cluster tile
+//   of a grouped raster and, with split-K, one of the K-splits of that tile.
+//   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
+//   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -48,6 +51,12 @@ struct Params {
   int k;
   int num_k_blocks;
   kernels::TileScheduler scheduler;
+  // Split-K (num_splits > 1): split s writes partial + s * m * partial_ld (fp32, row stride
+  // partial_ld) instead of C.
+  int num_splits;
+  int k_blocks_per_split;
+  float* partial;
+  int64_t partial_ld;
 };
 
 // Compile-time shape of one instantiation, shared by the kernel and its launcher.
@@ -297,6 +306,38 @@ __device__ __forceinline__ void store_tile_direct(
   }
 }
 
+// Split-K epilogue: the accumulators as fp32 into this split's partial buffer, one column pair
+// (8 bytes) per store. N % 8 == 0 and partial_ld >= N, so a pair is inside or outside as a whole.
+template <class Traits>
+__device__ __forceinline__ void store_tile_partial(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], float* partial,
+    int64_t ld, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+    const int row_lo = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+      const int col = n_origin + j * 8 + 2 * (lane % 4);
+      if (col >= n) continue;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = row_lo + 8 * half;
+        if (row >= m) continue;
+        float2 v;
+        if constexpr (Traits::kAccF32) {
+          v = make_float2(acc[mt][4 * j + 2 * half], acc[mt][4 * j + 2 * half + 1]);
+        } else {
+          const uint32_t packed = acc[mt][2 * j + half];
+          v = __half22float2(*reinterpret_cast<__half2 const*>(&packed));
+        }
+        *reinterpret_cast<float2*>(partial + int64_t(row) * ld + col) = v;
+      }
+    }
+  }
+}
+
 }  // namespace detail
 
 template <class Traits>
@@ -330,7 +371,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   const int num_clusters = int(gridDim.x) / kClusterSize;
   const kernels::TileScheduler& scheduler = params.scheduler;
   const int num_tiles = scheduler.num_cluster_tiles();
-  const int num_k_blocks = params.num_k_blocks;
+  const int num_units = num_tiles * params.num_splits;
+  // Work unit u: cluster tile u % num_tiles, split u / num_tiles, and that split's k-blocks.
+  auto k_range = [&](int u, int& kb_begin, int& kb_end) {
+    kb_begin = (u / num_tiles) * params.k_blocks_per_split;
+    kb_end = min(params.num_k_blocks, kb_begin + params.k_blocks_per_split);
+  };
 
   // Barrier init, then fence, then sync. Every consumer warp of every CTA in the cluster releases
   // each slot once: peers' multicast writes land in our slots too.
@@ -359,11 +405,13 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       const int rank_m = cta_rank % Traits::kClusterM;  // which half of B this CTA loads
       const int rank_n = cta_rank / Traits::kClusterM;  // which half of A
       kernels::PipelineState<kNumStages> stage;
-      for (int t = cluster_idx; t < num_tiles; t += num_clusters) {
-        const kernels::TileCoord tile = scheduler.cta_tile(t, cta_rank);
+      for (int u = cluster_idx; u < num_units; u += num_clusters) {
+        const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
         const int m0 = tile.m_block * Traits::kBlockM;
         const int n0 = tile.n_block * Traits::kBlockN;
-        for (int kb = 0; kb < num_k_blocks; ++kb) {
+        int kb_begin, kb_end;
+        k_range(u, kb_begin, kb_end);
+        for (int kb = kb_begin; kb < kb_end; ++kb) {
           ptx::mbarrier_wait(empty_barrier(stage.index), stage.phase ^ 1);
           const uint32_t full = full_barrier(stage.index);
           ptx::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
@@ -448,10 +496,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                           : 0;
     uint32_t chunk_count = 0;
     kernels::PipelineState<kNumStages> stage;
-    for (int t = cluster_idx; t < num_tiles; t += num_clusters) {
-      const kernels::TileCoord tile = scheduler.cta_tile(t, cta_rank);
+    for (int u = cluster_idx; u < num_units; u += num_clusters) {
+      const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+      int kb_begin, kb_end;
+      k_range(u, kb_begin, kb_end);
       uint32_t prev_stage = 0;
-      for (int kb = 0; kb < num_k_blocks; ++kb) {
+      for (int kb = kb_begin; kb < kb_end; ++kb) {
         ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);
         const uint32_t a_base = smem_a(stage.index) +
                                 consumer_wg * Traits::kWgRows * Traits::kBlockK * 2;
@@ -465,12 +515,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
             const uint64_t desc_a = ptx::make_smem_desc(
                 kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
             ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB>(
-                acc[mt], desc_a, desc_b, (kb > 0 || kk > 0) ? 1u : 0u);
+                acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
           }
         }
         ptx::wgmma_commit();
         // The previous k-block's wgmma have finished reading their slot: hand it back.
-        if (kb > 0) {
+        if (kb > kb_begin) {
           ptx::wgmma_wait<1>();
           release(prev_stage);
         }
@@ -484,7 +534,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 
       const int m_origin = tile.m_block * Traits::kBlockM + consumer_wg * Traits::kWgRows;
       const int n_origin = tile.n_block * Traits::kBlockN;
-      if constexpr (Traits::kTmaStore)
+      if (params.num_splits > 1)
+        detail::store_tile_partial<Traits>(
+            acc, params.partial + int64_t(u / num_tiles) * params.m * params.partial_ld,
+            params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
+      else if constexpr (Traits::kTmaStore)
         detail::store_tile_tma<Traits>(acc, staging, &params.tma_c, m_origin, n_origin,
                                        consumer_wg, thread_in_wg, chunk_count);
       else

@@ -34,10 +34,10 @@ Axis stages_axis(std::vector<int> v) {
   return axis("num_stages", std::move(v), [](const KernelConfig& c) { return c.num_stages; },
               [](KernelConfig& c, int x) { c.num_stages = x; });
 }
-// sm80 splits K at launch (a run-time argument of every compiled instance); sm90 does not split.
-Axis split_k_axis(std::vector<int> v, bool runtime) {
-  return axis("split_k", std::move(v), [](const KernelConfig& c) { return c.split_k; },
-              [](KernelConfig& c, int x) { c.split_k = x; }, runtime);
+// Both families split K at launch: a run-time argument of every compiled instance.
+Axis split_k_axis() {
+  return axis("split_k", {1, 2, 4, 8, 16, 32}, [](const KernelConfig& c) { return c.split_k; },
+              [](KernelConfig& c, int x) { c.split_k = x; }, true);
 }
 
 std::string check_structure(const RuleInput& in) {
@@ -88,7 +88,11 @@ std::string check_tma_row_stride(const RuleInput& in) {
 // is a duplicate of a smaller one, not a new candidate.
 std::string check_split_k(const RuleInput& in) {
   const KernelConfig& c = in.config;
-  if (c.split_k == 1 || !in.problem) return {};
+  if (c.split_k == 1) return {};
+  const KernelConfig plain;
+  if (c.raster != plain.raster || c.group_size != plain.group_size)
+    return "a split runs with the default raster and group size (m, 8)";
+  if (!in.problem) return {};
   const Problem& p = *in.problem;
   const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
   if (tiles >= in.space.device().sm_count)
@@ -135,8 +139,10 @@ const Rule kTmaRowStride{"tma_row_stride",
                          "of C and NN's B (N) need K % 8 == 0 and N % 8 == 0",
                          check_tma_row_stride};
 const Rule kSplitK{"split_k",
-                   "a K split pays only when the unsplit grid leaves SMs idle, each split keeps at "
-                   "least 256 of K, and the fp32 partial sums fit the 32 MiB workspace",
+                   "a K split pays only when the unsplit grid leaves SMs idle (so every tile runs "
+                   "in the first wave and raster order does not matter: splits use the default "
+                   "raster), each split keeps at least 256 of K, and the fp32 partial sums fit "
+                   "the 32 MiB workspace",
                    check_split_k};
 const Rule kTileCount{"tile_count",
                       "the persistent scheduler numbers output tiles (whole clusters) in int32",
@@ -158,15 +164,15 @@ std::vector<FamilySpace> build_families() {
       axis("epilogue", {int(Epilogue::kDirect), int(Epilogue::kTmaStore)},
            [](const KernelConfig& c) { return int(c.epilogue); },
            [](KernelConfig& c, int x) { c.epilogue = Epilogue(x); }),
-      split_k_axis({1}, false),
+      split_k_axis(),
       axis("raster", {int(Raster::kAlongM), int(Raster::kAlongN)},
            [](const KernelConfig& c) { return int(c.raster); },
            [](KernelConfig& c, int x) { c.raster = Raster(x); }, true),
       axis("group_size", {1, 2, 4, 8, 16}, [](const KernelConfig& c) { return c.group_size; },
            [](KernelConfig& c, int x) { c.group_size = x; }, true),
   };
-  sm90.rules = {kStructure, kCompiled,     kDeviceSmem,  kProblem,
-                kLayoutAccum, kTmaRowStride, kTileCount};
+  sm90.rules = {kStructure,   kCompiled,     kDeviceSmem, kProblem,
+                kLayoutAccum, kTmaRowStride, kTileCount,  kSplitK};
 
   FamilySpace sm80{Family::kSm80Mma, {}, {}};
   sm80.axes = {
@@ -178,7 +184,7 @@ std::vector<FamilySpace> build_families() {
            [](KernelConfig& c, int x) { c.warps_m = x; }),
       axis("warps_n", {1, 2, 4}, [](const KernelConfig& c) { return c.warps_n; },
            [](KernelConfig& c, int x) { c.warps_n = x; }),
-      split_k_axis({1, 2, 4, 8, 16, 32}, true),
+      split_k_axis(),
   };
   // The predicated safety net takes any shape and any 2-byte-aligned pointers.
   sm80.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum, kSplitK};

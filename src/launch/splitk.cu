@@ -1,0 +1,55 @@
+#include "launch/splitk.hpp"
+
+#include <algorithm>
+
+#include <cuda_fp16.h>
+
+#include "core/error.hpp"
+#include "kernels/common/splitk_reduce.cuh"
+#include "launch/workspace.hpp"
+
+namespace hgemm {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+SplitPlan plan_split(int requested, GemmArgs const& args, int block_k) {
+  SplitPlan plan;
+  plan.total_k_blocks = int(ceil_div(args.k, block_k));
+  plan.partial_ld = splitk_partial_ld(args.n);
+  const size_t split_bytes = splitk_partial_bytes(args.m, args.n);
+  int64_t splits = std::clamp<int64_t>(requested, 1, kMaxSplitK);
+  splits = std::min<int64_t>(splits, int64_t(kMaxWorkspaceBytes / split_bytes));
+  splits = std::max<int64_t>(splits, 1);
+  plan.k_blocks_per_split = int(ceil_div(plan.total_k_blocks, splits));
+  plan.splits = int(ceil_div(plan.total_k_blocks, plan.k_blocks_per_split));
+  plan.workspace_bytes = plan.splits > 1 ? split_bytes * size_t(plan.splits) : 0;
+  return plan;
+}
+
+SplitScratch::SplitScratch(SplitPlan const& plan, cudaStream_t stream)
+    : splits_(plan.splits), stream_(stream) {
+  if (plan.splits > 1) buffer_ = acquire_workspace(plan.workspace_bytes, stream);
+}
+
+SplitScratch::~SplitScratch() { release_workspace(buffer_, stream_); }
+
+void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
+                          int n, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  const int64_t pairs = int64_t(m) * ((n + 1) / 2);
+  const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
+  auto* out = static_cast<__half*>(c);
+  const bool pair_stores = n % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
+  if (pair_stores)
+    kernels::splitk_reduce_kernel<true>
+        <<<blocks, kThreads, 0, stream>>>(partial, partial_ld, splits, out, m, n);
+  else
+    kernels::splitk_reduce_kernel<false>
+        <<<blocks, kThreads, 0, stream>>>(partial, partial_ld, splits, out, m, n);
+  HGEMM_LAUNCH_CHECK();
+}
+
+}  // namespace hgemm

@@ -1,0 +1,50 @@
+// Split-K on the host, shared by the sm80 and sm90 launchers: how a call's K is cut into splits,
+// the scratch for the fp32 partial sums, and the reduction kernel's launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "launch/launch.hpp"
+
+namespace hgemm {
+
+// How a call splits K: whole k-blocks per split, every split non-empty, the partial sums
+// (splits x M x partial_ld fp32) within the workspace limit. Fewer splits than asked when K is
+// short or the workspace would overflow; 1 means no split.
+struct SplitPlan {
+  int splits = 1;
+  int total_k_blocks = 0;
+  int k_blocks_per_split = 0;
+  int64_t partial_ld = 0;
+  size_t workspace_bytes = 0;
+};
+
+SplitPlan plan_split(int requested, GemmArgs const& args, int block_k);
+
+// The partial-sum scratch of one call, returned (stream-ordered) when it goes out of scope, also
+// when the launch throws. Empty when the plan does not split or no scratch can be had: the
+// launcher then runs unsplit, which computes the same product.
+class SplitScratch {
+ public:
+  SplitScratch(SplitPlan const& plan, cudaStream_t stream);
+  ~SplitScratch();
+  SplitScratch(SplitScratch const&) = delete;
+  SplitScratch& operator=(SplitScratch const&) = delete;
+
+  float* partial() const { return static_cast<float*>(buffer_); }
+  int splits() const { return buffer_ ? splits_ : 1; }
+
+ private:
+  void* buffer_ = nullptr;
+  int splits_ = 1;
+  cudaStream_t stream_ = nullptr;
+};
+
+// C (m x n fp16, row stride n) = the sum of `splits` partial buffers, in split order.
+void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
+                          int n, cudaStream_t stream);
+
+}  // namespace hgemm
