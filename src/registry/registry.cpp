@@ -122,11 +122,12 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
 namespace {
 
 // Split-K factors worth trying for a config: only where the unsplit grid leaves SMs idle, each
-// split keeps at least 256 of K, and the partials fit the launcher's workspace.
+// split keeps at least 256 of K, and the partials fit the launcher's workspace. Both families
+// split; on the 19 ablation shapes where both could, the best sm90 split beat the best sm80 split
+// every time (bench/results/2026-11-22-h100-ablation).
 std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
                                   const DeviceInfo& device) {
   std::vector<int> out{1};
-  if (c.family != Family::kSm80Mma) return out;
   const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
   if (tiles >= device.sm_count) return out;
   const double split_bytes = double(splitk_partial_bytes(p.m, p.n));
