@@ -20,6 +20,7 @@ commands:
   report   summarize results CSVs as the paper's tables (Markdown)
   tune     search kernel configs per shape (rl, random or exhaustive) into a tuning database
   db       show, export, merge or summarize tuning databases
+  ablate   compare the search policies by replaying an exhaustive tuning database (report)
 
 `hgemm <command> --help` describes each command's options.
 )";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     if (command == "report") return hgemm::cli::cmd_report(args);
     if (command == "tune") return hgemm::cli::cmd_tune(args);
     if (command == "db") return hgemm::cli::cmd_db(args);
+    if (command == "ablate") return hgemm::cli::cmd_ablate(args);
   } catch (const hgemm::cli::ArgError& e) {
     std::fprintf(stderr, "hgemm %s: %s\n", command.c_str(), e.what());
     return 2;

@@ -1,0 +1,365 @@
+// The policy ablation (`hgemm ablate`): the replay measurer, the curves computed from a table
+// that an exhaustive run over the synthetic landscape filled, the SVG writer, and the command's
+// argument errors. CPU only.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/svg.hpp"
+#include "cli_runner.hpp"
+#include "tuner/ablation.hpp"
+#include "tuner/measure/replay_measurer.hpp"
+#include "tuner/measure/synthetic_measurer.hpp"
+#include "tuner/tune.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+KernelConfig sm90(int bm, int bn, int bk, int stages, int wgs, int cm, int cn, Epilogue e,
+                  Layout layout, Accum accum) {
+  KernelConfig c;
+  c.family = Family::kSm90Ws;
+  c.block_m = bm;
+  c.block_n = bn;
+  c.block_k = bk;
+  c.num_stages = stages;
+  c.num_consumer_wgs = wgs;
+  c.cluster_m = cm;
+  c.cluster_n = cn;
+  c.epilogue = e;
+  c.layout = layout;
+  c.accum = accum;
+  return c;
+}
+
+// Today's catalog in shape: five sm90 instances and two sm80, in every layout and accumulation.
+std::vector<KernelConfig> catalog_like() {
+  std::vector<KernelConfig> out;
+  for (Layout l : {Layout::kNN, Layout::kTN})
+    for (Accum a : {Accum::kF32, Accum::kF16}) {
+      out.push_back(sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, l, a));
+      out.push_back(sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, l, a));
+      out.push_back(sm90(256, 128, 64, 4, 2, 2, 1, Epilogue::kDirect, l, a));
+      out.push_back(sm90(64, 256, 64, 4, 1, 1, 1, Epilogue::kTmaStore, l, a));
+      out.push_back(sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, l, a));
+      for (int tile : {128, 64}) {
+        KernelConfig c;
+        c.block_m = c.block_n = tile;
+        c.layout = l;
+        c.accum = a;
+        out.push_back(c);
+      }
+    }
+  return out;
+}
+
+// Shapes log-uniform over 64..16384 per dimension, some 1.5x off the powers of two.
+std::vector<Problem> shapes(uint64_t seed, int count) {
+  Rng rng(seed);
+  auto dim = [&] {
+    int64_t v = int64_t(1) << (6 + rng.below(9));
+    return rng.uniform() < 0.3 ? v * 3 / 2 : v;
+  };
+  std::vector<Problem> out;
+  for (int i = 0; i < count; ++i) {
+    Problem p{dim(), dim(), dim(), Layout::kTN, Accum::kF32};
+    p.layout = rng.uniform() < 0.5 ? Layout::kNN : Layout::kTN;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// What `hgemm tune --policy exhaustive` writes: every candidate of every problem.
+std::vector<Record> exhaustive_table(const SearchSpace& space, const std::vector<Problem>& ps,
+                                     SyntheticOptions options = {}) {
+  SyntheticMeasurer measurer(std::move(options));
+  ExhaustiveSearch policy;
+  TuneOptions o;
+  o.budget = 0;
+  o.clock = [] { return std::string("2026-01-01T00:00:00Z"); };
+  Tuner tuner(space, policy, measurer, o);
+  std::vector<Record> out;
+  for (const Problem& p : ps) tuner.tune(p, [&](const Record& r) { out.push_back(r); });
+  return out;
+}
+
+size_t most_candidates(const SearchSpace& space, const std::vector<Problem>& ps) {
+  size_t most = 0;
+  for (const Problem& p : ps) most = std::max(most, space.enumerate(p).size());
+  return most;
+}
+
+TEST(TunerAblate, ReplayAnswersFromTheTable) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  const auto problems = shapes(3, 4);
+  const auto table = exhaustive_table(space, problems);
+  ReplayMeasurer replay(table);
+  EXPECT_EQ(replay.pairs(), table.size());
+  for (const Record& r : table) {
+    const Measurement m = replay.measure(r.problem, *KernelConfig::parse(r.config));
+    EXPECT_EQ(m.disposition, r.measurement.disposition);
+    EXPECT_EQ(m.median_us, r.measurement.median_us);
+    EXPECT_EQ(m.reference_us, r.measurement.reference_us);
+    EXPECT_EQ(m.error_ratio, r.measurement.error_ratio);
+  }
+  EXPECT_EQ(replay.calls(), long(table.size()));
+  EXPECT_EQ(replay.misses(), 0);
+
+  // A problem the table never saw: not supported, with the reason.
+  const Problem unknown{777, 333, 1024, Layout::kTN, Accum::kF32};
+  const Measurement m = replay.measure(unknown, space.enumerate(unknown).front());
+  EXPECT_EQ(m.disposition, Disposition::kNotSupported);
+  EXPECT_EQ(m.detail, "not in the replay table");
+  EXPECT_FALSE(m.timed());
+  EXPECT_EQ(replay.misses(), 1);
+
+  // Several records of a pair: the timed one of median time answers, failures aside.
+  std::vector<Record> repeated(4, table.front());
+  repeated[0].measurement.median_us = 30;
+  repeated[1].measurement.median_us = 10;
+  repeated[2].measurement.median_us = 20;
+  repeated[3].measurement = Measurement{};
+  repeated[3].measurement.disposition = Disposition::kLaunchFailed;
+  EXPECT_EQ(ReplayMeasurer(repeated).find(table.front().problem, table.front().config)->median_us,
+            20);
+}
+
+TEST(TunerAblate, CurvesFromAnExhaustiveTable) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  // Some sm80 configs cannot run short-K shapes: evaluations without a speedup.
+  SyntheticOptions faults;
+  faults.fault = [](const Problem& p, const KernelConfig& c) -> std::optional<Disposition> {
+    if (c.family == Family::kSm80Mma && p.k < 512) return Disposition::kNotSupported;
+    return std::nullopt;
+  };
+  const auto problems = shapes(17, 12);
+  const auto table = exhaustive_table(space, problems, faults);
+  const int candidates = int(most_candidates(space, problems));
+  AblationOptions o;
+  o.max_evals = candidates + 2;
+  o.seeds = 6;
+  const AblationResult r = run_ablation(table, nullptr, space, o);
+  ASSERT_EQ(r.problems.size(), problems.size());
+  ASSERT_EQ(r.curves.size(), 3u);
+  EXPECT_FALSE(r.warm);
+  for (const AblationProblem& p : r.problems) {
+    EXPECT_EQ(p.missing, 0);
+    EXPECT_TRUE(p.optimum_in_space);
+    EXPECT_GE(p.optimum, p.floor);
+  }
+
+  for (const PolicyCurve& c : r.curves) {
+    ASSERT_EQ(c.geomean_ratio.size(), size_t(o.max_evals)) << c.policy;
+    EXPECT_EQ(c.runs, c.policy == "exhaustive" ? 1 : o.seeds);
+    EXPECT_EQ(c.not_in_table, 0);
+    for (size_t i = 1; i < c.geomean_ratio.size(); ++i) {
+      EXPECT_GE(c.geomean_ratio[i], c.geomean_ratio[i - 1]) << c.policy << " n=" << i + 1;
+      EXPECT_GE(c.geomean_speedup[i], c.geomean_speedup[i - 1]) << c.policy;
+      EXPECT_GE(c.frac_within[i], c.frac_within[i - 1]) << c.policy;
+    }
+    for (double v : c.geomean_ratio) EXPECT_LE(v, 1.0 + 1e-12) << c.policy;
+    // Every policy has measured every candidate by then.
+    EXPECT_NEAR(c.geomean_ratio[size_t(candidates) - 1], 1.0, 1e-12) << c.policy;
+    EXPECT_NEAR(c.geomean_speedup[size_t(candidates) - 1], r.optimum_geomean(), 1e-9);
+    EXPECT_DOUBLE_EQ(c.frac_within.back(), 1.0);
+    ASSERT_TRUE(c.evals_to_target) << c.policy;
+    EXPECT_LE(*c.evals_to_target, candidates);
+    EXPECT_DOUBLE_EQ(c.frac_reached, 1.0);
+  }
+
+  // The exhaustive curve by hand: the space's order, best so far, slowest entry until a speedup.
+  const PolicyCurve& exhaustive = *r.curve("exhaustive");
+  ReplayMeasurer replay(table);
+  for (int n : {1, 2, 5, 20}) {
+    double log_ratio = 0;
+    for (const AblationProblem& p : r.problems) {
+      double best = 0;
+      const auto all = space.enumerate(p.problem);
+      for (size_t i = 0; i < std::min(all.size(), size_t(n)); ++i)
+        if (const Measurement* m = replay.find(p.problem, all[i].name()); m->timed())
+          best = std::max(best, m->speedup());
+      log_ratio += std::log((best > 0 ? best : p.floor) / p.optimum);
+    }
+    EXPECT_NEAR(exhaustive.geomean_ratio[size_t(n) - 1],
+                std::exp(log_ratio / double(r.problems.size())), 1e-12)
+        << "n=" << n;
+  }
+
+  // The report and the CSV carry every curve.
+  const std::string csv = ablation_csv(r);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * o.max_evals);
+  EXPECT_EQ(csv.rfind("policy,n,geomean_speedup,geomean_ratio,frac_within_2pct\n", 0), 0u);
+  const std::string md = ablation_markdown(r, {});
+  for (const char* needle : {"replay", "exhaustive", "random", "rl cold", "## Acceptance"})
+    EXPECT_NE(md.find(needle), std::string::npos) << needle;
+}
+
+TEST(TunerAblate, WarmRlBeatsRandomEarly) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  const auto problems = shapes(29, 12);
+  const auto table = exhaustive_table(space, problems);
+  auto history = exhaustive_table(space, shapes(101, 40));
+  const size_t other = history.size();
+  // Records on the ablation's own shapes must be held out of the warm start.
+  history.insert(history.end(), table.begin(), table.end());
+  AblationOptions o;
+  o.max_evals = 16;
+  o.seeds = 8;
+  const AblationResult r = run_ablation(table, &history, space, o);
+  EXPECT_TRUE(r.warm);
+  EXPECT_EQ(r.history_records, other);
+  EXPECT_EQ(r.history_held_out, table.size());
+  const PolicyCurve* warm = r.curve("rl warm");
+  const PolicyCurve* random = r.curve("random");
+  ASSERT_TRUE(warm && random);
+  std::printf("geomean ratio to the optimum at n = 4: random %.4f, rl cold %.4f, rl warm %.4f\n",
+              random->geomean_ratio[3], r.curve("rl cold")->geomean_ratio[3],
+              warm->geomean_ratio[3]);
+  EXPECT_GT(warm->geomean_ratio[3], random->geomean_ratio[3]);
+  const Acceptance a = judge(r, "rl warm");
+  EXPECT_FALSE(a.explanation.empty());
+}
+
+TEST(TunerAblate, AcceptanceRule) {
+  AblationResult r;
+  r.options.max_evals = 64;
+  r.curves.resize(2);
+  r.curves[0].policy = "random";
+  r.curves[1].policy = "rl warm";
+  auto set = [&](std::optional<int> random_n, std::optional<int> rl_n) {
+    r.curves[0].evals_to_target = random_n;
+    r.curves[1].evals_to_target = rl_n;
+    return judge(r, "rl warm").outcome;
+  };
+  using O = Acceptance::Outcome;
+  EXPECT_EQ(set(40, 10), O::kPass);
+  EXPECT_EQ(set(40, 11), O::kFail);
+  EXPECT_EQ(set(40, std::nullopt), O::kFail);
+  EXPECT_EQ(set(std::nullopt, 16), O::kPass);  // random needs at least 65
+  EXPECT_EQ(set(std::nullopt, 17), O::kUndecided);
+  EXPECT_EQ(judge(r, "rl cold").outcome, O::kFail);  // no such curve
+}
+
+TEST(TunerAblate, RejectsTablesWithoutTimings) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  std::vector<Record> table = exhaustive_table(space, shapes(5, 1));
+  for (Record& rec : table) {
+    rec.measurement = Measurement{};
+    rec.measurement.disposition = Disposition::kNotSupported;
+  }
+  EXPECT_THROW(run_ablation(table, nullptr, space, {}), std::invalid_argument);
+  EXPECT_THROW(run_ablation({}, nullptr, space, {}), std::invalid_argument);
+  AblationOptions bad;
+  bad.max_evals = 0;
+  EXPECT_THROW(run_ablation(exhaustive_table(space, shapes(5, 1)), nullptr, space, bad),
+               std::invalid_argument);
+  EXPECT_EQ(size_bucket(Problem{64, 64, 64}), 0);
+  EXPECT_EQ(size_bucket(Problem{1000, 1000, 500}), 1);  // exactly 1e9
+  EXPECT_EQ(size_bucket(Problem{16384, 16384, 16384}), 4);
+}
+
+TEST(BenchSvg, LineChartIsWellFormed) {
+  bench::LineChart chart;
+  chart.title = "a <b> & c";
+  chart.x_label = "n";
+  chart.y_label = "y";
+  chart.log2_x = true;
+  chart.reference_y = 0.98;
+  chart.reference_label = "2% of optimum";
+  chart.series = {{"rl & co", {{1, 0.5}, {2, 0.9}, {4, 1.0}}},
+                  {"<random>", {{1, 0.4}, {2, 0.7}, {4, 0.95}, {8, NAN}}},
+                  {"flat", {{1, 0.6}, {64, 0.6}}}};
+  const std::string svg = bench::render_svg(chart);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  size_t polylines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1))
+    ++polylines;
+  EXPECT_EQ(polylines, chart.series.size());
+  EXPECT_NE(svg.find("a &lt;b&gt; &amp; c"), std::string::npos);
+  EXPECT_NE(svg.find("rl &amp; co"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;random&gt;"), std::string::npos);
+  EXPECT_EQ(svg.find("<random>"), std::string::npos);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  EXPECT_NE(svg.find(">64<"), std::string::npos);  // a power-of-two tick
+  EXPECT_EQ(bench::xml_escape("\"'<&>"), "&quot;&apos;&lt;&amp;&gt;");
+  // Degenerate inputs still give a document.
+  EXPECT_EQ(bench::render_svg({}).rfind("<svg", 0), 0u);
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hgemm-ablate-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(TunerAblate, CommandEndToEndAndErrors) {
+  TempDir dir;
+  const std::string db = dir.file("exh.jsonl"), out = dir.file("out");
+  CliResult r = run_cli("tune --shape 256x512x1024,4096x4096x1024,64x8192x2048 --layout tn "
+                        "--acc f32 --policy exhaustive --measurer synthetic --db " + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run_cli("ablate --table " + db + " --history " + db + " --seeds 3 --max-evals 16 --out " +
+              out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string md = slurp(out + "/ablation.md");
+  EXPECT_NE(md.find("replay"), std::string::npos);
+  EXPECT_NE(md.find("rl warm"), std::string::npos);
+  EXPECT_NE(md.find("ablation.svg"), std::string::npos);
+  EXPECT_EQ(slurp(out + "/ablation.svg").rfind("<svg", 0), 0u);
+  EXPECT_EQ(slurp(out + "/ablation-speedup.svg").rfind("<svg", 0), 0u);
+  EXPECT_NE(slurp(out + "/ablation.csv").find("rl cold,16,"), std::string::npos);
+
+  auto expect_usage_error = [&](const std::string& args, const std::string& needle) {
+    const CliResult e = run_cli(args);
+    EXPECT_EQ(e.code, 2) << args << "\n" << e.output;
+    EXPECT_NE(e.output.find(needle), std::string::npos) << args << "\n" << e.output;
+  };
+  expect_usage_error("ablate --out " + out, "--table is required");
+  expect_usage_error("ablate --table " + db, "--out is required");
+  expect_usage_error("ablate --table " + dir.file("missing.jsonl") + " --out " + out,
+                     "cannot read --table");
+  expect_usage_error("ablate --table " + db + " --history " + dir.file("none") + " --out " + out,
+                     "cannot read --history");
+  expect_usage_error("ablate --table " + db + " --max-evals 0 --out " + out, "--max-evals");
+  expect_usage_error("ablate --table " + db + " --seeds x --out " + out, "expects an integer");
+  {
+    std::ofstream untimed(dir.file("untimed.jsonl"));
+    untimed << slurp(db).substr(0, slurp(db).find('\n') + 1)
+            << R"({"type":"measurement","m":64,"n":64,"k":64,"layout":"tn","acc":"f32",)"
+            << R"("config":"sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn","disposition":"incorrect"})"
+            << "\n";
+  }
+  expect_usage_error("ablate --table " + dir.file("untimed.jsonl") + " --out " + out,
+                     "no timed measurement");
+  EXPECT_EQ(run_cli("ablate --help").code, 0);
+}
+
+}  // namespace
+}  // namespace hgemm::tuner
