@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -51,6 +53,9 @@ void abandon_capture(cudaStream_t stream) {
 
 struct GraphExecs {
   std::vector<cudaGraphExec_t> execs;
+  GraphExecs() = default;
+  GraphExecs(const GraphExecs&) = delete;
+  GraphExecs& operator=(const GraphExecs&) = delete;
   ~GraphExecs() {
     for (auto e : execs) cudaGraphExecDestroy(e);
   }
@@ -143,39 +148,35 @@ void Timer::ensure_events(size_t count) {
   }
 }
 
-void Timer::call(const verify::GemmFn& gemm, const Problem& problem,
-                 const RotatingBuffers& buffers) {
-  const int set = int(cursor_++ % uint64_t(buffers.num_sets()));
-  gemm(problem, buffers.a(set), buffers.b(set), buffers.c(set), stream_);
-}
+// Per-contender state of one interleaved measurement.
+struct Timer::Slot {
+  const Contender* contender = nullptr;
+  std::exception_ptr failure;
+  int64_t calls = 1;  // calls per sample
+  std::vector<double> per_call_ms;
+  GraphExecs graphs;  // graph mode: a warm-up graph, then one per round
 
-int64_t Timer::calls_per_loop(const verify::GemmFn& gemm, const Problem& problem,
-                              const RotatingBuffers& buffers) {
-  ensure_events(2);
-  call(gemm, problem, buffers);  // first-call work (plan caches, lazy loading) stays untimed
-  HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-  call(gemm, problem, buffers);
-  HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
-  HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
-  float ms = 0;
-  HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[0], events_[1]));
-  double per_call = std::max(double(ms), 1e-4);
-  // One short call times mostly the event resolution and the launch; a small burst refines it.
-  if (per_call < 0.05) {
-    const int burst = int(std::min(64.0, std::ceil(0.2 / per_call)));
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-    for (int i = 0; i < burst; ++i) call(gemm, problem, buffers);
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
-    HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
-    HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[0], events_[1]));
-    per_call = std::max(double(ms) / burst, 1e-4);
+  // Runs `work`; a throw marks this contender failed instead of ending the measurement.
+  template <class Work>
+  bool guarded(Work&& work) {
+    if (failure) return false;
+    try {
+      work();
+      return true;
+    } catch (...) {
+      failure = std::current_exception();
+      return false;
+    }
   }
-  const double calls = std::ceil(options_.loop_ms / per_call);
-  return int64_t(std::clamp(calls, 1.0, double(options_.max_calls_per_loop)));
-}
+};
 
-Timing Timer::summarize(std::vector<double> per_call_ms, int64_t calls_per_sample,
-                        int sets) const {
+namespace {
+
+// Round r visits the contenders starting with number r % n, so that none is always the first
+// after an idle gap or always follows the same neighbour.
+size_t visit(size_t round, size_t j, size_t n) { return (round + j) % n; }
+
+Timing summarize(const std::vector<double>& per_call_ms, int64_t calls_per_sample, int sets) {
   Timing t;
   t.samples = int(per_call_ms.size());
   t.calls_per_sample = calls_per_sample;
@@ -188,118 +189,178 @@ Timing Timer::summarize(std::vector<double> per_call_ms, int64_t calls_per_sampl
   return t;
 }
 
-Timing Timer::measure(Mode mode, const verify::GemmFn& gemm, const Problem& problem,
-                      const RotatingBuffers& buffers) {
-  switch (mode) {
-    case Mode::kOffline: return offline(gemm, problem, buffers);
-    case Mode::kGraph: return graph(gemm, problem, buffers);
-    case Mode::kLatency: return latency(gemm, problem, buffers);
-    case Mode::kServer: return server(gemm, problem, buffers);
-  }
-  HGEMM_THROW(HGEMM_ERROR_INTERNAL, "unknown timing mode");
+}  // namespace
+
+void Timer::call(const Contender& contender, const RotatingBuffers& buffers) {
+  const int set = int(cursor_++ % uint64_t(buffers.num_sets()));
+  contender.fn(contender.problem, buffers.a(set), buffers.b(set), buffers.c(set), stream_);
 }
 
-Timing Timer::offline(const verify::GemmFn& gemm, const Problem& problem,
-                      const RotatingBuffers& buffers) {
-  const int64_t calls = calls_per_loop(gemm, problem, buffers);
-  const int loops = options_.loops;
-  ensure_events(size_t(loops) + 1);
-  for (int64_t i = 0; i < calls; ++i) call(gemm, problem, buffers);  // warm-up loop
-  // Loops run back to back; each event closes one loop and opens the next.
+double Timer::event_ms(size_t from, size_t to) const {
+  float ms = 0;
+  HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[from], events_[to]));
+  return double(ms);
+}
+
+int64_t Timer::calls_per_loop(const Contender& contender, const RotatingBuffers& buffers) {
+  ensure_events(2);
+  call(contender, buffers);  // first-call work (plan caches, lazy loading) stays untimed
   HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-  for (int l = 0; l < loops; ++l) {
-    for (int64_t i = 0; i < calls; ++i) call(gemm, problem, buffers);
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[l + 1], stream_));
+  call(contender, buffers);
+  HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+  HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
+  double per_call = std::max(event_ms(0, 1), 1e-4);
+  // One short call times mostly the event resolution and the launch; a small burst refines it.
+  if (per_call < 0.05) {
+    const int burst = int(std::min(64.0, std::ceil(0.2 / per_call)));
+    HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+    for (int i = 0; i < burst; ++i) call(contender, buffers);
+    HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+    HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
+    per_call = std::max(event_ms(0, 1) / burst, 1e-4);
   }
-  HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[loops]));
-  std::vector<double> per_call;
-  for (int l = 0; l < loops; ++l) {
-    float ms = 0;
-    HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[l], events_[l + 1]));
-    per_call.push_back(double(ms) / double(calls));
-  }
-  return summarize(per_call, calls, buffers.num_sets());
+  const double calls = std::ceil(options_.loop_ms / per_call);
+  return int64_t(std::clamp(calls, 1.0, double(options_.max_calls_per_loop)));
 }
 
-Timing Timer::graph(const verify::GemmFn& gemm, const Problem& problem,
-                    const RotatingBuffers& buffers) {
-  HGEMM_REQUIRE(stream_ != nullptr, HGEMM_ERROR_INTERNAL,
-                "graph mode needs a created stream (the legacy stream cannot be captured)");
-  const int64_t calls = calls_per_loop(gemm, problem, buffers);
+// offline and graph: calibration, then (graph) the capture of loops + 1 graphs per contender,
+// one warm-up loop each, and `loops` rounds of one timed loop per contender. Loops run back to
+// back on the stream; each event closes one loop and opens the next.
+void Timer::timed_loops(bool graphs, std::vector<Slot>& slots, const RotatingBuffers& buffers) {
   const int loops = options_.loops;
-  ensure_events(size_t(loops) + 1);
-  // One graph per loop (plus a warm-up graph), each over the next `calls` buffer sets, so the
-  // replays walk the sets exactly as offline's loops do: a replay never finds its operands warm
-  // in L2 from the replay before it.
-  GraphExecs graphs;
-  for (int g = 0; g <= loops; ++g) {
-    HGEMM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-      for (int64_t i = 0; i < calls; ++i) call(gemm, problem, buffers);
-    } catch (...) {
-      abandon_capture(stream_);
-      throw;
+  for (Slot& s : slots) s.guarded([&] { s.calls = calls_per_loop(*s.contender, buffers); });
+  if (graphs) {
+    HGEMM_REQUIRE(stream_ != nullptr, HGEMM_ERROR_INTERNAL,
+                  "graph mode needs a created stream (the legacy stream cannot be captured)");
+    // Each graph captures the next `calls` rotated calls, so the replays walk the buffer sets
+    // exactly as offline's loops do: a replay never finds its operands warm in L2.
+    for (Slot& s : slots) {
+      s.guarded([&] {
+        for (int g = 0; g <= loops; ++g) {
+          HGEMM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+          try {
+            for (int64_t i = 0; i < s.calls; ++i) call(*s.contender, buffers);
+          } catch (...) {
+            abandon_capture(stream_);
+            throw;
+          }
+          cudaGraph_t graph = nullptr;
+          HGEMM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+          cudaGraphExec_t exec = nullptr;
+          const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+          cudaGraphDestroy(graph);
+          HGEMM_CUDA_CHECK(err);
+          s.graphs.execs.push_back(exec);
+          HGEMM_CUDA_CHECK(cudaGraphUpload(exec, stream_));
+        }
+      });
     }
-    cudaGraph_t graph = nullptr;
-    HGEMM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    HGEMM_CUDA_CHECK(err);
-    graphs.execs.push_back(exec);
-    HGEMM_CUDA_CHECK(cudaGraphUpload(exec, stream_));
   }
-  HGEMM_CUDA_CHECK(cudaGraphLaunch(graphs.execs[0], stream_));
+  auto run_loop = [&](Slot& s, int loop) {
+    return s.guarded([&] {
+      if (graphs) {
+        HGEMM_CUDA_CHECK(cudaGraphLaunch(s.graphs.execs[size_t(loop)], stream_));
+      } else {
+        for (int64_t i = 0; i < s.calls; ++i) call(*s.contender, buffers);
+      }
+    });
+  };
+  for (Slot& s : slots) run_loop(s, 0);  // warm-up
+
+  const size_t n = slots.size();
+  ensure_events(size_t(loops) * n + 1);
+  std::vector<Slot*> owner;  // owner[i]: whose loop ran between events i and i + 1
   HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-  for (int l = 0; l < loops; ++l) {
-    HGEMM_CUDA_CHECK(cudaGraphLaunch(graphs.execs[l + 1], stream_));
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[l + 1], stream_));
+  for (int r = 0; r < loops; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      Slot& s = slots[visit(size_t(r), j, n)];
+      if (s.failure) continue;
+      // A loop that threw part-way leaves an interval that belongs to nobody.
+      const bool ok = run_loop(s, r + 1);
+      owner.push_back(ok ? &s : nullptr);
+      HGEMM_CUDA_CHECK(cudaEventRecord(events_[owner.size()], stream_));
+    }
   }
-  HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[loops]));
-  std::vector<double> per_call;
-  for (int l = 0; l < loops; ++l) {
-    float ms = 0;
-    HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[l], events_[l + 1]));
-    per_call.push_back(double(ms) / double(calls));
-  }
-  return summarize(per_call, calls, buffers.num_sets());
+  HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[owner.size()]));
+  for (size_t i = 0; i < owner.size(); ++i)
+    if (owner[i] && !owner[i]->failure)
+      owner[i]->per_call_ms.push_back(event_ms(i, i + 1) / double(owner[i]->calls));
 }
 
-Timing Timer::latency(const verify::GemmFn& gemm, const Problem& problem,
-                      const RotatingBuffers& buffers) {
+// latency and server: `latency_calls` or `server_calls` rounds of one call per contender.
+// latency: host clock around the call and its synchronize. server: an exponential idle gap
+// before each call, which is timed alone with events.
+void Timer::timed_calls(bool server, std::vector<Slot>& slots, const RotatingBuffers& buffers) {
   using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 2; ++i) call(gemm, problem, buffers);
-  HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<double> per_call;
-  for (int i = 0; i < options_.latency_calls; ++i) {
-    const auto t0 = Clock::now();
-    call(gemm, problem, buffers);
-    HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const auto t1 = Clock::now();
-    per_call.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  return summarize(per_call, 1, buffers.num_sets());
-}
-
-Timing Timer::server(const verify::GemmFn& gemm, const Problem& problem,
-                     const RotatingBuffers& buffers) {
   ensure_events(2);
   // A fresh, reproducible gap sequence per measurement.
   std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull + server_draws_++);
   std::exponential_distribution<double> gap_s(options_.server_qps);
+  if (!server)
+    for (Slot& s : slots)
+      s.guarded([&] {
+        for (int i = 0; i < 2; ++i) call(*s.contender, buffers);
+      });
   HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<double> per_call;
-  for (int i = 0; i < options_.server_calls; ++i) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(gap_s(rng)));
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-    call(gemm, problem, buffers);
-    HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
-    HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
-    float ms = 0;
-    HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[0], events_[1]));
-    per_call.push_back(double(ms));
+  const int rounds = server ? options_.server_calls : options_.latency_calls;
+  const size_t n = slots.size();
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      Slot& s = slots[visit(size_t(r), j, n)];
+      if (s.failure) continue;
+      if (server) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(gap_s(rng)));
+        s.guarded([&] {
+          HGEMM_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+          call(*s.contender, buffers);
+          HGEMM_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+          HGEMM_CUDA_CHECK(cudaEventSynchronize(events_[1]));
+          s.per_call_ms.push_back(event_ms(0, 1));
+        });
+      } else {
+        s.guarded([&] {
+          const auto t0 = Clock::now();
+          call(*s.contender, buffers);
+          HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+          const auto t1 = Clock::now();
+          s.per_call_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        });
+      }
+    }
   }
-  return summarize(per_call, 1, buffers.num_sets());
+}
+
+std::vector<Timing> Timer::measure(Mode mode, const std::vector<Contender>& contenders,
+                                   const RotatingBuffers& buffers) {
+  std::vector<Slot> slots(contenders.size());
+  for (size_t i = 0; i < contenders.size(); ++i) slots[i].contender = &contenders[i];
+  switch (mode) {
+    case Mode::kOffline: timed_loops(false, slots, buffers); break;
+    case Mode::kGraph: timed_loops(true, slots, buffers); break;
+    case Mode::kLatency: timed_calls(false, slots, buffers); break;
+    case Mode::kServer: timed_calls(true, slots, buffers); break;
+  }
+  std::vector<Timing> out;
+  for (Slot& s : slots) {
+    Timing t;
+    if (!s.failure && !s.per_call_ms.empty()) {
+      const bool loops = mode == Mode::kOffline || mode == Mode::kGraph;
+      t = summarize(s.per_call_ms, loops ? s.calls : 1, buffers.num_sets());
+    } else {
+      t.failure = s.failure ? s.failure
+                            : std::make_exception_ptr(Error(HGEMM_ERROR_INTERNAL,
+                                                            "no timing sample was taken"));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Timing Timer::measure(Mode mode, const verify::GemmFn& gemm, const Problem& problem,
+                      const RotatingBuffers& buffers) {
+  Timing t = measure(mode, std::vector<Contender>{{gemm, problem}}, buffers).front();
+  if (t.failure) std::rethrow_exception(t.failure);
+  return t;
 }
 
 }  // namespace hgemm::bench

@@ -5,12 +5,18 @@
 //   latency  host wall clock around one call plus its stream synchronize, median of calls;
 //   server   an exponential idle gap (target QPS) before each call, each call timed alone with
 //            events, median of calls.
+// Several contenders (hgemm and its baselines) are measured together, interleaved: each round
+// times one loop (or call) of every contender, the round's order rotating, so that all of them
+// share the card's thermal and clock state. On an H100 at its power cap the SM clock swings by
+// 30% within seconds, far more than the differences being measured, so contenders timed one
+// after the other in blocks compare clock states rather than kernels.
 // Every call reads its own set of rotated input buffers so that, between two uses of a set, more
 // than twice the L2 has been touched: no call finds its operands left in L2 by the previous one.
 // Inputs are uniform in [-1, 1]. Methodology and budget: docs/benchmarking.md.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -45,6 +51,16 @@ struct Timing {
   int samples = 0;               // loops (offline, graph) or calls (latency, server)
   int64_t calls_per_sample = 0;  // calls inside one sample
   int sets = 0;                  // rotated buffer sets in use
+  std::exception_ptr failure;    // what a call threw; the contender was dropped from the rounds
+
+  bool ok() const { return !failure; }
+};
+
+// One implementation to time: the callable and the problem it solves (the layout may differ
+// between contenders of one measurement; the buffers are shared).
+struct Contender {
+  verify::GemmFn fn;
+  Problem problem;
 };
 
 // The number of buffer sets to rotate through: enough that the other sets hold more than twice
@@ -98,24 +114,33 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
+  // Times every contender, interleaved (see the top of this file); one Timing per contender, in
+  // order. A contender whose call throws gets `failure` set and is left out of later rounds; the
+  // others go on. CUDA errors outside the contenders' calls (events, graphs) throw.
+  std::vector<Timing> measure(Mode mode, const std::vector<Contender>& contenders,
+                              const RotatingBuffers& buffers);
+  // One contender alone; rethrows what its call threw.
   Timing measure(Mode mode, const verify::GemmFn& gemm, const Problem& problem,
                  const RotatingBuffers& buffers);
   Timing offline(const verify::GemmFn& gemm, const Problem& problem,
-                 const RotatingBuffers& buffers);
-  Timing graph(const verify::GemmFn& gemm, const Problem& problem, const RotatingBuffers& buffers);
-  Timing latency(const verify::GemmFn& gemm, const Problem& problem,
-                 const RotatingBuffers& buffers);
-  Timing server(const verify::GemmFn& gemm, const Problem& problem,
-                const RotatingBuffers& buffers);
+                 const RotatingBuffers& buffers) {
+    return measure(Mode::kOffline, gemm, problem, buffers);
+  }
+  Timing graph(const verify::GemmFn& gemm, const Problem& problem,
+               const RotatingBuffers& buffers) {
+    return measure(Mode::kGraph, gemm, problem, buffers);
+  }
 
   const TimingOptions& options() const { return options_; }
 
  private:
-  void call(const verify::GemmFn& gemm, const Problem& problem, const RotatingBuffers& buffers);
-  int64_t calls_per_loop(const verify::GemmFn& gemm, const Problem& problem,
-                         const RotatingBuffers& buffers);
+  struct Slot;
+  void call(const Contender& contender, const RotatingBuffers& buffers);
+  int64_t calls_per_loop(const Contender& contender, const RotatingBuffers& buffers);
   void ensure_events(size_t count);
-  Timing summarize(std::vector<double> per_call_ms, int64_t calls_per_sample, int sets) const;
+  void timed_loops(bool graphs, std::vector<Slot>& slots, const RotatingBuffers& buffers);
+  void timed_calls(bool server, std::vector<Slot>& slots, const RotatingBuffers& buffers);
+  double event_ms(size_t from, size_t to) const;
 
   cudaStream_t stream_;
   TimingOptions options_;

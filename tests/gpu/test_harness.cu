@@ -1,6 +1,7 @@
 // GPU tests of the benchmark harness: every cuBLAS/cuBLASLt baseline passes the verifier on the
 // smoke suite in both layouts and accumulations; every timing mode gives sane positive times;
-// graph mode is not slower than offline on 4096^3; the cuBLASLt autotune choice is stable across
+// graph mode is not slower than offline on 4096^3; an interleaved measurement drops a contender
+// that throws and still times the others, and times two copies of one kernel alike; the cuBLASLt autotune choice is stable across
 // two independent tunings; autotuning refuses to run inside a graph capture; and the harness's
 // offline time for the autotuned algorithm matches a standalone timing written from scratch
 // (own descriptors, own buffers, plain events around back-to-back cublasLtMatmul calls).
@@ -150,6 +151,58 @@ void test_graph_not_slower(cudaStream_t stream) {
   check(graph.median_ms <= offline.median_ms * 1.05,
         "graph is not slower than offline on " + p.name() +
             fmt(": graph %.4f ms, offline %.4f ms", graph.median_ms, offline.median_ms));
+}
+
+// Interleaved timing: a contender whose calls start throwing part-way (in graph mode, during
+// the capture) is reported failed with its error while the others are still timed with every
+// sample; and two copies of the same kernel, measured together, get the same time (within 5%)
+// although the card's clock drifts during the measurement.
+void test_interleaved(cudaStream_t stream) {
+  const auto& device = hgemm::current_device();
+  hgemm::baselines::Baselines libs;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::TimingOptions options;
+  options.server_calls = 5;
+  options.latency_calls = 5;
+  hgemm::bench::Timer timer(stream, options);
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 5, stream);
+  const auto lt = libs.fn(Kind::kLtHeuristic);
+  for (auto mode : {hgemm::bench::Mode::kOffline, hgemm::bench::Mode::kGraph,
+                    hgemm::bench::Mode::kLatency, hgemm::bench::Mode::kServer}) {
+    int calls = 0;
+    const hgemm::verify::GemmFn flaky = [&](const Problem& q, const void* a, const void* b,
+                                            void* c, cudaStream_t st) {
+      if (++calls > 3) throw hgemm::Error(HGEMM_ERROR_INTERNAL, "planted failure");
+      lt(q, a, b, c, st);
+    };
+    const std::string name(hgemm::bench::to_string(mode));
+    const auto t = timer.measure(mode, {{lt, p}, {flaky, p}, {lt, p}}, buffers);
+    const int expected = mode == hgemm::bench::Mode::kLatency ? options.latency_calls
+                         : mode == hgemm::bench::Mode::kServer ? options.server_calls
+                                                               : options.loops;
+    std::string why;
+    if (!t[1].ok()) {
+      try {
+        std::rethrow_exception(t[1].failure);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+    }
+    check(why.find("planted failure") != std::string::npos,
+          name + ": the throwing contender is reported failed with its error (" + why + ")");
+    check(t[0].ok() && t[2].ok() && sane(t[0]) && sane(t[2]) && t[0].samples == expected &&
+              t[2].samples == expected,
+          name + ": the other contenders keep all " + std::to_string(expected) +
+              " samples (" + std::to_string(t[0].samples) + ", " +
+              std::to_string(t[2].samples) + ")");
+    if (mode == hgemm::bench::Mode::kOffline || mode == hgemm::bench::Mode::kGraph) {
+      const double ratio = t[0].median_ms / t[2].median_ms;
+      check(ratio > 0.95 && ratio < 1.05,
+            name + ": two copies of one kernel timed together agree" +
+                fmt(" (%.4f vs %.4f ms)", t[0].median_ms, t[2].median_ms));
+    }
+  }
 }
 
 void test_autotune_stable(cudaStream_t stream) {
@@ -310,6 +363,7 @@ int main() {
     test_baselines_pass_verifier();
     test_timing_modes(stream);
     test_graph_not_slower(stream);
+    test_interleaved(stream);
     test_autotune_stable(stream);
     test_autotune_refused_in_capture(stream);
     test_cross_check(stream);
