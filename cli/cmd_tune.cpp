@@ -58,6 +58,9 @@ constexpr const char* kHelp =
   --resume           count the database's records toward each budget: finished shapes are skipped,
                      and nothing is measured twice. Without it, the records still warm-start the
                      policy and feed the blocklist, and each shape gets a fresh budget
+  --history LIST     more databases (same device) whose records only warm-start the policy and
+                     feed the blocklist: never counted toward budgets, never written to. For
+                     re-tuning into a fresh database after the kernels changed
   --gpus LIST        device ordinals to tune on in parallel, e.g. 0,1,2,3, or all
                      (default: the current device only)
   --mode M           timing mode: graph (device time, default) or offline
@@ -87,6 +90,7 @@ struct Settings {
   uint64_t seed = 24301;
   bool resume = false;
   std::optional<std::string> db;
+  std::vector<std::string> history;  // warm-start only
   std::optional<std::string> gpus;  // "all" or a list
   std::optional<Shard> shard;
   std::optional<int> device;
@@ -110,8 +114,8 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 // Every argument check happens here, before any device call.
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
-                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "gpus", "mode",
-                   "loops", "loop-ms", "seed", "time-limit", "measurer", "shard", "device"},
+                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history", "gpus",
+                   "mode", "loops", "loop-ms", "seed", "time-limit", "measurer", "shard", "device"},
                   {"resume", "quick-verify", "help"});
   Settings s;
   *help = args.flag("help");
@@ -145,6 +149,9 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.seed = uint64_t(args.int_or("seed", 24301));
   s.resume = args.flag("resume");
   s.db = args.get("db");
+  if (args.get("history")) s.history = args.list_or("history", "");
+  for (const std::string& h : s.history)
+    if (!std::filesystem::exists(h)) throw ArgError("--history: no such file '" + h + "'");
   s.gpus = args.get("gpus");
   const std::string measurer = args.get_or("measurer", "gpu");
   if (measurer != "gpu" && measurer != "synthetic")
@@ -221,28 +228,30 @@ int run_worker(const Settings& s) {
   const SearchSpace space = SearchSpace::from_catalog(device);
   const std::string label = s.shard ? "tune[" + std::to_string(s.shard->index) + "]" : "tune";
 
-  // History: every database this run writes to, and this worker's own shard file.
+  // History: every database this run writes to and this worker's own shard file (their records
+  // count toward budgets with --resume), then the --history files (warm start only).
   const auto paths = db_paths(s, device.name);
-  std::vector<Record> history;
+  auto load_checked = [&](const std::string& file, std::vector<Record>& into) {
+    Database db = load_database(file);
+    for (const std::string& e : db.errors)
+      std::fprintf(stderr, "hgemm %s: error: %s (line skipped; the rest is used)\n",
+                   label.c_str(), e.c_str());
+    const FingerprintCheck check = compare_fingerprints(db.header, fingerprint);
+    if (!check.same_device)
+      HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + " was tuned on another device (" +
+                                                 check.differences.front() +
+                                                 "); pass another --db");
+    for (const std::string& d : check.differences)
+      std::fprintf(stderr, "hgemm %s: note: %s differs from this run: %s\n", label.c_str(),
+                   file.c_str(), d.c_str());
+    into.insert(into.end(), db.records.begin(), db.records.end());
+  };
+  std::vector<Record> history, warm_only;
   for (const std::string& path : distinct(paths)) {
-    std::vector<std::string> files{path};
-    if (s.shard) files.push_back(shard_path(path, *s.shard));
-    for (const std::string& file : files) {
-      Database db = load_database(file);
-      for (const std::string& e : db.errors)
-        std::fprintf(stderr, "hgemm %s: error: %s (line skipped; the rest is used)\n",
-                     label.c_str(), e.c_str());
-      const FingerprintCheck check = compare_fingerprints(db.header, fingerprint);
-      if (!check.same_device)
-        HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + " was tuned on another device (" +
-                                                   check.differences.front() +
-                                                   "); pass another --db");
-      for (const std::string& d : check.differences)
-        std::fprintf(stderr, "hgemm %s: note: %s differs from this run: %s\n", label.c_str(),
-                     file.c_str(), d.c_str());
-      history.insert(history.end(), db.records.begin(), db.records.end());
-    }
+    load_checked(path, history);
+    if (s.shard) load_checked(shard_path(path, *s.shard), history);
   }
+  for (const std::string& file : s.history) load_checked(file, warm_only);
 
   std::unique_ptr<Measurer> measurer;
   if (s.synthetic) measurer = std::make_unique<SyntheticMeasurer>();
@@ -251,6 +260,7 @@ int run_worker(const Settings& s) {
   TuneOptions options;
   options.budget = s.budget;
   Tuner tuner(space, *policy, *measurer, options);
+  tuner.load_history(warm_only, false);
   tuner.load_history(history, s.resume);
 
   std::map<std::string, std::unique_ptr<DatabaseWriter>> writers;

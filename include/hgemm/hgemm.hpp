@@ -72,6 +72,10 @@ enum class Family : uint8_t {
 };
 
 enum class Raster : uint8_t { kAlongM = 0, kAlongN = 1 };
+// sm90: how the two consumer warpgroups share work. Cooperative: both compute one tile, each a
+// band of its rows. Ping-pong: each computes whole tiles of its own, alternating, so that one's
+// epilogue runs while the other's mainloop has the tensor cores.
+enum class Schedule : uint8_t { kCooperative = 0, kPingPong = 1 };
 enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 
 // The single source of truth for a kernel variant. A plain value: it validates, names itself
@@ -80,7 +84,8 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 //
 // Names, every field present:
 //   sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn
-//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn
+//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn   (cooperative)
+//   sm90_pp_64x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn    (ping-pong: each warpgroup a 64x256 tile)
 // The most K-splits a config may ask for.
 inline constexpr int kMaxSplitK = 64;
 
@@ -93,6 +98,7 @@ struct KernelConfig {
   int warps_m = 2;           // sm80: warp grid inside the block
   int warps_n = 2;
   int num_consumer_wgs = 1;  // sm90: consumer warpgroups (a producer warpgroup comes on top)
+  Schedule schedule = Schedule::kCooperative;  // sm90 with two consumer warpgroups
   int cluster_m = 1;         // sm90: CTAs per cluster along M and N
   int cluster_n = 1;
   Raster raster = Raster::kAlongM;  // sm90 persistent scheduler: raster direction and group

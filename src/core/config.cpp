@@ -4,12 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm {
 namespace {
-
-constexpr int kMaxSmemPerBlock = 232448;  // H100/A100 opt-in limit; launchers re-check the device
 
 std::vector<std::string_view> split_tokens(std::string_view text, char sep) {
   std::vector<std::string_view> out;
@@ -63,7 +62,8 @@ Status validate_sm80(const KernelConfig& c) {
   // More than 128 accumulator registers per thread spills with the fragments on top.
   if (c.block_m * c.block_n / (32 * warps) > 128)
     return invalid(c, "more than 128 accumulators per thread");
-  if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1)
+  if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1 ||
+      c.schedule != Schedule::kCooperative)
     return invalid(c, "sm80 has no warpgroups or clusters (w1, c1x1)");
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.epilogue != Epilogue::kDirect) return invalid(c, "sm80 stores C directly");
@@ -82,7 +82,11 @@ Status validate_sm90(const KernelConfig& c) {
   if (c.num_stages < 2 || c.num_stages > 8) return invalid(c, "sm90 needs 2 to 8 stages");
   if (c.num_consumer_wgs != 1 && c.num_consumer_wgs != 2)
     return invalid(c, "sm90 has 1 or 2 consumer warpgroups");
-  const int rows_per_wg = c.block_m / c.num_consumer_wgs;
+  const bool ping_pong = c.schedule == Schedule::kPingPong;
+  if (ping_pong && c.num_consumer_wgs != 2)
+    return invalid(c, "ping-pong alternates two consumer warpgroups");
+  // Ping-pong: each warpgroup computes the whole tile; cooperative: a band of its rows.
+  const int rows_per_wg = ping_pong ? c.block_m : c.block_m / c.num_consumer_wgs;
   if (rows_per_wg != 64 && rows_per_wg != 128)
     return invalid(c, "each consumer warpgroup must own 64 or 128 rows");
   const bool cluster_ok = (c.cluster_m == 1 && c.cluster_n == 1) ||
@@ -110,7 +114,7 @@ std::string KernelConfig::name() const {
     return "sm80_mma_" + tile + "_s" + std::to_string(num_stages) + "_w" + std::to_string(warps_m) +
            "x" + std::to_string(warps_n) + tail;
   }
-  return "sm90_ws_" + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
+  return std::string(schedule == Schedule::kPingPong ? "sm90_pp_" : "sm90_ws_") + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
          (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
          (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail;
@@ -130,8 +134,9 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
     c.warps_m = warps[0];
     c.warps_n = warps[1];
     i = 5;
-  } else if (t.size() == 11 && t[0] == "sm90" && t[1] == "ws") {
+  } else if (t.size() == 11 && t[0] == "sm90" && (t[1] == "ws" || t[1] == "pp")) {
     c.family = Family::kSm90Ws;
+    c.schedule = t[1] == "pp" ? Schedule::kPingPong : Schedule::kCooperative;
     int cluster[2];
     if (!parse_dims(t[2], tile, 3) || !parse_prefixed(t[3], "s", c.num_stages) ||
         t[4].substr(0, 1) != "c" || !parse_dims(t[4].substr(1), cluster, 2) ||
@@ -187,10 +192,10 @@ int KernelConfig::num_threads() const {
 }
 
 int KernelConfig::smem_bytes() const {
-  const int operand_bytes = num_stages * (block_m + block_n) * block_k * 2;
-  if (family == Family::kSm80Mma) return operand_bytes;
-  const int epilogue_bytes = epilogue == Epilogue::kTmaStore ? block_m * block_n * 2 : 0;
-  return operand_bytes + epilogue_bytes + 1024;  // barriers and 1 KiB swizzle alignment
+  if (family == Family::kSm80Mma) return num_stages * (block_m + block_n) * block_k * 2;
+  return sm90_smem_plan(block_m, block_n, block_k, num_stages, epilogue == Epilogue::kTmaStore,
+                        schedule == Schedule::kPingPong)
+      .dynamic_bytes;
 }
 
 }  // namespace hgemm

@@ -136,28 +136,37 @@ struct Instance {
   static KernelInstance instance() { return {Traits::config(), &launch}; }
 };
 
+// The variants of one tile shape: both layouts for each accumulation in kAccums.
+template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kNumConsumerWgs,
+          int kClusterM, int kClusterN, Epilogue kEpilogue, Schedule kSchedule, Accum... kAccums>
+void add_layouts(std::vector<KernelInstance>& out) {
+  auto add = [&]<Accum kAccum>() {
+    out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs,
+                                  kClusterM, kClusterN, kEpilogue, kAccum, Layout::kNN,
+                                  kSchedule>>::instance());
+    out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs,
+                                  kClusterM, kClusterN, kEpilogue, kAccum, Layout::kTN,
+                                  kSchedule>>::instance());
+  };
+  (add.template operator()<kAccums>(), ...);
+}
+
 // The four variants (NN/TN x f32/f16) of one tile shape.
 template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kNumConsumerWgs,
-          int kClusterM, int kClusterN, Epilogue kEpilogue>
+          int kClusterM, int kClusterN, Epilogue kEpilogue,
+          Schedule kSchedule = Schedule::kCooperative>
 void add_variants(std::vector<KernelInstance>& out) {
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF32, Layout::kNN>>::instance());
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF16, Layout::kNN>>::instance());
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF32, Layout::kTN>>::instance());
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF16, Layout::kTN>>::instance());
+  add_layouts<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM, kClusterN,
+              kEpilogue, kSchedule, Accum::kF32, Accum::kF16>(out);
 }
 
 // The two fp16-accumulation variants (NN/TN) of a tile too wide for fp32 accumulators.
 template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kNumConsumerWgs,
-          int kClusterM, int kClusterN, Epilogue kEpilogue>
+          int kClusterM, int kClusterN, Epilogue kEpilogue,
+          Schedule kSchedule = Schedule::kCooperative>
 void add_variants_f16(std::vector<KernelInstance>& out) {
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF16, Layout::kNN>>::instance());
-  out.push_back(Instance<Traits<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM,
-                                kClusterN, kEpilogue, Accum::kF16, Layout::kTN>>::instance());
+  add_layouts<kBlockM, kBlockN, kBlockK, kNumStages, kNumConsumerWgs, kClusterM, kClusterN,
+              kEpilogue, kSchedule, Accum::kF16>(out);
 }
 
 }  // namespace hgemm::sm90

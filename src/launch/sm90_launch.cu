@@ -64,6 +64,7 @@ std::vector<KernelInstance> sm90_instances() {
   sm90_add_catalog_256x128(out);
   sm90_add_catalog_64xn(out);
   sm90_add_catalog_256x256(out);
+  sm90_add_catalog_pingpong(out);
   return out;
 }
 

@@ -5,22 +5,17 @@
 #include <vector>
 
 #include "hgemm/hgemm.hpp"
-#include "kernels/common/swizzle.hpp"
+#include "core/smem_budget.hpp"
 #include "launch/launch.hpp"
 
 namespace hgemm {
 
-// Dynamic shared memory an sm90 instantiation launches with: the SharedStorage (operand ring,
-// C staging, barriers, padded to the 1 KiB swizzle period) plus 1 KiB to align the dynamic base.
-// The TMA-store staging is two column chunks (of up to 64 columns) per warpgroup, not the whole
-// tile, so this is at most config.smem_bytes() + 1024. Each instantiation static_asserts the
-// match with its real SharedStorage.
+// Dynamic shared memory an sm90 instantiation launches with (core/smem_budget.hpp); equal to
+// config.smem_bytes(), but usable in the instantiations' static_asserts.
 constexpr int sm90_dynamic_smem_bytes(KernelConfig const& c) {
-  const int operands = c.num_stages * (c.block_m + c.block_n) * c.block_k * 2;
-  const int chunk = kernels::swizzle_chunk_elems(c.block_n);
-  const int buffers = c.block_n / chunk >= 2 ? 2 : 1;
-  const int staging = c.epilogue == Epilogue::kTmaStore ? buffers * c.block_m * chunk * 2 : 0;
-  return operands + staging + 1024 + 1024;
+  return sm90_smem_plan(c.block_m, c.block_n, c.block_k, c.num_stages,
+                        c.epilogue == Epilogue::kTmaStore, c.schedule == Schedule::kPingPong)
+      .dynamic_bytes;
 }
 
 // The per-call checks the kernel cannot survive without (sizes, TMA alignment); shared by
@@ -39,5 +34,6 @@ void sm90_add_catalog_128x128(std::vector<KernelInstance>& out);
 void sm90_add_catalog_256x128(std::vector<KernelInstance>& out);
 void sm90_add_catalog_64xn(std::vector<KernelInstance>& out);
 void sm90_add_catalog_256x256(std::vector<KernelInstance>& out);
+void sm90_add_catalog_pingpong(std::vector<KernelInstance>& out);
 
 }  // namespace hgemm

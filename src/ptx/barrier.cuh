@@ -31,6 +31,12 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t num_thr
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(num_threads) : "memory");
 }
 
+// Arrives on barrier `id` without waiting: the signalling half of a producer/consumer pair whose
+// other half calls named_barrier_sync with the same count.
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t num_threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(num_threads) : "memory");
+}
+
 // True in exactly one lane of the (fully active) warp.
 __device__ __forceinline__ bool elect_one_sync() {
   uint32_t elected;

@@ -107,8 +107,10 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
   const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
   const double splits = std::ceil(k_blocks / per_split);
   const double waves = std::ceil(tiles_m * tiles_n * splits / std::max(1, device.sm_count));
-  // A fixed per-tile pipeline fill/drain, worth a few k-blocks, penalises deep tiles on short K.
-  const double fill = double(c.num_stages) * c.block_k;
+  // A fixed per-tile pipeline fill/drain and epilogue, worth a few k-blocks, penalises deep tiles
+  // on short K; a ping-pong kernel hides it behind the other warpgroup's mainloop.
+  const double fill =
+      c.schedule == Schedule::kPingPong ? 0.0 : double(c.num_stages) * c.block_k;
   double cost = waves * double(c.block_m) * c.block_n * (per_split * c.block_k + fill) /
                 tile_efficiency(c);
   if (splits > 1) {

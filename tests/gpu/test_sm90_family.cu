@@ -87,11 +87,12 @@ void test_instances(hgemm::verify::Verifier& verifier) {
 }
 
 template <int kBM, int kBN, int kBK, int kStages, int kWgs, int kCM, int kCN,
-          hgemm::Epilogue kEpi, hgemm::Accum kAcc, hgemm::Layout kLayout>
+          hgemm::Epilogue kEpi, hgemm::Accum kAcc, hgemm::Layout kLayout,
+          hgemm::Schedule kSchedule = hgemm::Schedule::kCooperative>
 hgemm::KernelInstance extra() {
   using hgemm::sm90::Traits;
   return hgemm::sm90::Instance<
-      Traits<kBM, kBN, kBK, kStages, kWgs, kCM, kCN, kEpi, kAcc, kLayout>>::instance();
+      Traits<kBM, kBN, kBK, kStages, kWgs, kCM, kCN, kEpi, kAcc, kLayout, kSchedule>>::instance();
 }
 
 std::vector<hgemm::KernelInstance> extra_instances() {
@@ -101,6 +102,7 @@ std::vector<hgemm::KernelInstance> extra_instances() {
   constexpr auto kF16 = hgemm::Accum::kF16;
   constexpr auto kNN = hgemm::Layout::kNN;
   constexpr auto kTN = hgemm::Layout::kTN;
+  constexpr auto kPP = hgemm::Schedule::kPingPong;
   return {
       extra<128, 80, 32, 4, 2, 1, 1, kTma, kF32, kTN>(),
       extra<128, 80, 32, 4, 2, 1, 1, kTma, kF16, kNN>(),
@@ -110,6 +112,9 @@ std::vector<hgemm::KernelInstance> extra_instances() {
       extra<64, 96, 32, 4, 1, 1, 2, kTma, kF32, kTN>(),
       extra<128, 128, 64, 3, 1, 1, 1, kTma, kF32, kNN>(),
       extra<128, 128, 64, 3, 1, 1, 1, kSt, kF32, kTN>(),
+      // Ping-pong with direct stores, 32-wide k-blocks, N-major B and a cluster along N.
+      extra<64, 96, 32, 4, 2, 1, 2, kSt, kF32, kNN, kPP>(),
+      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF16, kTN, kPP>(),
   };
 }
 

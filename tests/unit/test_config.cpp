@@ -48,6 +48,33 @@ TEST(KernelConfig, Sm90NameIsCanonical) {
   EXPECT_EQ(c.num_threads(), 384);
 }
 
+TEST(KernelConfig, PingPongNameAndRules) {
+  KernelConfig c = sm90(64, 256, 64, 4, 2, 2, 1);
+  c.schedule = hgemm::Schedule::kPingPong;
+  EXPECT_EQ(c.name(), "sm90_pp_64x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn");
+  EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+  EXPECT_EQ(KernelConfig::parse(c.name()), c);
+  EXPECT_EQ(c.num_threads(), 384);
+  // Each warpgroup owns the whole tile: two 64x256 staged tiles beside four 40 KiB stages.
+  EXPECT_EQ(c.smem_bytes(), 4 * (64 + 256) * 64 * 2 + 2 * 64 * 256 * 2 + 2048);
+  KernelConfig one_wg = sm90(64, 256, 64, 4, 1, 1, 1);
+  one_wg.schedule = hgemm::Schedule::kPingPong;
+  EXPECT_NE(one_wg.validate().message.find("two consumer warpgroups"), std::string::npos);
+  // A 256-row tile per warpgroup has no m64 atom layout; 128x256 f32 needs 256 accumulators.
+  KernelConfig tall = sm90(256, 128, 64, 3, 2, 1, 1);
+  tall.schedule = hgemm::Schedule::kPingPong;
+  EXPECT_NE(tall.validate().message.find("64 or 128 rows"), std::string::npos);
+  KernelConfig wide = sm90(128, 256, 64, 3, 2, 1, 1);
+  wide.schedule = hgemm::Schedule::kPingPong;
+  EXPECT_NE(wide.validate().message.find("accumulator"), std::string::npos);
+  wide.accum = Accum::kF16;
+  EXPECT_TRUE(wide.validate().ok()) << wide.validate().message;
+  KernelConfig sm80_pp;
+  sm80_pp.schedule = hgemm::Schedule::kPingPong;
+  EXPECT_FALSE(sm80_pp.validate().ok());
+  EXPECT_FALSE(KernelConfig::parse("sm90_px_64x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn"));
+}
+
 TEST(KernelConfig, RoundTripOverManyConfigs) {
   std::set<uint64_t> hashes;
   int count = 0;
@@ -57,10 +84,12 @@ TEST(KernelConfig, RoundTripOverManyConfigs) {
         for (int wgs : {1, 2})
           for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 2}})
             for (Layout layout : {Layout::kNN, Layout::kTN})
-              for (Accum accum : {Accum::kF32, Accum::kF16}) {
+              for (Accum accum : {Accum::kF32, Accum::kF16})
+                for (auto schedule : {hgemm::Schedule::kCooperative, hgemm::Schedule::kPingPong}) {
                 KernelConfig c = sm90(bm, bn, 64, stages, wgs, cm, cn);
                 c.layout = layout;
                 c.accum = accum;
+                c.schedule = schedule;
                 c.epilogue = (stages % 4 == 0) ? Epilogue::kTmaStore : Epilogue::kDirect;
                 auto parsed = KernelConfig::parse(c.name());
                 ASSERT_TRUE(parsed.has_value()) << c.name();

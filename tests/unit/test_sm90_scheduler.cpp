@@ -133,7 +133,7 @@ TEST(Sm90Swizzle, IsAnInvolutionThatKeepsSixteenByteUnits) {
   EXPECT_EQ(hgemm::kernels::swizzle_chunk_elems(80), 16);
 }
 
-TEST(Sm90Launch, DynamicSmemStaysWithinTheConfigFormulaPlusAlignmentSlack) {
+TEST(Sm90Launch, SmemPlanStagesTheWholeTileWhenItFitsBesideTheRing) {
   hgemm::KernelConfig c;
   c.family = hgemm::Family::kSm90Ws;
   c.block_m = 128;
@@ -144,15 +144,31 @@ TEST(Sm90Launch, DynamicSmemStaysWithinTheConfigFormulaPlusAlignmentSlack) {
   c.cluster_m = 2;
   c.epilogue = hgemm::Epilogue::kTmaStore;
   ASSERT_TRUE(c.validate().ok()) << c.validate().message;
-  // Operand ring 147456 + two 128x64 staging chunks 32768 + barriers/padding 1024 + slack 1024.
-  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), 147456 + 32768 + 2048);
-  EXPECT_LE(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+  // Operand ring 147456 + the whole 128x256 tile 65536 + barriers 1024 + alignment slack 1024.
+  auto plan = hgemm::sm90_smem_plan(128, 256, 64, 3, true, false);
+  EXPECT_EQ(plan.staging_buffers, 4);
+  EXPECT_EQ(plan.staging_chunk_elems, 64);
+  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), 147456 + 65536 + 2048);
+  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes());
+  // A fourth stage leaves room for two 128x64 chunks only: 196608 + 32768 + 2048 fits.
+  c.num_stages = 4;
+  ASSERT_TRUE(c.validate().ok()) << c.validate().message;
+  plan = hgemm::sm90_smem_plan(128, 256, 64, 4, true, false);
+  EXPECT_EQ(plan.staging_buffers, 2);
+  EXPECT_EQ(c.smem_bytes(), 196608 + 32768 + 2048);
+  EXPECT_LE(c.smem_bytes(), hgemm::kMaxSmemPerBlock);
+  // A fifth does not fit at all.
+  c.num_stages = 5;
+  EXPECT_FALSE(c.validate().ok());
+  c.num_stages = 3;
   c.epilogue = hgemm::Epilogue::kDirect;
-  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+  EXPECT_EQ(c.smem_bytes(), 147456 + 2048);
   // One chunk when the tile is a single chunk wide.
   c.block_n = 64;
   c.epilogue = hgemm::Epilogue::kTmaStore;
-  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes() + 1024);
+  plan = hgemm::sm90_smem_plan(128, 64, 64, 3, true, false);
+  EXPECT_EQ(plan.staging_buffers, 1);
+  EXPECT_EQ(c.smem_bytes(), 3 * (128 + 64) * 64 * 2 + 128 * 64 * 2 + 2048);
 }
 
 }  // namespace

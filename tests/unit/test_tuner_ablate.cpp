@@ -361,5 +361,33 @@ TEST(TunerAblate, CommandEndToEndAndErrors) {
   EXPECT_EQ(run_cli("ablate --help").code, 0);
 }
 
+// --history: its records warm-start the policy but neither count toward the budget of the
+// database being written nor get written to themselves.
+TEST(TunerCli, HistoryWarmStartsWithoutCountingOrWriting) {
+  TempDir dir;
+  const std::string old_db = dir.file("old.jsonl"), new_db = dir.file("new.jsonl");
+  const std::string tune = "tune --shape 4096x4096x1024 --layout tn --acc f32 --budget 3 "
+                           "--measurer synthetic --resume ";
+  CliResult r = run_cli(tune + "--db " + old_db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto measurements = [&](const std::string& path) {
+    const std::string text = slurp(path);
+    size_t n = 0;
+    for (size_t at = text.find("\"measurement\""); at != std::string::npos;
+         at = text.find("\"measurement\"", at + 1))
+      ++n;
+    return n;
+  };
+  ASSERT_EQ(measurements(old_db), 3u);
+  const std::string before = slurp(old_db);
+  r = run_cli(tune + "--db " + new_db + " --history " + old_db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(measurements(new_db), 3u) << "history must not count toward the budget";
+  EXPECT_EQ(slurp(old_db), before) << "history must not be written to";
+  r = run_cli(tune + "--db " + new_db + " --history " + dir.file("missing.jsonl"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--history: no such file"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace hgemm::tuner

@@ -19,6 +19,14 @@ struct PipelineState {
       phase ^= 1;
     }
   }
+
+  // n slots at once (a ping-pong warpgroup skipping the other's k-blocks).
+  __device__ __forceinline__ void advance(uint32_t n) {
+    index += n;
+    const uint32_t wraps = index / kNumStages;
+    index -= wraps * kNumStages;
+    phase ^= wraps & 1u;
+  }
 };
 
 }  // namespace hgemm::kernels

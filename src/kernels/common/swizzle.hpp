@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/smem_budget.hpp"
 #include "kernels/common/host_device.hpp"
 
 namespace hgemm::kernels {
@@ -27,10 +28,6 @@ HGEMM_HOST_DEVICE constexpr uint32_t swizzle_offset(uint32_t offset) {
   }
 }
 
-// Widest swizzle-span chunk (in fp16 elements) that tiles `extent` exactly: an MN-major operand
-// or a C tile of that extent is stored as extent / chunk column chunks of chunk * 2 bytes per row.
-HGEMM_HOST_DEVICE constexpr int swizzle_chunk_elems(int extent) {
-  return extent % 64 == 0 ? 64 : extent % 32 == 0 ? 32 : 16;
-}
+using hgemm::swizzle_chunk_elems;  // core/smem_budget.hpp: the smem plan needs it too
 
 }  // namespace hgemm::kernels

@@ -4,9 +4,12 @@
 //   N-major, read through the descriptor's transpose bit). C M x N row-major. fp16 in and out,
 //   fp32 or fp16 accumulation.
 //   Roles: warpgroup 0 is the producer (one thread issues all TMA loads into a kNumStages ring,
-//   the warpgroup gives its registers away); warpgroups 1..kNumConsumerWgs each own
-//   BM / kNumConsumerWgs rows of the tile: wgmma over the ring, then the epilogue (stmatrix ->
-//   swizzled smem chunk buffers -> TMA store, or 16-byte direct stores).
+//   the warpgroup gives its registers away); warpgroups 1..kNumConsumerWgs run wgmma over the
+//   ring, then the epilogue (stmatrix -> swizzled smem chunk buffers -> TMA store, or 16-byte
+//   direct stores). Cooperative: each consumer owns BM / kNumConsumerWgs rows of every tile.
+//   Ping-pong: the two consumers take the CTA's work units in turn, each a whole tile, and their
+//   mainloops alternate on the tensor cores (two named barriers pass the turn), so one's
+//   epilogue overlaps the other's mainloop; the producer fills the ring unit after unit.
 //   Pipeline: a full/empty mbarrier pair per stage. In a cluster of 2 the CTAs multicast halves of
 //   the operand they share, so a slot is free only once the consumers of both CTAs released it.
 //   Schedule: persistent; cluster c computes work units c, c + G, ...; a unit is a cluster tile
@@ -24,6 +27,7 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 
+#include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 #include "kernels/common/pipeline.cuh"
 #include "kernels/common/swizzle.hpp"
@@ -61,7 +65,8 @@ struct Params {
 
 // Compile-time shape of one instantiation, shared by the kernel and its launcher.
 template <int kBlockM_, int kBlockN_, int kBlockK_, int kNumStages_, int kNumConsumerWgs_,
-          int kClusterM_, int kClusterN_, Epilogue kEpilogue_, Accum kAccum_, Layout kLayout_>
+          int kClusterM_, int kClusterN_, Epilogue kEpilogue_, Accum kAccum_, Layout kLayout_,
+          Schedule kSchedule_ = Schedule::kCooperative>
 struct Traits {
   static constexpr int kBlockM = kBlockM_;
   static constexpr int kBlockN = kBlockN_;
@@ -73,6 +78,8 @@ struct Traits {
   static constexpr Epilogue kEpilogue = kEpilogue_;
   static constexpr Accum kAccum = kAccum_;
   static constexpr Layout kLayout = kLayout_;
+  static constexpr Schedule kSchedule = kSchedule_;
+  static constexpr bool kPingPong = kSchedule == Schedule::kPingPong;
 
   static constexpr bool kTmaStore = kEpilogue == Epilogue::kTmaStore;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -80,8 +87,10 @@ struct Traits {
   static constexpr int kClusterSize = kClusterM * kClusterN;
   static constexpr int kNumThreads = 128 * (kNumConsumerWgs + 1);
 
-  // Each consumer warpgroup owns kWgRows rows of the tile: kWgAtomsM m64 atoms of width BN.
-  static constexpr int kWgRows = kBlockM / kNumConsumerWgs;
+  // Each consumer warpgroup owns kWgRows rows of a tile: kWgAtomsM m64 atoms of width BN.
+  static constexpr int kWgRows = kPingPong ? kBlockM : kBlockM / kNumConsumerWgs;
+  // Consumer warps that release each ring slot (of every CTA of the cluster).
+  static constexpr int kSlotConsumerWarps = (kPingPong ? 1 : kNumConsumerWgs) * 4;
   static constexpr int kWgAtomsM = kWgRows / 64;
   using Mma = ptx::WgmmaSS<kBlockN, kAccF32>;
   using AccReg = typename Mma::Reg;
@@ -94,6 +103,7 @@ struct Traits {
   static_assert(kNumStages >= 2 && kNumStages <= 8, "2..8 stages");
   static_assert(kNumConsumerWgs == 1 || kNumConsumerWgs == 2, "1 or 2 consumer warpgroups");
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer warpgroup owns 64 or 128 rows");
+  static_assert(!kPingPong || kNumConsumerWgs == 2, "ping-pong alternates two warpgroups");
   static_assert(kClusterSize == 1 || (kClusterSize == 2 && (kClusterM == 1 || kClusterN == 1)),
                 "clusters are 1x1, 2x1 or 1x2");
   static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
@@ -102,7 +112,7 @@ struct Traits {
   static constexpr int kASwizzle = kBlockK * 2;
   static constexpr int kATileBytes = kBlockM * kBlockK * 2;
   // B in NN is N-major: BN / kBChunk column chunks, each BK rows of kBChunk halves.
-  static constexpr int kBChunk = kBKMajor ? kBlockK : kernels::swizzle_chunk_elems(kBlockN);
+  static constexpr int kBChunk = kBKMajor ? kBlockK : swizzle_chunk_elems(kBlockN);
   static constexpr int kBSwizzle = kBChunk * 2;
   static constexpr int kBTileBytes = kBlockN * kBlockK * 2;
   static constexpr int kBChunkBytes = kBlockK * kBChunk * 2;  // NN only
@@ -116,23 +126,41 @@ struct Traits {
   static constexpr int kBBoxInner = kBKMajor ? kBlockK : kBChunk;
   static constexpr int kBBoxOuter = kBKMajor ? kBlockN / kClusterM : kBlockK / kClusterM;
 
-  // C staging for the TMA store: each warpgroup converts its (kWgRows x BN) piece one column
-  // chunk of kCChunk halves at a time into one of kCBuffers swizzled smem buffers and stores it
-  // with one TMA box, so the next chunk's stmatrix overlaps the previous chunk's store. Two
-  // 64-column buffers per warpgroup (32 KiB for 128x256) leave room for a fourth operand stage
-  // where a whole-tile staging buffer (64 KiB) would not.
-  static constexpr int kCChunk = kernels::swizzle_chunk_elems(kBlockN);
+  // C staging for the TMA store (core/smem_budget.hpp): each warpgroup converts its
+  // (kWgRows x BN) piece one column chunk of kCChunk halves at a time into swizzled smem buffers
+  // and stores each chunk with one TMA box. With kCBuffers == kCChunks the whole tile is staged:
+  // the epilogue never waits for a store of its own tile, and the stores drain during the next
+  // tile's mainloop. With two buffers (when the operand ring leaves no room for the tile), a
+  // chunk's stmatrix overlaps the previous chunk's store and waits for the one before it.
+  static constexpr Sm90SmemPlan kSmemPlan =
+      sm90_smem_plan(kBlockM, kBlockN, kBlockK, kNumStages, kTmaStore, kPingPong);
+  static constexpr int kCChunk = swizzle_chunk_elems(kBlockN);
   static constexpr int kCSwizzle = kCChunk * 2;
   static constexpr int kCChunks = kBlockN / kCChunk;
-  static constexpr int kCBuffers = kCChunks >= 2 ? 2 : 1;
+  static constexpr int kCBuffers = kTmaStore ? kSmemPlan.staging_buffers : 1;
+  static constexpr bool kCWholeTile = kCBuffers == kCChunks;
   static constexpr int kCBufferBytes = kWgRows * kCChunk * 2;
   static constexpr int kCStagingBytes = kNumConsumerWgs * kCBuffers * kCBufferBytes;
   static constexpr int kCBoxInner = kCChunk;
   static constexpr int kCBoxOuter = kWgRows;
 
+  // The tile converted to fp16 pairs: packed[mt][2 * j + upper] holds 8-column group j of atom mt,
+  // rows 0-7 (upper = 0) or 8-15 (upper = 1) of each warp's 16, as one half2.
+  static constexpr int kPackedRegs = kBlockN / 4;  // per atom
+  // Deferred epilogue: a tile's fp16 results wait in registers until the next tile's first
+  // k-block is issued, and are stored while those wgmma run, instead of keeping the tensor cores
+  // idle through the whole epilogue. It needs the packed tile beside the accumulators (at most
+  // 192 registers, leaving room under the consumers' 232). Not for a ping-pong kernel, which
+  // overlaps its epilogues already, nor for a whole-tile TMA store: 64 KiB of stores issued
+  // just after the next tile's first k-block measured slower than storing at the tile's end
+  // (docs/perf-notes.md, step 7).
+  static constexpr bool kDeferEpilogue = !kPingPong && !(kTmaStore && kCWholeTile) &&
+                                         kWgAtomsM * (kAccRegs + kPackedRegs) <= 192;
+
   // NOTE: registers. With two consumer warpgroups (384 threads) the entry cap is 168; the
-  // producer drops to 40 and the consumers rise to 232 (128*40 + 256*232 = 64,512 <= 65,536).
-  // With one consumer warpgroup the cap of 255 already covers it and setmaxnreg is not used.
+  // producer drops to 40 and the consumers rise to 232 (128*40 + 256*232 = 64,512 = 384*168: a
+  // warpgroup can only take what another gave back). With one consumer warpgroup the cap of 255
+  // already covers it and setmaxnreg is not used.
   static constexpr bool kReallocRegs = kNumConsumerWgs == 2;
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
@@ -151,8 +179,12 @@ struct Traits {
   };
   static_assert(kATileBytes % 1024 == 0 && kBTileBytes % 1024 == 0,
                 "every stage buffer starts on a 1024-B swizzle boundary");
+  static_assert(!kTmaStore || kCStagingBytes == kSmemPlan.staging_bytes,
+                "the C staging matches core/smem_budget.hpp");
+  static_assert(int(sizeof(SharedStorage)) == kSmemPlan.storage_bytes,
+                "SharedStorage matches core/smem_budget.hpp");
   // Dynamic smem: the storage plus slack to align the dynamic base up to 1024 B.
-  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
+  static constexpr int kSmemBytes = kSmemPlan.dynamic_bytes;
 
   static constexpr KernelConfig config() {
     KernelConfig c;
@@ -167,6 +199,7 @@ struct Traits {
     c.epilogue = kEpilogue;
     c.accum = kAccum;
     c.layout = kLayout;
+    c.schedule = kSchedule;
     return c;
   }
 };
@@ -186,6 +219,22 @@ __device__ __forceinline__ uint32_t acc_half2(
     return pack_half2(acc[4 * j + (kUpper ? 2 : 0)], acc[4 * j + (kUpper ? 3 : 1)]);
   else
     return acc[2 * j + (kUpper ? 1 : 0)];
+}
+
+template <class Traits>
+using PackedTile = uint32_t[Traits::kWgAtomsM][Traits::kPackedRegs];
+
+template <class Traits>
+__device__ __forceinline__ void pack_tile(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    PackedTile<Traits>& packed) {
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+      packed[mt][2 * j] = acc_half2<Traits, false>(acc[mt], j);
+      packed[mt][2 * j + 1] = acc_half2<Traits, true>(acc[mt], j);
+    }
 }
 
 // A 4x4 transpose of 32-bit values across the 4 lanes of a quad: lane q's x[p] becomes lane p's
@@ -209,12 +258,12 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int lane) {
 }
 
 // Epilogue for the TMA store: accumulators -> fp16 -> stmatrix into this warpgroup's swizzled
-// chunk buffers -> one TMA store per column chunk, issued by the warpgroup's first thread.
-// `chunk_count` counts the chunks this warpgroup has stored so far (it picks the buffer), so the
-// double buffering carries across tiles whatever the number of chunks per tile.
+// chunk buffers -> TMA stores, issued by the warpgroup's first thread. A pass fills every buffer
+// of a whole-tile staging at once (one wait, two barriers, one store group per tile), or one
+// chunk buffer of a double-buffered staging. `chunk_count` counts the chunks this warpgroup has
+// stored so far (it picks the buffer), so the buffering carries across tiles.
 template <class Traits>
-__device__ __forceinline__ void store_tile_tma(
-    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], uint32_t staging,
+__device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed, uint32_t staging,
     CUtensorMap const* tma_c, int m_origin, int n_origin, int wg_idx, int thread_in_wg,
     uint32_t& chunk_count) {
   const int warp_in_wg = thread_in_wg / 32;
@@ -222,36 +271,47 @@ __device__ __forceinline__ void store_tile_tma(
   const uint32_t barrier_id = 1 + wg_idx;
   const int quad = lane / 8;  // which of the four 8x8 matrices this lane addresses
   constexpr int kColsPerStore = 16;  // one stmatrix.x4 covers 16 columns of 16 rows
+  constexpr int kChunksPerPass = Traits::kCWholeTile ? Traits::kCChunks : 1;
 
 #pragma unroll
-  for (int chunk = 0; chunk < Traits::kCChunks; ++chunk) {
-    const uint32_t buffer = staging + (chunk_count % Traits::kCBuffers) * Traits::kCBufferBytes;
-    // The store that last used this buffer must have finished reading it.
-    if (thread_in_wg == 0) ptx::tma_store_wait_read<Traits::kCBuffers - 1>();
+  for (int pass = 0; pass < Traits::kCChunks / kChunksPerPass; ++pass) {
+    // The stores that last used these buffers must have finished reading them: with a whole
+    // tile, the previous tile's group; with two buffers, the group two chunks back.
+    if (thread_in_wg == 0) ptx::tma_store_wait_read<Traits::kCBuffers - kChunksPerPass>();
     ptx::named_barrier_sync(barrier_id, 128);
 #pragma unroll
-    for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
-      const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
+    for (int i = 0; i < kChunksPerPass; ++i) {
+      const int chunk = pass * kChunksPerPass + i;
+      const uint32_t buffer =
+          staging + ((chunk_count + i) % Traits::kCBuffers) * Traits::kCBufferBytes;
 #pragma unroll
-      for (int jj = 0; jj < Traits::kCChunk / kColsPerStore; ++jj) {
-        const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
-        const int j = (chunk * Traits::kCChunk) / 8 + 2 * jj;  // 8-column group in the tile
-        const uint32_t offset = kernels::swizzle_offset<Traits::kCSwizzle>(
-            uint32_t(row * Traits::kCChunk * 2 + col * 2));
-        ptx::stmatrix_x4(buffer + offset, acc_half2<Traits, false>(acc[mt], j),
-                         acc_half2<Traits, true>(acc[mt], j),
-                         acc_half2<Traits, false>(acc[mt], j + 1),
-                         acc_half2<Traits, true>(acc[mt], j + 1));
+      for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+        const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
+#pragma unroll
+        for (int jj = 0; jj < Traits::kCChunk / kColsPerStore; ++jj) {
+          const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
+          const int j = (chunk * Traits::kCChunk) / 8 + 2 * jj;  // 8-column group in the tile
+          const uint32_t offset = kernels::swizzle_offset<Traits::kCSwizzle>(
+              uint32_t(row * Traits::kCChunk * 2 + col * 2));
+          ptx::stmatrix_x4(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
+                           packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+        }
       }
     }
     // NOTE: stmatrix writes through the generic proxy, the TMA store reads through the async one.
     ptx::fence_proxy_async_shared_cta();
     ptx::named_barrier_sync(barrier_id, 128);
     if (thread_in_wg == 0) {
-      ptx::tma_store_2d(tma_c, buffer, n_origin + chunk * Traits::kCChunk, m_origin);
+#pragma unroll
+      for (int i = 0; i < kChunksPerPass; ++i) {
+        const uint32_t buffer =
+            staging + ((chunk_count + i) % Traits::kCBuffers) * Traits::kCBufferBytes;
+        ptx::tma_store_2d(tma_c, buffer, n_origin + (pass * kChunksPerPass + i) * Traits::kCChunk,
+                          m_origin);
+      }
       ptx::tma_store_commit();
     }
-    ++chunk_count;
+    chunk_count += kChunksPerPass;
   }
 }
 
@@ -259,8 +319,7 @@ __device__ __forceinline__ void store_tile_tma(
 // writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
 // entirely inside the problem or entirely outside; rows are checked one by one.
 template <class Traits>
-__device__ __forceinline__ void store_tile_direct(
-    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], __half* c, int m,
+__device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, __half* c, int m,
     int n, int m_origin, int n_origin, int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
@@ -275,8 +334,8 @@ __device__ __forceinline__ void store_tile_direct(
       uint32_t lo[4], hi[4];
 #pragma unroll
       for (int p = 0; p < 4; ++p) {
-        lo[p] = acc_half2<Traits, false>(acc[mt], g + p);
-        hi[p] = acc_half2<Traits, true>(acc[mt], g + p);
+        lo[p] = packed[mt][2 * (g + p)];
+        hi[p] = packed[mt][2 * (g + p) + 1];
       }
       quad_transpose(lo, lane);
       quad_transpose(hi, lane);
@@ -296,11 +355,9 @@ __device__ __forceinline__ void store_tile_direct(
       const int col = n_origin + g * 8 + 2 * q;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_lo) * n + col) =
-              acc_half2<Traits, false>(acc[mt], g);
+          *reinterpret_cast<uint32_t*>(c + int64_t(row_lo) * n + col) = packed[mt][2 * g];
         if (row_hi < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_hi) * n + col) =
-              acc_half2<Traits, true>(acc[mt], g);
+          *reinterpret_cast<uint32_t*>(c + int64_t(row_hi) * n + col) = packed[mt][2 * g + 1];
       }
     }
   }
@@ -378,8 +435,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     kb_end = min(params.num_k_blocks, kb_begin + params.k_blocks_per_split);
   };
 
-  // Barrier init, then fence, then sync. Every consumer warp of every CTA in the cluster releases
-  // each slot once: peers' multicast writes land in our slots too.
+  // Barrier init, then fence, then sync. Every consumer warp of every CTA in the cluster that
+  // reads a slot releases it once: peers' multicast writes land in our slots too.
   if (threadIdx.x == 0) {
     ptx::tma_prefetch_descriptor(&params.tma_a);
     ptx::tma_prefetch_descriptor(&params.tma_b);
@@ -387,7 +444,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 #pragma unroll
     for (int s = 0; s < kNumStages; ++s) {
       ptx::mbarrier_init(full_barrier(s), 1);
-      ptx::mbarrier_init(empty_barrier(s), kClusterSize * Traits::kNumConsumerWgs * 4);
+      ptx::mbarrier_init(empty_barrier(s), kClusterSize * Traits::kSlotConsumerWarps);
     }
     ptx::fence_mbarrier_init();
   }
@@ -495,16 +552,42 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                 consumer_wg * Traits::kCBuffers * Traits::kCBufferBytes
                           : 0;
     uint32_t chunk_count = 0;
+    detail::PackedTile<Traits> packed;  // (kWgRows, BN) as fp16 pairs
+    auto store_packed = [&](int m_origin, int n_origin) {
+      if constexpr (Traits::kTmaStore)
+        detail::store_tile_tma<Traits>(packed, staging, &params.tma_c, m_origin, n_origin,
+                                       consumer_wg, thread_in_wg, chunk_count);
+      else
+        detail::store_tile_direct<Traits>(packed, params.c, params.m, params.n, m_origin,
+                                          n_origin, thread_in_wg);
+    };
+    // Deferred epilogue: the tile whose fp16 results wait in `packed`, if any.
+    bool pending = false;
+    int pending_m = 0, pending_n = 0;
     kernels::PipelineState<kNumStages> stage;
-    for (int u = cluster_idx; u < num_units; u += num_clusters) {
-      const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+    // Ping-pong: this CTA's i-th unit belongs to consumer i % 2, whose mainloop waits for the
+    // other's previous one to finish issuing (named barrier kOrderBarrier + its index) and then
+    // passes the turn on. Every arrive has its sync: the last unit passes nothing on.
+    constexpr uint32_t kOrderBarrier = 3;  // 1 and 2 are the epilogue's
+    const int num_local_units = (num_units - cluster_idx + num_clusters - 1) / num_clusters;
+    int local = 0;
+    for (int u = cluster_idx; u < num_units; u += num_clusters, ++local) {
       int kb_begin, kb_end;
       k_range(u, kb_begin, kb_end);
+      if constexpr (Traits::kPingPong) {
+        if (local % 2 != consumer_wg) {
+          stage.advance(uint32_t(kb_end - kb_begin));
+          continue;
+        }
+        if (local > 0) ptx::named_barrier_sync(kOrderBarrier + consumer_wg, 256);
+      }
+      const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
       uint32_t prev_stage = 0;
       for (int kb = kb_begin; kb < kb_end; ++kb) {
         ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);
-        const uint32_t a_base = smem_a(stage.index) +
-                                consumer_wg * Traits::kWgRows * Traits::kBlockK * 2;
+        const uint32_t a_base =
+            smem_a(stage.index) +
+            (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows * Traits::kBlockK * 2);
         const uint32_t b_base = smem_b(stage.index);
         ptx::wgmma_fence();
 #pragma unroll
@@ -523,28 +606,44 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (kb > kb_begin) {
           ptx::wgmma_wait<1>();
           release(prev_stage);
+        } else if constexpr (Traits::kDeferEpilogue) {
+          // NOTE: the previous tile's stores touch only `packed` and smem staging, never the
+          // accumulators this k-block's wgmma are writing, so they run while those wgmma do.
+          if (pending) {
+            store_packed(pending_m, pending_n);
+            pending = false;
+          }
         }
         prev_stage = stage.index;
         stage.advance();
       }
+      if constexpr (Traits::kPingPong)
+        if (local + 1 < num_local_units)
+          ptx::named_barrier_arrive(kOrderBarrier + (1 - consumer_wg), 256);
       ptx::wgmma_wait<0>();
       release(prev_stage);
 #pragma unroll
       for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) ptx::fence_registers(acc[mt]);
 
-      const int m_origin = tile.m_block * Traits::kBlockM + consumer_wg * Traits::kWgRows;
+      const int m_origin =
+          tile.m_block * Traits::kBlockM + (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows);
       const int n_origin = tile.n_block * Traits::kBlockN;
-      if (params.num_splits > 1)
+      if (params.num_splits > 1) {
         detail::store_tile_partial<Traits>(
             acc, params.partial + int64_t(u / num_tiles) * params.m * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
-      else if constexpr (Traits::kTmaStore)
-        detail::store_tile_tma<Traits>(acc, staging, &params.tma_c, m_origin, n_origin,
-                                       consumer_wg, thread_in_wg, chunk_count);
-      else
-        detail::store_tile_direct<Traits>(acc, params.c, params.m, params.n, m_origin, n_origin,
-                                          thread_in_wg);
+      } else {
+        detail::pack_tile<Traits>(acc, packed);
+        if constexpr (Traits::kDeferEpilogue) {
+          pending = true;
+          pending_m = m_origin;
+          pending_n = n_origin;
+        } else {
+          store_packed(m_origin, n_origin);
+        }
+      }
     }
+    if (pending) store_packed(pending_m, pending_n);
     // Teardown: the last stores must be complete before the CTA's smem goes away.
     if constexpr (Traits::kTmaStore)
       if (thread_in_wg == 0) ptx::tma_store_wait<0>();

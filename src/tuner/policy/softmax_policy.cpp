@@ -12,7 +12,7 @@ constexpr int kP = Features::kProblem;
 constexpr int kC = Features::kConfig;
 constexpr int kJ = Features::kJoint;
 constexpr int kCostIndex = kP * kC + (kJ - 1);  // the joint "neg_log_cost" feature
-constexpr std::string_view kStateTag = "softmax-policy-v1";
+constexpr std::string_view kStateTag = "softmax-policy-v2";  // v2: the ping_pong feature
 
 // Calls fn(index, value) for every entry of the score's input vector x(f).
 template <class Fn>

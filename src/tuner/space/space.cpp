@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "launch/launch.hpp"
-#include "launch/sm90_launch.hpp"
 #include "launch/workspace.hpp"
 #include "registry/registry.hpp"
 
@@ -50,12 +49,8 @@ std::string check_compiled(const RuleInput& in) {
                                       : in.config.name() + " is not in this build's catalog";
 }
 
-int launch_smem_bytes(const KernelConfig& c) {
-  return c.family == Family::kSm90Ws ? sm90_dynamic_smem_bytes(c) : c.smem_bytes();
-}
-
 std::string check_device_smem(const RuleInput& in) {
-  const int need = launch_smem_bytes(in.config);
+  const int need = in.config.smem_bytes();
   const int have = in.space.device().max_smem_per_block_optin;
   if (have <= 0 || need <= have) return {};
   return "needs " + std::to_string(need) + " B of shared memory, " + in.space.device().name +
@@ -157,6 +152,9 @@ std::vector<FamilySpace> build_families() {
       stages_axis({3, 4, 5, 6, 8}),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
            [](KernelConfig& c, int x) { c.num_consumer_wgs = x; }),
+      axis("schedule", {int(Schedule::kCooperative), int(Schedule::kPingPong)},
+           [](const KernelConfig& c) { return int(c.schedule); },
+           [](KernelConfig& c, int x) { c.schedule = Schedule(x); }),
       axis("cluster_m", {1, 2}, [](const KernelConfig& c) { return c.cluster_m; },
            [](KernelConfig& c, int x) { c.cluster_m = x; }),
       axis("cluster_n", {1, 2}, [](const KernelConfig& c) { return c.cluster_n; },
@@ -358,7 +356,8 @@ Features SearchSpace::features(const Problem& p, const KernelConfig& c) const {
               log2_safe(c.group_size) / 4,
               c.epilogue == Epilogue::kTmaStore ? 1.0 : 0.0,
               log2_safe(c.split_k) / 4,
-              double(launch_smem_bytes(c)) / smem_limit};
+              double(c.smem_bytes()) / smem_limit,
+              c.schedule == Schedule::kPingPong ? 1.0 : 0.0};
 
   const double sms = std::max(1, device_.sm_count);
   const double tiles_m = std::ceil(m / c.block_m), tiles_n = std::ceil(n / c.block_n);
@@ -391,7 +390,7 @@ const std::array<std::string_view, Features::kProblem>& Features::problem_names(
 const std::array<std::string_view, Features::kConfig>& Features::config_names() {
   static const std::array<std::string_view, kConfig> n{
       "sm90", "log_block_m", "log_block_n", "log_block_k", "stages", "consumer_wgs", "cluster_m",
-      "cluster_n", "raster_n", "log_group", "tma_store", "log_split_k", "smem_fraction"};
+      "cluster_n", "raster_n", "log_group", "tma_store", "log_split_k", "smem_fraction", "ping_pong"};
   return n;
 }
 

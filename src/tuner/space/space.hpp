@@ -61,12 +61,13 @@ struct Violation {
 
 // Inputs of the policy's score. Three groups so a policy can form problem x config interactions:
 // problem (bias, log dims, aspect ratios, arithmetic intensity, layout, accumulation), config
-// (family, tile, stages, warpgroups, cluster, raster, group, epilogue, split-K, shared memory)
+// (family, tile, stages, warpgroups, cluster, raster, group, epilogue, split-K, shared memory,
+// schedule)
 // and joint (waves on the SM count, last-wave fill, tile and K efficiency, cluster fill, tile
 // reuse, the analytic cost model). Every entry is scaled to roughly [-1, 1].
 struct Features {
   static constexpr int kProblem = 9;
-  static constexpr int kConfig = 13;
+  static constexpr int kConfig = 14;
   static constexpr int kJoint = 7;
   std::array<double, kProblem> problem{};
   std::array<double, kConfig> config{};

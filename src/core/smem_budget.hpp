@@ -1,0 +1,58 @@
+// Shared memory of a kernel variant as a pure function of its KernelConfig fields: the one formula
+// behind KernelConfig::smem_bytes(), the sm90 kernel's SharedStorage (each instantiation
+// static_asserts that they agree) and the launchers' dynamic shared-memory request.
+#pragma once
+
+namespace hgemm {
+
+// The per-block opt-in limit of H100 and A100; launchers re-check the device's own.
+inline constexpr int kMaxSmemPerBlock = 232448;
+
+// Widest swizzle-span chunk (in fp16 elements) that tiles `extent` exactly: an MN-major operand
+// or a C tile of that extent is stored as extent / chunk column chunks of chunk * 2 bytes per row.
+constexpr int swizzle_chunk_elems(int extent) {
+  return extent % 64 == 0 ? 64 : extent % 32 == 0 ? 32 : 16;
+}
+
+// The sm90 family's layout: an operand ring, the TMA-store epilogue's C staging, 1 KiB of
+// barriers (the storage is padded to the 1 KiB swizzle period), and 1 KiB of slack to align the
+// dynamic base.
+//
+// The staging holds the whole C tile when that fits beside the ring: the epilogue then writes
+// every chunk without waiting, and the tile's TMA stores drain while the next tile's mainloop
+// runs (they only have to be done reading before the next epilogue). Otherwise it double-buffers
+// two column chunks, and a chunk waits for the store two chunks back; with short K that wait is
+// on C's write bandwidth and stalls the tensor cores (docs/perf-notes.md, step 6). A ping-pong
+// kernel stages two tiles, one per consumer warpgroup.
+struct Sm90SmemPlan {
+  int operand_bytes = 0;
+  int staging_chunk_elems = 0;  // columns per staged chunk
+  int staging_buffers = 0;      // chunk buffers per consumer warpgroup (0: direct stores)
+  int staging_bytes = 0;
+  int storage_bytes = 0;  // the kernel's SharedStorage
+  int dynamic_bytes = 0;  // what the launch requests
+};
+
+constexpr Sm90SmemPlan sm90_smem_plan(int block_m, int block_n, int block_k, int num_stages,
+                                      bool tma_store, bool ping_pong) {
+  constexpr int kBarrierBytes = 1024;
+  constexpr int kAlignSlack = 1024;
+  Sm90SmemPlan p;
+  p.operand_bytes = num_stages * (block_m + block_n) * block_k * 2;
+  if (tma_store) {
+    p.staging_chunk_elems = swizzle_chunk_elems(block_n);
+    const int chunks = block_n / p.staging_chunk_elems;
+    const int tiles = ping_pong ? 2 : 1;
+    const int whole_tile = tiles * block_m * block_n * 2;
+    const bool whole_fits =
+        p.operand_bytes + whole_tile + kBarrierBytes + kAlignSlack <= kMaxSmemPerBlock;
+    p.staging_buffers = whole_fits ? chunks : chunks >= 2 ? 2 : 1;
+    // Cooperative warpgroups own block_m / wgs rows of each buffer, so the total is per tile.
+    p.staging_bytes = tiles * p.staging_buffers * block_m * p.staging_chunk_elems * 2;
+  }
+  p.storage_bytes = p.operand_bytes + p.staging_bytes + kBarrierBytes;
+  p.dynamic_bytes = p.storage_bytes + kAlignSlack;
+  return p;
+}
+
+}  // namespace hgemm
