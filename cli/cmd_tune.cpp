@@ -58,6 +58,8 @@ constexpr const char* kHelp =
   --resume           count the database's records toward each budget: finished shapes are skipped,
                      and nothing is measured twice. Without it, the records still warm-start the
                      policy and feed the blocklist, and each shape gets a fresh budget
+  --include LIST     measure every candidate whose name contains one of these first, on top of
+                     the budget (e.g. sm90_pp_ after ping-pong kernels joined the catalog)
   --history LIST     more databases (same device) whose records only warm-start the policy and
                      feed the blocklist: never counted toward budgets, never written to. For
                      re-tuning into a fresh database after the kernels changed
@@ -91,6 +93,7 @@ struct Settings {
   bool resume = false;
   std::optional<std::string> db;
   std::vector<std::string> history;  // warm-start only
+  std::vector<std::string> include;  // measured first
   std::optional<std::string> gpus;  // "all" or a list
   std::optional<Shard> shard;
   std::optional<int> device;
@@ -114,7 +117,7 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 // Every argument check happens here, before any device call.
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
-                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history", "gpus",
+                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history", "include", "gpus",
                    "mode", "loops", "loop-ms", "seed", "time-limit", "measurer", "shard", "device"},
                   {"resume", "quick-verify", "help"});
   Settings s;
@@ -150,6 +153,7 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.resume = args.flag("resume");
   s.db = args.get("db");
   if (args.get("history")) s.history = args.list_or("history", "");
+  if (args.get("include")) s.include = args.list_or("include", "");
   for (const std::string& h : s.history)
     if (!std::filesystem::exists(h)) throw ArgError("--history: no such file '" + h + "'");
   s.gpus = args.get("gpus");
@@ -259,6 +263,7 @@ int run_worker(const Settings& s) {
   std::unique_ptr<SearchPolicy> policy = make_policy(s.policy, s.seed);
   TuneOptions options;
   options.budget = s.budget;
+  options.include = s.include;
   Tuner tuner(space, *policy, *measurer, options);
   tuner.load_history(warm_only, false);
   tuner.load_history(history, s.resume);

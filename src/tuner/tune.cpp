@@ -66,11 +66,20 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     if (!done && !blocklist_.count(name)) open.push_back({c, space_.features(problem, c)});
   }
 
+  auto included = [&](const Candidate& c) {
+    const std::string name = c.config.name();
+    return std::any_of(
+        options_.include.begin(), options_.include.end(),
+        [&](const std::string& part) { return name.find(part) != std::string::npos; });
+  };
   const size_t budget =
-      options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size();
+      (options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size()) +
+      size_t(std::count_if(open.begin(), open.end(), included));
   while (!open.empty() && history.size() < budget) {
     const ProposalState state{problem, space_, open, measured};
-    const size_t pick = std::min(policy_.propose(state), open.size() - 1);
+    const auto forced = std::find_if(open.begin(), open.end(), included);
+    const size_t pick = forced != open.end() ? size_t(forced - open.begin())
+                                             : std::min(policy_.propose(state), open.size() - 1);
     const Candidate chosen = open[pick];
 
     Record record;
@@ -82,7 +91,8 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     record.reward = reward_of(record);
     sink(record);
 
-    policy_.observe(state, pick, record.reward);
+    // A forced pick is not the policy's action: it learns from it only through the replay.
+    if (forced == open.end()) policy_.observe(state, pick, record.reward);
     if (is_failure(record.measurement.disposition)) {
       ++result.failures_now;
       blocklist_.emplace(record.config, std::string(to_string(record.measurement.disposition)) +

@@ -29,6 +29,10 @@ namespace hgemm::tuner {
 
 struct TuneOptions {
   int budget = 16;  // measurements per problem; <= 0: every candidate
+  // Candidates whose name contains one of these are measured first, on top of the budget (once:
+  // a measured one is history). For a kernel new to the catalog, which a policy that never saw
+  // it would rarely propose within a small budget.
+  std::vector<std::string> include;
   RewardWeights weights;
   // Timestamps for records; the default is the UTC wall clock.
   std::function<std::string()> clock;

@@ -389,5 +389,32 @@ TEST(TunerCli, HistoryWarmStartsWithoutCountingOrWriting) {
   EXPECT_NE(r.output.find("--history: no such file"), std::string::npos) << r.output;
 }
 
+// --include: matching candidates are measured on top of the budget, first, and only once.
+TEST(TunerCli, IncludeMeasuresMatchingCandidatesOnTopOfTheBudget) {
+  TempDir dir;
+  const std::string db = dir.file("db.jsonl");
+  const std::string tune = "tune --shape 8192x8192x512 --layout tn --acc f32 --budget 3 "
+                           "--measurer synthetic --resume --db " + db;
+  ASSERT_EQ(run_cli(tune).code, 0);
+  auto configs = [&] {
+    std::vector<std::string> out;
+    const std::string text = slurp(db), key = "\"config\":\"";
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const size_t begin = at + key.size();
+      out.push_back(text.substr(begin, text.find('"', begin) - begin));
+    }
+    return out;
+  };
+  const auto before = configs();
+  ASSERT_EQ(before.size(), 3u);
+  ASSERT_EQ(run_cli(tune + " --include sm90_pp_").code, 0);
+  const auto after = configs();
+  ASSERT_GT(after.size(), before.size()) << "the catalog has ping-pong candidates for this shape";
+  for (size_t i = before.size(); i < after.size(); ++i)
+    EXPECT_NE(after[i].find("sm90_pp_"), std::string::npos) << after[i];
+  ASSERT_EQ(run_cli(tune + " --include sm90_pp_").code, 0);
+  EXPECT_EQ(configs().size(), after.size()) << "nothing is measured twice";
+}
+
 }  // namespace
 }  // namespace hgemm::tuner
