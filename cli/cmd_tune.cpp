@@ -117,8 +117,9 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 // Every argument check happens here, before any device call.
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
-                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history", "include", "gpus",
-                   "mode", "loops", "loop-ms", "seed", "time-limit", "measurer", "shard", "device"},
+                  {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
+                   "include", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
+                   "shard", "device"},
                   {"resume", "quick-verify", "help"});
   Settings s;
   *help = args.flag("help");

@@ -114,7 +114,8 @@ std::string KernelConfig::name() const {
     return "sm80_mma_" + tile + "_s" + std::to_string(num_stages) + "_w" + std::to_string(warps_m) +
            "x" + std::to_string(warps_n) + tail;
   }
-  return std::string(schedule == Schedule::kPingPong ? "sm90_pp_" : "sm90_ws_") + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
+  const char* prefix = schedule == Schedule::kPingPong ? "sm90_pp_" : "sm90_ws_";
+  return prefix + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
          (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
          (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail;

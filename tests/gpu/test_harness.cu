@@ -1,9 +1,10 @@
 // GPU tests of the benchmark harness: every cuBLAS/cuBLASLt baseline passes the verifier on the
 // smoke suite in both layouts and accumulations; every timing mode gives sane positive times;
 // graph mode is not slower than offline on 4096^3; an interleaved measurement drops a contender
-// that throws and still times the others, and times two copies of one kernel alike; the cuBLASLt autotune choice is stable across
-// two independent tunings; autotuning refuses to run inside a graph capture; and the harness's
-// offline time for the autotuned algorithm matches a standalone timing written from scratch
+// that throws and still times the others, and times two copies of one kernel alike; the
+// cuBLASLt autotune choice is stable across two independent tunings; autotuning refuses to run
+// inside a graph capture; and the harness's offline time for the autotuned algorithm matches a
+// standalone timing written from scratch
 // (own descriptors, own buffers, plain events around back-to-back cublasLtMatmul calls).
 // A plain executable: one line per check, non-zero exit on any failure, and a failure (never a
 // skip) without a GPU.

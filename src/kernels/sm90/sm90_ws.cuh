@@ -257,7 +257,7 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int lane) {
   }
 }
 
-// Epilogue for the TMA store: accumulators -> fp16 -> stmatrix into this warpgroup's swizzled
+// Epilogue for the TMA store: the tile's fp16 pairs -> stmatrix into this warpgroup's swizzled
 // chunk buffers -> TMA stores, issued by the warpgroup's first thread. A pass fills every buffer
 // of a whole-tile staging at once (one wait, two barriers, one store group per tile), or one
 // chunk buffer of a double-buffered staging. `chunk_count` counts the chunks this warpgroup has
@@ -319,8 +319,9 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
 // writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
 // entirely inside the problem or entirely outside; rows are checked one by one.
 template <class Traits>
-__device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, __half* c, int m,
-    int n, int m_origin, int n_origin, int thread_in_wg) {
+__device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, __half* c,
+                                                  int m, int n, int m_origin, int n_origin,
+                                                  int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const int q = lane % 4;

@@ -390,7 +390,8 @@ const std::array<std::string_view, Features::kProblem>& Features::problem_names(
 const std::array<std::string_view, Features::kConfig>& Features::config_names() {
   static const std::array<std::string_view, kConfig> n{
       "sm90", "log_block_m", "log_block_n", "log_block_k", "stages", "consumer_wgs", "cluster_m",
-      "cluster_n", "raster_n", "log_group", "tma_store", "log_split_k", "smem_fraction", "ping_pong"};
+      "cluster_n", "raster_n", "log_group", "tma_store", "log_split_k", "smem_fraction",
+      "ping_pong"};
   return n;
 }
 
