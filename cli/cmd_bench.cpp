@@ -445,11 +445,7 @@ int run_bench(const Settings& s, const Args& raw) {
               row.sets = t.sets;
             } else {
               row.disposition = std::string(bench::kLaunchFailed);
-              try {
-                std::rethrow_exception(t.failure);
-              } catch (const std::exception& err) {
-                row.detail = err.what();
-              }
+              row.detail = t.failure_message();
               timing_failed = true;
             }
           }

@@ -191,6 +191,17 @@ Timing summarize(const std::vector<double>& per_call_ms, int64_t calls_per_sampl
 
 }  // namespace
 
+std::string Timing::failure_message() const {
+  if (!failure) return {};
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "a non-standard exception";
+  }
+}
+
 void Timer::call(const Contender& contender, const RotatingBuffers& buffers) {
   const int set = int(cursor_++ % uint64_t(buffers.num_sets()));
   contender.fn(contender.problem, buffers.a(set), buffers.b(set), buffers.c(set), stream_);
@@ -293,8 +304,8 @@ void Timer::timed_loops(bool graphs, std::vector<Slot>& slots, const RotatingBuf
 void Timer::timed_calls(bool server, std::vector<Slot>& slots, const RotatingBuffers& buffers) {
   using Clock = std::chrono::steady_clock;
   ensure_events(2);
-  // A fresh, reproducible gap sequence per measurement.
-  std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull + server_draws_++);
+  // A fresh, reproducible gap sequence per server measurement.
+  std::mt19937_64 rng(options_.seed * 0x9e3779b97f4a7c15ull + (server ? server_draws_++ : 0));
   std::exponential_distribution<double> gap_s(options_.server_qps);
   if (!server)
     for (Slot& s : slots)

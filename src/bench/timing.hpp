@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,8 @@ struct Timing {
   std::exception_ptr failure;    // what a call threw; the contender was dropped from the rounds
 
   bool ok() const { return !failure; }
+  // What `failure` says (its what(), or a fixed text for a non-standard exception).
+  std::string failure_message() const;
 };
 
 // One implementation to time: the callable and the problem it solves (the layout may differ

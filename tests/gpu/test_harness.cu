@@ -182,14 +182,7 @@ void test_interleaved(cudaStream_t stream) {
     const int expected = mode == hgemm::bench::Mode::kLatency ? options.latency_calls
                          : mode == hgemm::bench::Mode::kServer ? options.server_calls
                                                                : options.loops;
-    std::string why;
-    if (!t[1].ok()) {
-      try {
-        std::rethrow_exception(t[1].failure);
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-    }
+    const std::string why = t[1].failure_message();
     check(why.find("planted failure") != std::string::npos,
           name + ": the throwing contender is reported failed with its error (" + why + ")");
     check(t[0].ok() && t[2].ok() && sane(t[0]) && sane(t[2]) && t[0].samples == expected &&

@@ -126,11 +126,7 @@ Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& con
     out.detail = "reference " + reference;
   } else {
     out.disposition = Disposition::kLaunchFailed;
-    try {
-      std::rethrow_exception(t[0].failure);
-    } catch (const std::exception& e) {
-      out.detail = std::string("timing: ") + e.what();
-    }
+    out.detail = "timing: " + t[0].failure_message();
     require_healthy_device();
   }
   return out;
