@@ -33,6 +33,15 @@ inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
   return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);
 }
 
+// Programmatic dependent launch: the sm90 GEMM and the split-K reduction are launched so that
+// they may start (prologue: barrier init, descriptor prefetch) while the kernel ahead of them in
+// the stream finishes, and each waits for that kernel before its first global-memory access; they
+// also let the kernel after them start early. Back-to-back calls then overlap one kernel's launch
+// and prologue with the previous one's tail. Only on compute capability 9.0 and later. On by
+// default; HGEMM_PDL=0 in the environment, or set_programmatic_launch(false), turns it off.
+void set_programmatic_launch(bool enabled);
+bool programmatic_launch(const DeviceInfo& device);
+
 // Launches one compiled instantiation. Throws hgemm::Error on a rejected launch. Never syncs.
 using LaunchFn = void (*)(const KernelConfig& config, const GemmArgs& args);
 

@@ -117,20 +117,25 @@ struct Instance {
     launch.blockDim = dim3(Traits::kNumThreads);
     launch.dynamicSmemBytes = Traits::kSmemBytes;
     launch.stream = args.stream;
-    cudaLaunchAttribute attr{};
+    cudaLaunchAttribute attrs[2]{};
+    launch.attrs = attrs;
     if constexpr (Traits::kClusterSize > 1) {
+      cudaLaunchAttribute& attr = attrs[launch.numAttrs++];
       attr.id = cudaLaunchAttributeClusterDimension;
       attr.val.clusterDim.x = Traits::kClusterSize;
       attr.val.clusterDim.y = 1;
       attr.val.clusterDim.z = 1;
-      launch.attrs = &attr;
-      launch.numAttrs = 1;
+    }
+    if (programmatic_launch(device)) {
+      cudaLaunchAttribute& attr = attrs[launch.numAttrs++];
+      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr.val.programmaticStreamSerializationAllowed = 1;
     }
     HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel(), params));
     HGEMM_LAUNCH_CHECK();
     if (params.num_splits > 1)
       launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, m, n,
-                           args.stream);
+                           args.stream, programmatic_launch(device));
   }
 
   static KernelInstance instance() { return {Traits::config(), &launch}; }

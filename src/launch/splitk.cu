@@ -37,18 +37,26 @@ SplitScratch::SplitScratch(SplitPlan const& plan, cudaStream_t stream)
 SplitScratch::~SplitScratch() { release_workspace(buffer_, stream_); }
 
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, cudaStream_t stream) {
+                          int n, cudaStream_t stream, bool programmatic) {
   constexpr int kThreads = 256;
   const int64_t pairs = int64_t(m) * ((n + 1) / 2);
   const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
   auto* out = static_cast<__half*>(c);
   const bool pair_stores = n % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
-  if (pair_stores)
-    kernels::splitk_reduce_kernel<true>
-        <<<blocks, kThreads, 0, stream>>>(partial, partial_ld, splits, out, m, n);
-  else
-    kernels::splitk_reduce_kernel<false>
-        <<<blocks, kThreads, 0, stream>>>(partial, partial_ld, splits, out, m, n);
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3(blocks);
+  launch.blockDim = dim3(kThreads);
+  launch.stream = stream;
+  cudaLaunchAttribute attr{};
+  if (programmatic) {
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    launch.attrs = &attr;
+    launch.numAttrs = 1;
+  }
+  auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<true>
+                            : &kernels::splitk_reduce_kernel<false>;
+  HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
   HGEMM_LAUNCH_CHECK();
 }
 

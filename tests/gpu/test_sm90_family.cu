@@ -1,6 +1,7 @@
 // GPU test of the sm90 warp-specialized family: every compiled instance through the verifier on
 // aligned residue shapes, both layouts and both accumulations; other rasters, group sizes and a
-// small persistent grid (many tiles per CTA); bitwise repeatability; and the refusals that send
+// small persistent grid (many tiles per CTA); bitwise repeatability; back-to-back dependent calls
+// under programmatic dependent launch; and the refusals that send
 // unsupported calls to the safety net. A few instantiations outside the catalog cover the
 // template paths the catalog does not use (BK = 32 with its 64-byte swizzle, 16- and 32-column
 // swizzle chunks, an odd number of C chunks, multicast of A with 64-row tiles, two m64 atoms per
@@ -199,6 +200,63 @@ void test_repeatable() {
   for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
 }
 
+// Programmatic dependent launch: a GEMM may start while the kernel ahead of it finishes, so it
+// must wait before reading what that kernel wrote. A chain C1 = A*B, C2 = C1*B, C3 = C2*B enqueued
+// back to back (each reads the previous output) must equal the same chain with a device sync
+// between calls and launched without the attribute. Small values keep the chain finite. Both
+// split-K (a reduction kernel between the GEMMs) and unsplit runs.
+void test_programmatic_chain() {
+  const int64_t n = 1024;
+  __half *a, *b, *c[3], *d[3];
+  CUDA_OK(cudaMalloc(&a, n * n * 2));
+  CUDA_OK(cudaMalloc(&b, n * n * 2));
+  for (int i = 0; i < 3; ++i) {
+    CUDA_OK(cudaMalloc(&c[i], n * n * 2));
+    CUDA_OK(cudaMalloc(&d[i], n * n * 2));
+  }
+  fill_kernel<<<256, 256>>>(a, n * n, 31);
+  fill_kernel<<<256, 256>>>(b, n * n, 32);
+  CUDA_OK(cudaGetLastError());
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<uint16_t> h0(n * n), h1(n * n);
+  for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
+    if (inst.config.layout != hgemm::Layout::kTN) continue;
+    for (int splits : {1, 4}) {
+      hgemm::KernelConfig config = inst.config;
+      config.split_k = splits;
+      hgemm::Problem p{n, n, n, config.layout, config.accum};
+      bool ok = true;
+      try {
+        hgemm::set_programmatic_launch(true);
+        hgemm::run(p, config, a, b, c[0], stream);
+        hgemm::run(p, config, c[0], b, c[1], stream);
+        hgemm::run(p, config, c[1], b, c[2], stream);
+        hgemm::set_programmatic_launch(false);
+        for (int i = 0; i < 3; ++i) {
+          hgemm::run(p, config, i == 0 ? a : d[i - 1], b, d[i], stream);
+          CUDA_OK(cudaStreamSynchronize(stream));
+        }
+      } catch (hgemm::Error const& e) {
+        ok = false;
+        std::printf("     %s\n", e.what());
+      }
+      hgemm::set_programmatic_launch(true);
+      CUDA_OK(cudaStreamSynchronize(stream));
+      CUDA_OK(cudaMemcpy(h0.data(), c[2], n * n * 2, cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(h1.data(), d[2], n * n * 2, cudaMemcpyDeviceToHost));
+      ok = ok && std::memcmp(h0.data(), h1.data(), n * n * 2) == 0;
+      check(ok, "programmatic launch chain of 3 equals the synchronized one " + config.name());
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* p : {(void*)a, (void*)b}) CUDA_OK(cudaFree(p));
+  for (int i = 0; i < 3; ++i) {
+    CUDA_OK(cudaFree(c[i]));
+    CUDA_OK(cudaFree(d[i]));
+  }
+}
+
 // Calls TMA cannot take are refused with a reason (dispatch then picks the safety net), and an
 // explicit sm90 config for them throws instead of launching.
 void test_refusals() {
@@ -251,6 +309,7 @@ int main() {
   test_schedules(verifier);
   test_extra_instances(verifier);
   test_repeatable();
+  test_programmatic_chain();
   test_refusals();
   std::printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;

@@ -7,6 +7,8 @@
 
 #include <cuda_fp16.h>
 
+#include "ptx/griddepcontrol.cuh"
+
 namespace hgemm::kernels {
 
 // C = sum over the splits of the fp32 partials, added in split order so that the result is the
@@ -14,6 +16,10 @@ namespace hgemm::kernels {
 template <bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
                                      int splits, __half* __restrict__ c, int m, int n) {
+  // Launched programmatically, the kernel may start before the GEMM that writes the partials has
+  // finished: wait for it, then let the next kernel begin its setup.
+  ptx::griddepcontrol_wait();
+  ptx::griddepcontrol_launch_dependents();
   const int64_t pairs_per_row = (n + 1) / 2;
   const int64_t total = int64_t(m) * pairs_per_row;
   const int64_t split_stride = int64_t(m) * partial_ld;

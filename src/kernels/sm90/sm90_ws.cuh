@@ -34,6 +34,7 @@
 #include "kernels/common/tile_scheduler.hpp"
 #include "ptx/barrier.cuh"
 #include "ptx/fence.cuh"
+#include "ptx/griddepcontrol.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/stmatrix.cuh"
@@ -453,6 +454,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     ptx::cluster_sync();
   else
     __syncthreads();
+  // Programmatic dependent launch: the setup above may overlap the previous kernel's tail; from
+  // here on every thread may touch global memory (A, B, C, partials), so each waits for it. The
+  // next kernel may start its own setup now: it cannot take our SMs' shared memory before we exit,
+  // and it waits for our completion in turn.
+  ptx::griddepcontrol_wait();
+  ptx::griddepcontrol_launch_dependents();
 
   if (wg_idx == 0) {
     // Producer: one elected thread streams A and B k-blocks into the ring, tile after tile,
