@@ -2,6 +2,7 @@
 // prints the paper's summary tables as Markdown. The arithmetic lives in src/bench/report.cpp.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -26,13 +27,16 @@ the worst shapes per baseline. Definitions: docs/benchmarking.md.
   --worst N          shapes listed per baseline in the worst-shapes section (default 10)
   --worst-mode MODE  timing mode of the worst-shapes section (default offline)
   --out FILE         write the Markdown to FILE instead of stdout
+  --charts DIR       also draw the speedup over cuBLASLt autotune (best layout of each side) by
+                     problem size, one line per timing mode: DIR/speedup-ACC.svg per accumulation,
+                     linked at the top of the report
 )";
 
 }  // namespace
 
 int cmd_report(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"candidate", "worst", "worst-mode", "out"}, {"help"});
+    ParsedArgs args(raw, {"candidate", "worst", "worst-mode", "out", "charts"}, {"help"});
     if (args.flag("help")) {
       std::fputs(kHelp, stdout);
       return 0;
@@ -55,6 +59,27 @@ int cmd_report(const Args& raw) {
         inputs.push_back({path, bench::read_results(path)});
       } catch (const std::exception& e) {
         throw ArgError(e.what());
+      }
+    }
+    if (auto dir = args.get("charts")) {
+      std::vector<bench::ResultRow> rows;
+      for (const auto& in : inputs) rows.insert(rows.end(), in.file.rows.begin(), in.file.rows.end());
+      const bench::BaselineSpec baseline{"cublaslt-autotune", bench::BaselineLayout::kMax};
+      std::error_code ec;
+      std::filesystem::create_directories(*dir, ec);
+      if (ec) throw ArgError("cannot create --charts directory " + *dir + ": " + ec.message());
+      const std::filesystem::path report_dir =
+          args.get("out") ? std::filesystem::absolute(*args.get("out")).parent_path()
+                          : std::filesystem::current_path();
+      for (const auto& chart : bench::speedup_charts(rows, options.candidate, baseline)) {
+        const std::filesystem::path path =
+            std::filesystem::path(*dir) / ("speedup-" + chart.acc + ".svg");
+        std::ofstream file(path);
+        file << bench::render_svg(chart.chart);
+        if (!file) throw ArgError("cannot write " + path.string());
+        options.chart_links.emplace_back(
+            chart.chart.title,
+            std::filesystem::absolute(path).lexically_relative(report_dir).generic_string());
       }
     }
     const std::string markdown = bench::render_report(inputs, options);

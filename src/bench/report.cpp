@@ -220,6 +220,42 @@ std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, 
   return out;
 }
 
+std::vector<SpeedupChart> speedup_charts(const std::vector<ResultRow>& rows,
+                                         const std::string& candidate,
+                                         const BaselineSpec& baseline) {
+  std::vector<SpeedupChart> out;
+  for (const auto& acc : accs_in(rows)) {
+    SpeedupChart sc;
+    sc.acc = acc;
+    LineChart& chart = sc.chart;
+    chart.title = candidate + " vs " + baseline.label() + ", " + acc +
+                  " accumulation: geometric-mean speedup by problem size";
+    chart.x_label = "2*M*N*K (FLOP), bins of 4x";
+    chart.y_label = "speedup (baseline time / " + candidate + " time)";
+    chart.log2_x = true;
+    chart.reference_y = 1.0;
+    chart.reference_label = "parity";
+    for (const auto& mode : modes_in(rows)) {
+      const Comparison c = compare(rows, candidate, baseline, mode, acc);
+      if (c.shapes.empty()) continue;
+      std::map<int, std::pair<double, int>> bins;  // bin -> (sum of log speedups, count)
+      for (const ShapeSpeedup& s : c.shapes) {
+        auto& [log_sum, count] = bins[int(std::floor(std::log2(s.flops()) / 2))];
+        log_sum += std::log(s.speedup);
+        ++count;
+      }
+      ChartSeries series;
+      series.name = mode + " (" + std::to_string(c.shapes.size()) + " shapes)";
+      for (const auto& [bin, acc_count] : bins)
+        series.points.emplace_back(std::exp2(2.0 * bin + 1.0),
+                                   std::exp(acc_count.first / acc_count.second));
+      chart.series.push_back(std::move(series));
+    }
+    if (!chart.series.empty()) out.push_back(std::move(sc));
+  }
+  return out;
+}
+
 std::string render_report(const std::vector<NamedResults>& inputs, const ReportOptions& options) {
   std::vector<ResultRow> rows;
   for (const auto& in : inputs) rows.insert(rows.end(), in.file.rows.begin(), in.file.rows.end());
@@ -242,6 +278,8 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
     o << "\n";
   }
   o << "\n";
+  for (const auto& [title, path] : options.chart_links)
+    o << "![" << title << "](" << path << ")\n\n";
 
   std::vector<Cell> cells;
   const auto modes = modes_in(rows);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/results_csv.hpp"
+#include "bench/svg.hpp"
 
 namespace hgemm::bench {
 
@@ -78,10 +79,24 @@ std::array<BucketStat, kNumBuckets + 1> bucket_stats(const std::vector<ShapeSpee
 // The `count` lowest speedups, lowest first (ties broken by shape).
 std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, size_t count);
 
+// The speedup over one baseline as a picture, one chart per accumulation: shapes binned by
+// 2*M*N*K in factors of 4 (x at each bin's geometric centre, log2 axis), the geometric-mean
+// speedup of each bin (y), one line per timing mode, and parity (y = 1) as the reference line.
+// Bins without a shape are left out of their line.
+struct SpeedupChart {
+  std::string acc;
+  LineChart chart;
+};
+std::vector<SpeedupChart> speedup_charts(const std::vector<ResultRow>& rows,
+                                         const std::string& candidate,
+                                         const BaselineSpec& baseline);
+
 struct ReportOptions {
   std::string candidate = "hgemm";
   size_t worst_count = 10;
   std::string worst_mode = "offline";  // falls back to the first mode present
+  // Charts written beside the report (title, path relative to the report): linked at the top.
+  std::vector<std::pair<std::string, std::string>> chart_links;
 };
 
 struct NamedResults {

@@ -112,7 +112,7 @@ std::string render_svg(const LineChart& chart) {
     svg += "<line x1=\"" + num(px(x)) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(px(x)) +
            "\" y2=\"" + num(kTop + ph) + "\" stroke=\"#e0e0e0\"/>\n";
     svg += "<text x=\"" + num(px(x)) + "\" y=\"" + num(kTop + ph + 18) +
-           "\" text-anchor=\"middle\">" + num(x, "%g") + "</text>\n";
+           "\" text-anchor=\"middle\">" + num(x, x >= 1e5 ? "%.2g" : "%g") + "</text>\n";
   }
   svg += "<rect x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" + num(pw) +
          "\" height=\"" + num(ph) + "\" fill=\"none\" stroke=\"#444\"/>\n";

@@ -222,6 +222,36 @@ TEST(Report, RenderedMarkdownCarriesTheNumbers) {
   EXPECT_EQ(md.find("cublaslt-heuristic-nn |"), std::string::npos);
 }
 
+TEST(Report, SpeedupChartBinsByFactorsOfFour) {
+  const auto charts = hgemm::bench::speedup_charts(rows(), "hgemm", {"cublas", BaselineLayout::kNN});
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_EQ(charts[0].acc, "f32");
+  const hgemm::bench::LineChart& c = charts[0].chart;
+  EXPECT_TRUE(c.log2_x);
+  ASSERT_TRUE(c.reference_y.has_value());
+  EXPECT_EQ(*c.reference_y, 1.0);
+  ASSERT_EQ(c.series.size(), 2u);  // offline, graph (file order)
+  EXPECT_EQ(c.series[0].name, "offline (3 shapes)");
+  // 64^3 (2^19 FLOP, bin [2^18, 2^20)) alone at 2.0; 999x1000x500 (0.5) and 1000x1000x500 (1.5)
+  // share bin [2^28, 2^30): geomean sqrt(0.75). 4096^3 nn failed for hgemm: absent.
+  ASSERT_EQ(c.series[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.series[0].points[0].first, std::exp2(19));
+  EXPECT_NEAR(c.series[0].points[0].second, 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(c.series[0].points[1].first, std::exp2(29));
+  EXPECT_NEAR(c.series[0].points[1].second, std::sqrt(0.75), 1e-12);
+  EXPECT_EQ(c.series[1].name, "graph (1 shapes)");
+  ASSERT_EQ(c.series[1].points.size(), 1u);
+  EXPECT_NEAR(c.series[1].points[0].second, 4.0, 1e-12);
+  // A baseline with no rows draws nothing.
+  EXPECT_TRUE(hgemm::bench::speedup_charts(rows(), "hgemm", {"torch", BaselineLayout::kMax})
+                  .empty());
+  hgemm::bench::ReportOptions options;
+  options.chart_links.emplace_back("speedup f32", "charts/speedup-f32.svg");
+  const std::string md = hgemm::bench::render_report(
+      {{"hand.csv", hgemm::bench::parse_results(kCsv, "hand.csv")}}, options);
+  EXPECT_NE(md.find("![speedup f32](charts/speedup-f32.svg)"), std::string::npos) << md;
+}
+
 #ifdef HGEMM_CLI_PATH
 #include "cli_runner.hpp"
 
