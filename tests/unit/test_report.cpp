@@ -223,7 +223,8 @@ TEST(Report, RenderedMarkdownCarriesTheNumbers) {
 }
 
 TEST(Report, SpeedupChartBinsByFactorsOfFour) {
-  const auto charts = hgemm::bench::speedup_charts(rows(), "hgemm", {"cublas", BaselineLayout::kNN});
+  const auto charts =
+      hgemm::bench::speedup_charts(rows(), "hgemm", {"cublas", BaselineLayout::kNN});
   ASSERT_EQ(charts.size(), 1u);
   EXPECT_EQ(charts[0].acc, "f32");
   const hgemm::bench::LineChart& c = charts[0].chart;
