@@ -35,6 +35,11 @@ which each policy asks is simulated. Method and metrics: docs/tuner.md ("Ablatio
   --seeds N          runs averaged for random and rl (default 32)
   --seed S           seed of the first run; run i uses S + i (default 24301)
   --threads N        runs in parallel (default: every core)
+  --space table|catalog
+                     the candidates the policies choose from: `table` (default) the kernel
+                     instances the table measured, expanded over their run-time axes, so every
+                     candidate has an answer; `catalog` this build's catalog, where instances
+                     added since the table was measured are answered not_supported
   --out DIR          writes ablation.md, ablation.csv, ablation.svg, ablation-speedup.svg
 
 exit codes: 0 done (whatever the verdict), 1 an output could not be written, 2 bad arguments or
@@ -46,10 +51,12 @@ struct Settings {
   std::optional<std::string> history;
   AblationOptions options;
   std::string out;
+  bool table_space = true;
 };
 
 Settings parse_settings(const Args& raw, bool* help) {
-  ParsedArgs args(raw, {"table", "history", "max-evals", "seeds", "seed", "threads", "out"},
+  ParsedArgs args(raw,
+                  {"table", "history", "max-evals", "seeds", "seed", "threads", "out", "space"},
                   {"help"});
   Settings s;
   *help = args.flag("help");
@@ -72,6 +79,10 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.options.seeds = int(seeds);
   s.options.seed = uint64_t(args.int_or("seed", 24301));
   s.options.threads = int(threads);
+  const std::string space = args.get_or("space", "table");
+  if (space != "table" && space != "catalog")
+    throw ArgError("--space must be table or catalog, not '" + space + "'");
+  s.table_space = space == "table";
   return s;
 }
 
@@ -130,8 +141,18 @@ int run(const Settings& s, const Args& raw) {
     std::fprintf(stderr, "hgemm ablate: warning: %s\n", note.c_str());
     info.notes.push_back(note + ".");
   }
-  const SearchSpace space = SearchSpace::from_catalog(
-      nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132));
+  const DeviceInfo device = nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132);
+  std::vector<KernelConfig> measured;
+  if (s.table_space)
+    for (const Record& r : table.records)
+      if (auto c = KernelConfig::parse(r.config)) measured.push_back(*c);
+  const SearchSpace space =
+      s.table_space ? SearchSpace(measured, device) : SearchSpace::from_catalog(device);
+  info.notes.push_back(s.table_space
+                           ? "candidates: the kernel instances the table measured, over their "
+                             "run-time axes (`--space table`)."
+                           : "candidates: this build's catalog (`--space catalog`); instances "
+                             "the table lacks are answered not_supported.");
 
   // Before the runs, so an unusable --out fails at once.
   const std::filesystem::path out(s.out);

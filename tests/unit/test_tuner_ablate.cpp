@@ -349,6 +349,7 @@ TEST(TunerAblate, CommandEndToEndAndErrors) {
                      "cannot read --history");
   expect_usage_error("ablate --table " + db + " --max-evals 0 --out " + out, "--max-evals");
   expect_usage_error("ablate --table " + db + " --seeds x --out " + out, "expects an integer");
+  expect_usage_error("ablate --table " + db + " --space jit --out " + out, "--space must be");
   {
     std::ofstream untimed(dir.file("untimed.jsonl"));
     untimed << slurp(db).substr(0, slurp(db).find('\n') + 1)
@@ -359,6 +360,44 @@ TEST(TunerAblate, CommandEndToEndAndErrors) {
   expect_usage_error("ablate --table " + dir.file("untimed.jsonl") + " --out " + out,
                      "no timed measurement");
   EXPECT_EQ(run_cli("ablate --help").code, 0);
+}
+
+// A table measured before the catalog grew: --space table offers only what it measured (every
+// candidate has an answer); --space catalog offers this build's catalog and answers the rest
+// not_supported.
+TEST(TunerAblate, SpaceIsTheTablesInstancesByDefault) {
+  TempDir dir;
+  const std::string db = dir.file("exh.jsonl"), part = dir.file("part.jsonl");
+  CliResult r = run_cli("tune --shape 256x512x1024,4096x4096x1024 --layout tn --acc f32 "
+                        "--policy exhaustive --measurer synthetic --db " + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  {
+    std::istringstream all(slurp(db));
+    std::ofstream out(part);
+    std::string line;
+    bool header = true;
+    int kept = 0;
+    while (std::getline(all, line)) {
+      if (header || line.find("\"config\":\"sm90_ws_64x") != std::string::npos) {
+        out << line << "\n";
+        kept += !header;
+      }
+      header = false;
+    }
+    ASSERT_GT(kept, 0);
+  }
+  auto missing_line = [&](const std::string& space) {
+    const std::string out = dir.file("out-" + space);
+    const CliResult a = run_cli("ablate --table " + part + " --seeds 2 --max-evals 8 --space " +
+                                space + " --out " + out);
+    EXPECT_EQ(a.code, 0) << a.output;
+    const std::string md = slurp(out + "/ablation.md");
+    const size_t at = md.find(" of them are not in the table");
+    EXPECT_NE(at, std::string::npos) << md;
+    return md.substr(md.rfind("); ", at) + 3, at - md.rfind("); ", at) - 3);
+  };
+  EXPECT_EQ(missing_line("table"), "0");
+  EXPECT_NE(missing_line("catalog"), "0");
 }
 
 // --history: its records warm-start the policy but neither count toward the budget of the
