@@ -319,13 +319,20 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// An exhaustive table over `shapes` (TN, f32) from the synthetic measurer, at dir/exh.jsonl.
+std::string synthetic_table(const TempDir& dir, const std::string& shapes) {
+  const std::string db = dir.file("exh.jsonl");
+  const CliResult r = run_cli("tune --shape " + shapes + " --layout tn --acc f32 " +
+                              "--policy exhaustive --measurer synthetic --db " + db);
+  EXPECT_EQ(r.code, 0) << r.output;
+  return db;
+}
+
 TEST(TunerAblate, CommandEndToEndAndErrors) {
   TempDir dir;
-  const std::string db = dir.file("exh.jsonl"), out = dir.file("out");
-  CliResult r = run_cli("tune --shape 256x512x1024,4096x4096x1024,64x8192x2048 --layout tn "
-                        "--acc f32 --policy exhaustive --measurer synthetic --db " + db);
-  ASSERT_EQ(r.code, 0) << r.output;
-  r = run_cli("ablate --table " + db + " --history " + db + " --seeds 3 --max-evals 16 --out " +
+  const std::string db = synthetic_table(dir, "256x512x1024,4096x4096x1024,64x8192x2048");
+  const std::string out = dir.file("out");
+  CliResult r = run_cli("ablate --table " + db + " --history " + db + " --seeds 3 --max-evals 16 --out " +
               out);
   ASSERT_EQ(r.code, 0) << r.output;
   const std::string md = slurp(out + "/ablation.md");
@@ -367,10 +374,8 @@ TEST(TunerAblate, CommandEndToEndAndErrors) {
 // not_supported.
 TEST(TunerAblate, SpaceIsTheTablesInstancesByDefault) {
   TempDir dir;
-  const std::string db = dir.file("exh.jsonl"), part = dir.file("part.jsonl");
-  CliResult r = run_cli("tune --shape 256x512x1024,4096x4096x1024 --layout tn --acc f32 "
-                        "--policy exhaustive --measurer synthetic --db " + db);
-  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string db = synthetic_table(dir, "256x512x1024,4096x4096x1024");
+  const std::string part = dir.file("part.jsonl");
   {
     std::istringstream all(slurp(db));
     std::ofstream out(part);
