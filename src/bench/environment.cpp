@@ -10,6 +10,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "launch/launch.hpp"
 
 #ifndef HGEMM_GIT_HASH
 #define HGEMM_GIT_HASH "unknown"
@@ -86,6 +87,9 @@ Environment collect_environment() {
       {"cublaslt", std::to_string(cublasLtGetVersion())},
       {"git", git_hash()},
       {"date", utc_now()},
+      // Whether hgemm's kernels overlap the previous kernel's tail (offline and graph timings
+      // depend on it; HGEMM_PDL=0 turns it off).
+      {"pdl", programmatic_launch(d) ? "on" : "off"},
   };
 }
 

@@ -9,7 +9,8 @@
 namespace hgemm::bench {
 
 // GPU name, SM count, L2, driver, CUDA runtime, cuBLAS and cuBLASLt versions, max SM clock, git
-// hash of this build and the UTC date, as `# key=value` pairs. Touches the current device.
+// hash of this build, the UTC date and whether programmatic dependent launch is on, as
+// `# key=value` pairs. Touches the current device.
 Environment collect_environment();
 
 // "2026-11-22T10:31:07Z"

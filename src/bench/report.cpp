@@ -271,7 +271,7 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
   o << "Inputs:\n\n";
   for (const auto& in : inputs) {
     o << "- `" << in.origin << "`: " << in.file.rows.size() << " rows";
-    for (const char* key : {"gpu", "driver", "cuda", "cublas", "torch", "git", "date"}) {
+    for (const char* key : {"gpu", "driver", "cuda", "cublas", "torch", "git", "date", "pdl"}) {
       for (const auto& [k, v] : in.file.environment)
         if (k == key) o << ", " << k << " " << v;
     }
