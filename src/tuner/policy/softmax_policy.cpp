@@ -25,6 +25,18 @@ void for_each_input(const Features& f, Fn&& fn) {
     for (int j = 0; j < kJ; ++j) fn(i++, f.problem[p] * f.joint[j]);
 }
 
+// Which compiled kernel a config runs on (raster, group and split are launch arguments) and the
+// decade of the problem's 2*M*N*K: the unit in which exploration counts measurements.
+std::string exploration_key(const Problem& problem, const KernelConfig& config) {
+  KernelConfig instance = config;
+  const KernelConfig defaults;
+  instance.raster = defaults.raster;
+  instance.group_size = defaults.group_size;
+  instance.split_k = defaults.split_k;
+  const double flops = 2.0 * double(problem.m) * double(problem.n) * double(problem.k);
+  return instance.name() + "/" + std::to_string(int(std::floor(std::log10(flops))));
+}
+
 std::vector<const Features*> features_of(const std::vector<Candidate>& cs) {
   std::vector<const Features*> out;
   out.reserve(cs.size());
@@ -54,18 +66,21 @@ double SoftmaxPolicy::baseline(const Features& f) const {
 }
 
 std::vector<double> SoftmaxPolicy::softmax(const std::vector<const Features*>& fs,
-                                           double temperature) const {
+                                           double temperature,
+                                           const std::vector<double>& bonus) const {
   std::vector<double> pi(fs.size());
   double top = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < fs.size(); ++i) top = std::max(top, pi[i] = score(*fs[i]) / temperature);
+  for (size_t i = 0; i < fs.size(); ++i)
+    top = std::max(top, pi[i] = (score(*fs[i]) + (bonus.empty() ? 0.0 : bonus[i])) / temperature);
   double sum = 0;
   for (double& v : pi) sum += v = std::exp(v - top);
   for (double& v : pi) v /= sum;
   return pi;
 }
 
-size_t SoftmaxPolicy::sample(const std::vector<const Features*>& fs) {
-  const std::vector<double> pi = softmax(fs, options_.temperature);
+size_t SoftmaxPolicy::sample(const std::vector<const Features*>& fs,
+                             const std::vector<double>& bonus) {
+  const std::vector<double> pi = softmax(fs, options_.temperature, bonus);
   double u = rng_.uniform();
   for (size_t i = 0; i < pi.size(); ++i) {
     if (u < pi[i]) return i;
@@ -97,7 +112,25 @@ size_t SoftmaxPolicy::propose(const ProposalState& state) {
     }
   }
   offered_.clear();
-  return sample(features_of(cs));
+  return sample(features_of(cs), exploration_bonus(state.problem, cs));
+}
+
+std::vector<double> SoftmaxPolicy::exploration_bonus(
+    const Problem& problem, const std::vector<Candidate>& candidates) const {
+  if (options_.explore_bonus == 0) return {};
+  std::vector<double> bonus;
+  bonus.reserve(candidates.size());
+  for (const Candidate& c : candidates) {
+    const auto it = measured_count_.find(exploration_key(problem, c.config));
+    const int n = it == measured_count_.end() ? 0 : it->second;
+    bonus.push_back(options_.explore_bonus / std::sqrt(1.0 + n));
+  }
+  return bonus;
+}
+
+void SoftmaxPolicy::count_measured(const ReplayGroup& group) {
+  for (const Observation& o : group.observations)
+    ++measured_count_[exploration_key(group.problem, o.config)];
 }
 
 void SoftmaxPolicy::observe(const ProposalState& state, size_t chosen, double reward) {
@@ -110,12 +143,14 @@ void SoftmaxPolicy::observe(const ProposalState& state, size_t chosen, double re
   // The gradient is taken over the distribution the proposal was drawn from: the neighbours of
   // a local proposal, else every open candidate.
   std::vector<const Features*> fs;
+  std::vector<double> bonus;
   if (std::find(offered_.begin(), offered_.end(), chosen) != offered_.end()) {
     for (size_t i : offered_) fs.push_back(&state.candidates[i].features);
   } else {
     fs = features_of(state.candidates);
+    bonus = exploration_bonus(state.problem, state.candidates);
   }
-  const std::vector<double> pi = softmax(fs, options_.temperature);
+  const std::vector<double> pi = softmax(fs, options_.temperature, bonus);
   // grad log pi(chosen) = x_chosen - sum_b pi_b x_b
   std::vector<double> grad(kDim, 0.0);
   for_each_input(f, [&](int i, double x) { grad[i] += x; });
@@ -154,6 +189,7 @@ void SoftmaxPolicy::learn(const ReplayGroup& group) {
   for (int r = 0; r < options_.replay_groups && earlier > 0; ++r)
     replay_step(memory_[rng_.below(earlier)]);
   memory_.push_back(group);
+  count_measured(group);
 }
 
 void SoftmaxPolicy::warm_start(const std::vector<ReplayGroup>& groups) {
@@ -165,6 +201,7 @@ void SoftmaxPolicy::warm_start(const std::vector<ReplayGroup>& groups) {
     for (size_t i : order) replay_step(groups[i]);
   }
   memory_.insert(memory_.end(), groups.begin(), groups.end());
+  for (const ReplayGroup& g : groups) count_measured(g);
 }
 
 std::optional<size_t> SoftmaxPolicy::predict(const Problem&,
