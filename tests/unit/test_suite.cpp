@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <tuple>
 
@@ -53,5 +54,12 @@ TEST(Suite, NamedSuitesShipWithTheRepo) {
     has_odd |= s == hgemm::Shape{17, 33, 65};
   }
   EXPECT_TRUE(has_unit && has_odd);
+  // Every shipped suite parses; decode holds 25 LLM decode shapes and 50 grid ones, all skinny.
+  for (const auto& entry : std::filesystem::directory_iterator(HGEMM_SOURCE_DIR "/bench/suites"))
+    if (entry.path().extension() == ".txt")
+      EXPECT_FALSE(hgemm::load_suite(entry.path().stem().string()).empty()) << entry.path();
+  auto decode = hgemm::load_suite("decode");
+  EXPECT_EQ(decode.size(), 75u);
+  for (auto s : decode) EXPECT_LE(s.m, 128);
   EXPECT_THROW(hgemm::load_suite("no-such-suite"), hgemm::Error);
 }
