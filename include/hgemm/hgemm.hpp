@@ -115,6 +115,10 @@ struct KernelConfig {
   uint64_t hash() const;
   int num_threads() const;
   int smem_bytes() const;
+  // The compiled instantiation this config runs on: raster, group size and split-K are launch
+  // arguments, so they are reset to their defaults. Two configs share a kernel iff their
+  // instance()s are equal.
+  KernelConfig instance() const;
 
   bool operator==(const KernelConfig&) const = default;
 };

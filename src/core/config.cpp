@@ -192,6 +192,15 @@ int KernelConfig::num_threads() const {
   return 128 * (num_consumer_wgs + 1);
 }
 
+KernelConfig KernelConfig::instance() const {
+  KernelConfig x = *this;
+  const KernelConfig defaults;
+  x.raster = defaults.raster;
+  x.group_size = defaults.group_size;
+  x.split_k = defaults.split_k;
+  return x;
+}
+
 int KernelConfig::smem_bytes() const {
   if (family == Family::kSm80Mma) return num_stages * (block_m + block_n) * block_k * 2;
   return sm90_smem_plan(block_m, block_n, block_k, num_stages, epilogue == Epilogue::kTmaStore,

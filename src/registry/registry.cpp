@@ -19,14 +19,6 @@
 namespace hgemm::registry {
 namespace {
 
-bool same_instantiation(const KernelConfig& a, const KernelConfig& b) {
-  KernelConfig x = a;
-  x.raster = b.raster;
-  x.group_size = b.group_size;
-  x.split_k = b.split_k;
-  return x == b;
-}
-
 struct DispatchKey {
   int64_t m, n, k;
   int layout, accum, device, align_class;
@@ -77,7 +69,7 @@ const std::vector<KernelInstance>& instances() {
 
 const KernelInstance* find(const KernelConfig& config) {
   for (const auto& inst : instances())
-    if (same_instantiation(inst.config, config)) return &inst;
+    if (inst.config.instance() == config.instance()) return &inst;
   return nullptr;
 }
 

@@ -123,6 +123,22 @@ TEST(KernelConfig, ParseRejectsMalformedAndNonCanonical) {
   }
 }
 
+TEST(KernelConfig, InstanceIgnoresOnlyTheLaunchArguments) {
+  KernelConfig a = *KernelConfig::parse("sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn");
+  KernelConfig b = a;
+  b.raster = Raster::kAlongN;
+  b.group_size = 2;
+  b.split_k = 4;
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.instance(), b.instance());
+  EXPECT_EQ(a.instance(), a);  // the defaults: raster along M, group 8, no split
+  b.num_stages = 3;
+  EXPECT_NE(a.instance(), b.instance());
+  b = a;
+  b.layout = Layout::kNN;
+  EXPECT_NE(a.instance(), b.instance());
+}
+
 TEST(KernelConfig, ValidationNamesTheRule) {
   struct Case {
     KernelConfig config;

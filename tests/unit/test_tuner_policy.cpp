@@ -177,14 +177,12 @@ class NewInstanceMeasurer : public Measurer {
     if (is_new(c)) m.median_us *= 0.6;
     return m;
   }
+  // In any layout and accumulation.
   bool is_new(const KernelConfig& c) const {
-    KernelConfig x = c;
-    x.raster = instance_.raster;
-    x.group_size = instance_.group_size;
-    x.split_k = instance_.split_k;
+    KernelConfig x = c.instance();
     x.layout = instance_.layout;
     x.accum = instance_.accum;
-    return x == instance_;
+    return x == instance_.instance();
   }
 
  private:

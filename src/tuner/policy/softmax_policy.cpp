@@ -28,13 +28,8 @@ void for_each_input(const Features& f, Fn&& fn) {
 // Which compiled kernel a config runs on (raster, group and split are launch arguments) and the
 // decade of the problem's 2*M*N*K: the unit in which exploration counts measurements.
 std::string exploration_key(const Problem& problem, const KernelConfig& config) {
-  KernelConfig instance = config;
-  const KernelConfig defaults;
-  instance.raster = defaults.raster;
-  instance.group_size = defaults.group_size;
-  instance.split_k = defaults.split_k;
   const double flops = 2.0 * double(problem.m) * double(problem.n) * double(problem.k);
-  return instance.name() + "/" + std::to_string(int(std::floor(std::log10(flops))));
+  return config.instance().name() + "/" + std::to_string(int(std::floor(std::log10(flops))));
 }
 
 std::vector<const Features*> features_of(const std::vector<Candidate>& cs) {

@@ -189,16 +189,6 @@ std::vector<FamilySpace> build_families() {
   return {sm90, sm80};
 }
 
-// Raster direction, group size and the split factor are launch arguments (registry::find
-// ignores them), so configs differing only there run on one compiled instance.
-bool same_instance(const KernelConfig& a, const KernelConfig& b) {
-  KernelConfig x = a;
-  x.raster = b.raster;
-  x.group_size = b.group_size;
-  x.split_k = b.split_k;
-  return x == b;
-}
-
 double log2_safe(double x) { return std::log2(std::max(x, 1e-30)); }
 
 }  // namespace
@@ -230,7 +220,7 @@ SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo d
   for (const KernelConfig& c : compiled) {
     if (!c.validate().ok()) continue;
     if (std::none_of(compiled_.begin(), compiled_.end(),
-                     [&](const KernelConfig& x) { return same_instance(x, c); }))
+                     [&](const KernelConfig& x) { return x.instance() == c.instance(); }))
       compiled_.push_back(c);
   }
   // Expand each instance over the run-time axes of its family.
@@ -254,7 +244,7 @@ SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo d
 
 bool SearchSpace::compiled(const KernelConfig& config) const {
   return std::any_of(compiled_.begin(), compiled_.end(),
-                     [&](const KernelConfig& x) { return same_instance(x, config); });
+                     [&](const KernelConfig& x) { return x.instance() == config.instance(); });
 }
 
 std::vector<Violation> SearchSpace::check(const KernelConfig& config,
