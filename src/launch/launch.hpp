@@ -42,6 +42,16 @@ inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
 void set_programmatic_launch(bool enabled);
 bool programmatic_launch(const DeviceInfo& device);
 
+// The launch attribute that allows a kernel to start before the one ahead of it in the stream
+// finishes (cudaLaunchKernelEx); the kernel must wait (griddepcontrol.wait) before it touches
+// memory.
+inline cudaLaunchAttribute programmatic_launch_attribute() {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  return attr;
+}
+
 // Launches one compiled instantiation. Throws hgemm::Error on a rejected launch. Never syncs.
 using LaunchFn = void (*)(const KernelConfig& config, const GemmArgs& args);
 

@@ -126,16 +126,13 @@ struct Instance {
       attr.val.clusterDim.y = 1;
       attr.val.clusterDim.z = 1;
     }
-    if (programmatic_launch(device)) {
-      cudaLaunchAttribute& attr = attrs[launch.numAttrs++];
-      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr.val.programmaticStreamSerializationAllowed = 1;
-    }
+    const bool programmatic = programmatic_launch(device);
+    if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
     HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel(), params));
     HGEMM_LAUNCH_CHECK();
     if (params.num_splits > 1)
       launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, m, n,
-                           args.stream, programmatic_launch(device));
+                           args.stream, programmatic);
   }
 
   static KernelInstance instance() { return {Traits::config(), &launch}; }

@@ -47,10 +47,8 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
   launch.gridDim = dim3(blocks);
   launch.blockDim = dim3(kThreads);
   launch.stream = stream;
-  cudaLaunchAttribute attr{};
+  cudaLaunchAttribute attr = programmatic_launch_attribute();
   if (programmatic) {
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
     launch.attrs = &attr;
     launch.numAttrs = 1;
   }
