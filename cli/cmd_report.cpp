@@ -62,9 +62,7 @@ int cmd_report(const Args& raw) {
       }
     }
     if (auto dir = args.get("charts")) {
-      std::vector<bench::ResultRow> rows;
-      for (const auto& in : inputs)
-        rows.insert(rows.end(), in.file.rows.begin(), in.file.rows.end());
+      const std::vector<bench::ResultRow> rows = bench::merged_rows(inputs);
       const bench::BaselineSpec baseline{"cublaslt-autotune", bench::BaselineLayout::kMax};
       std::error_code ec;
       std::filesystem::create_directories(*dir, ec);

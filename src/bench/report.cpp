@@ -256,9 +256,14 @@ std::vector<SpeedupChart> speedup_charts(const std::vector<ResultRow>& rows,
   return out;
 }
 
-std::string render_report(const std::vector<NamedResults>& inputs, const ReportOptions& options) {
+std::vector<ResultRow> merged_rows(const std::vector<NamedResults>& inputs) {
   std::vector<ResultRow> rows;
   for (const auto& in : inputs) rows.insert(rows.end(), in.file.rows.begin(), in.file.rows.end());
+  return rows;
+}
+
+std::string render_report(const std::vector<NamedResults>& inputs, const ReportOptions& options) {
+  const std::vector<ResultRow> rows = merged_rows(inputs);
   const std::string& cand = options.candidate;
 
   std::ostringstream o;

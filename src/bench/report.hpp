@@ -104,6 +104,9 @@ struct NamedResults {
   ResultsFile file;
 };
 
+// The rows of all inputs, in input order (later rows win where keys repeat).
+std::vector<ResultRow> merged_rows(const std::vector<NamedResults>& inputs);
+
 // The whole Markdown report.
 std::string render_report(const std::vector<NamedResults>& inputs, const ReportOptions& options);
 
