@@ -1,8 +1,8 @@
 // GPU test of the sm90 warp-specialized family: every compiled instance through the verifier on
 // aligned residue shapes, both layouts and both accumulations; other rasters, group sizes and a
-// small persistent grid (many tiles per CTA); bitwise repeatability; back-to-back dependent calls
-// under programmatic dependent launch; and the refusals that send
-// unsupported calls to the safety net. A few instantiations outside the catalog cover the
+// small persistent grid (many tiles per CTA); split-K, also across graph replays; bitwise
+// repeatability; back-to-back dependent calls under programmatic dependent launch; and the
+// refusals that send unsupported calls to the safety net. A few instantiations outside the catalog cover the
 // template paths the catalog does not use (BK = 32 with its 64-byte swizzle, 16- and 32-column
 // swizzle chunks, an odd number of C chunks, multicast of A with 64-row tiles, two m64 atoms per
 // warpgroup without register reallocation). A plain executable: one line per check, non-zero exit
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -257,6 +258,75 @@ void test_programmatic_chain() {
   }
 }
 
+// Split-K for every instance: odd split counts, with a full grid and with a grid of 3 CTAs (units
+// run in many rounds, splits of one tile on different CTAs at different times).
+void test_split_k(hgemm::verify::Verifier& verifier) {
+  for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
+    for (auto [splits, max_ctas] : {std::pair{2, 0}, std::pair{3, 3}, std::pair{7, 0}}) {
+      hgemm::KernelConfig config = inst.config;
+      config.split_k = splits;
+      hgemm::sm90_set_max_ctas(max_ctas);
+      hgemm::Problem p{200, 264, 1800, config.layout, config.accum};
+      hgemm::verify::Options options;
+      options.nonfinite = false;
+      auto report = verifier.check(p, gemm_with(config), options);
+      check(report.passed(), config.name() + " max_ctas=" + std::to_string(max_ctas) + " " +
+                                 p.name() + ": " + report.summary());
+    }
+  }
+  hgemm::sm90_set_max_ctas(0);
+}
+
+// A split-K call captured in a CUDA graph (its scratch from the graph's own allocation, the
+// reduction kernel launched programmatically) replays with new A each time and must equal direct
+// calls bitwise.
+void test_split_k_graph_replay() {
+  const int64_t m = 128, n = 1024, k = 4096;
+  __half *a, *b, *c, *d;
+  CUDA_OK(cudaMalloc(&a, m * k * 2));
+  CUDA_OK(cudaMalloc(&b, k * n * 2));
+  CUDA_OK(cudaMalloc(&c, m * n * 2));
+  CUDA_OK(cudaMalloc(&d, m * n * 2));
+  fill_kernel<<<256, 256>>>(b, k * n, 41);
+  CUDA_OK(cudaGetLastError());
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<uint16_t> h0(m * n), h1(m * n);
+  for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
+    if (inst.config.layout != hgemm::Layout::kTN) continue;
+    hgemm::KernelConfig config = inst.config;
+    config.split_k = 4;
+    hgemm::Problem p{m, n, k, config.layout, config.accum};
+    bool ok = true;
+    try {
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+      hgemm::run(p, config, a, b, c, stream);
+      CUDA_OK(cudaStreamEndCapture(stream, &graph));
+      CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+      for (uint32_t replay = 0; replay < 4 && ok; ++replay) {
+        fill_kernel<<<256, 256, 0, stream>>>(a, m * k, 100 + replay);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaGraphLaunch(exec, stream));
+        hgemm::run(p, config, a, b, d, stream);
+        CUDA_OK(cudaStreamSynchronize(stream));
+        CUDA_OK(cudaMemcpy(h0.data(), c, m * n * 2, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(h1.data(), d, m * n * 2, cudaMemcpyDeviceToHost));
+        ok = std::memcmp(h0.data(), h1.data(), m * n * 2) == 0;
+      }
+      CUDA_OK(cudaGraphExecDestroy(exec));
+      CUDA_OK(cudaGraphDestroy(graph));
+    } catch (hgemm::Error const& e) {
+      ok = false;
+      std::printf("     %s\n", e.what());
+    }
+    check(ok, "split-K graph replays equal direct calls " + config.name());
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* ptr : {(void*)a, (void*)b, (void*)c, (void*)d}) CUDA_OK(cudaFree(ptr));
+}
+
 // Calls TMA cannot take are refused with a reason (dispatch then picks the safety net), and an
 // explicit sm90 config for them throws instead of launching.
 void test_refusals() {
@@ -308,8 +378,10 @@ int main() {
   test_instances(verifier);
   test_schedules(verifier);
   test_extra_instances(verifier);
+  test_split_k(verifier);
   test_repeatable();
   test_programmatic_chain();
+  test_split_k_graph_replay();
   test_refusals();
   std::printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
   return g_failures == 0 ? 0 : 1;
