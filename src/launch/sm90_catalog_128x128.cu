@@ -10,6 +10,7 @@ void sm90_add_catalog_128x128(std::vector<KernelInstance>& out) {
   sm90::add_variants<128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore>(out);
   sm90::add_variants<128, 128, 64, 6, 2, 1, 1, Epilogue::kDirect>(out);
   sm90::add_variants<128, 64, 64, 8, 2, 1, 1, Epilogue::kDirect>(out);
+  sm90::add_variants<128, 96, 64, 7, 2, 1, 2, Epilogue::kDirect>(out);
 }
 
 }  // namespace hgemm
