@@ -79,7 +79,7 @@ Status validate_sm90(const KernelConfig& c) {
     return invalid(c, "sm90 block_n must be a multiple of 16 up to 256 (wgmma N steps)");
   if (c.block_k != 32 && c.block_k != 64)
     return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
-  if (c.num_stages < 2 || c.num_stages > 8) return invalid(c, "sm90 needs 2 to 8 stages");
+  if (c.num_stages < 2 || c.num_stages > 16) return invalid(c, "sm90 needs 2 to 16 stages");
   if (c.num_consumer_wgs != 1 && c.num_consumer_wgs != 2)
     return invalid(c, "sm90 has 1 or 2 consumer warpgroups");
   const bool ping_pong = c.schedule == Schedule::kPingPong;

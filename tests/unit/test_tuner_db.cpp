@@ -428,22 +428,25 @@ TEST(TunerDb, TunedTable) {
   EXPECT_FALSE(table.predict({4096, 4096, 4090, p.layout, p.accum}));  // K % 8: not legal
   EXPECT_FALSE(table.predict({4096, 4096, 4096, Layout::kNN, p.accum}));
 
-  // With a saved policy, predictions for shapes far from every tuned one come from it and avoid
-  // the blocklist; a shape within an octave of a tuned one still gets that one's winner.
+  // With a saved policy, a shape with a tuned neighbour of its layout and accumulation still gets
+  // the neighbour's winner, near or far; the policy answers the others and avoids the blocklist.
   SoftmaxPolicy policy;
   db.policy = PolicyState{"rl", policy.save()};
   const TunedTable with_policy(db, space, true);
-  const Problem near{4000, 6144, 4096, p.layout, p.accum};  // distance 0.34
-  EXPECT_EQ(with_policy.predict(near), fast);
-  EXPECT_NE(with_policy.predict_policy(near), fast);  // so the line above tests the order
-  EXPECT_FALSE(with_policy.predict_nearest({8192, 8192, 4096, p.layout, p.accum},
-                                           TunedTable::kNearDistance));  // distance 2
+  for (const Problem& q : {Problem{4000, 6144, 4096, p.layout, p.accum},
+                           Problem{128, 65536, 4096, p.layout, p.accum}}) {
+    EXPECT_EQ(with_policy.predict(q), fast);
+    EXPECT_NE(with_policy.predict_policy(q), fast);  // so the line above tests the order
+  }
+  // A database from another device: the policy first, even beside a tuned neighbour.
+  const TunedTable foreign(db, space, /*exact=*/false);
   for (const Problem& q : {Problem{100, 8192, 512, Layout::kNN, Accum::kF16},
-                           Problem{8192, 8192, 8192, Layout::kTN, Accum::kF32}}) {
-    const auto c = with_policy.predict(q);
+                           Problem{4000, 6144, 4096, p.layout, p.accum}}) {
+    const auto c = foreign.predict(q);
     ASSERT_TRUE(c);
     EXPECT_TRUE(space.legal(q, *c).ok());
-    EXPECT_EQ(with_policy.blocklist().count(c->name()), 0u);
+    EXPECT_EQ(foreign.blocklist().count(c->name()), 0u);
+    EXPECT_EQ(c, foreign.predict_policy(q));
     EXPECT_EQ(c, with_policy.predict_policy(q));
   }
 }

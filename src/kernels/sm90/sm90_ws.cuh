@@ -101,7 +101,7 @@ struct Traits {
   static_assert(kBlockN % 16 == 0 && kBlockN >= 16 && kBlockN <= 256,
                 "block_n is a multiple of 16 up to 256");
   static_assert(kBlockK == 32 || kBlockK == 64, "block_k is 32 or 64 (one 64B/128B swizzle row)");
-  static_assert(kNumStages >= 2 && kNumStages <= 8, "2..8 stages");
+  static_assert(kNumStages >= 2 && kNumStages <= 16, "2..16 stages");
   static_assert(kNumConsumerWgs == 1 || kNumConsumerWgs == 2, "1 or 2 consumer warpgroups");
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(!kPingPong || kNumConsumerWgs == 2, "ping-pong alternates two warpgroups");

@@ -91,8 +91,7 @@ std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) c
   return candidates[*pick].config;
 }
 
-std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
-                                                        double max_distance) const {
+std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem) const {
   if (!space_) return std::nullopt;
   auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
   const TunedEntry* best = nullptr;
@@ -102,7 +101,6 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
     const double dm = log_ratio(key.m, problem.m), dn = log_ratio(key.n, problem.n),
                  dk = log_ratio(key.k, problem.k);
     const double distance = dm * dm + dn * dn + dk * dk;
-    if (distance > max_distance) continue;
     // Ties are broken by the config name, so the answer does not depend on hash order.
     if (distance < best_distance ||
         (distance == best_distance && best && entry.config.name() < best->config.name())) {
@@ -116,7 +114,8 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
 }
 
 std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {
-  if (auto c = predict_nearest(problem, kNearDistance)) return c;
+  if (exact_)
+    if (auto c = predict_nearest(problem)) return c;
   if (auto c = predict_policy(problem)) return c;
   return predict_nearest(problem);
 }

@@ -6,19 +6,17 @@
 //                     (speedup over cuBLASLt, minus the error and size terms); configs on the
 //                     blocklist, no longer compiled, or illegal for the problem never win.
 //   predict(problem)  for an untuned problem: the winner of the nearest tuned problem (log2-space
-//                     distance over M, N, K, same layout and accumulation) that is legal here, if
-//                     one lies within kNearDistance; else the saved policy's argmax over the
-//                     legal, unblocked candidates when the database holds a policy state; else
-//                     the nearest winner at any distance; nullopt when none exists. Measured
+//                     distance over M, N, K, same layout and accumulation) that is legal here;
+//                     else the saved policy's argmax over the legal, unblocked candidates when
+//                     the database holds a policy state; nullopt when neither exists. Measured
 //                     neighbours come first because on the LLM shapes (bench/suites/llm.txt) the
-//                     nearest grid winner ran 4.6% faster than the policy's pick (geomean over the
-//                     39 shapes where both were timed; bench/results/2026-11-23-h100-e13d7f1).
-// A database from another device (GPU name or SM count differ) serves predict() only: exact
-// timings do not transfer, relative preferences mostly do.
+//                     policy's picks ran slower: 4.6% where both were timed inside the grid's range,
+//                     10% beyond it (bench/results/2026-11-23-h100-435be3b, perf-notes step 12).
+// A database from another device (GPU name or SM count differ) serves predict() only, and there
+// the policy comes first: exact timings do not transfer, relative preferences mostly do.
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -71,12 +69,9 @@ class TunedTable {
   std::optional<KernelConfig> predict(const Problem& problem) const;
   // find(), else predict().
   std::optional<KernelConfig> lookup(const Problem& problem) const;
-  // The parts of predict(), for comparisons. A shape inside the grid's range lies within 0.75 of
-  // a grid shape; kNearDistance is one octave in one dimension.
-  static constexpr double kNearDistance = 1.0;
+  // The two halves of predict(), for comparisons.
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
-  std::optional<KernelConfig> predict_nearest(
-      const Problem& problem, double max_distance = std::numeric_limits<double>::infinity()) const;
+  std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
 
   // Whether any timed record splits K: a policy trained on a database without split-K cannot
   // have learned when splitting pays. Per problem: TunedEntry::searched_split_k.
