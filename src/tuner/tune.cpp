@@ -72,9 +72,12 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
         options_.include.begin(), options_.include.end(),
         [&](const std::string& part) { return name.find(part) != std::string::npos; });
   };
-  const size_t budget =
-      (options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size()) +
-      size_t(std::count_if(open.begin(), open.end(), included));
+  // Included candidates come on top of the budget, also when the history already fills it (a
+  // second --include pass over a resumed database measures its new instances too).
+  const size_t base =
+      options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size();
+  const size_t budget = std::max(base, history.size()) +
+                        size_t(std::count_if(open.begin(), open.end(), included));
   while (!open.empty() && history.size() < budget) {
     const ProposalState state{problem, space_, open, measured};
     const auto forced = std::find_if(open.begin(), open.end(), included);
