@@ -477,26 +477,6 @@ TEST(TunerDb, TunedTable) {
   }
 }
 
-// An untuned shape gets the winner of a nearby tuned problem, chosen by the cost model for its own
-// tile count: the nearest winner fills one wave at its shape and would need two here.
-TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
-  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
-  const KernelConfig narrow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN,
-                                   Accum::kF32);
-  const KernelConfig square = sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN,
-                                   Accum::kF32);
-  const Problem one_wave{128, 8448, 4096, Layout::kTN, Accum::kF32};  // 2 x 66 tiles of 64x128
-  const Problem far{128, 16384, 4096, Layout::kTN, Accum::kF32};
-  Database db;
-  db.header = kH100;
-  db.records = {timed_record(one_wave, narrow, 30, 31, Disposition::kPassed),
-                timed_record(far, square, 50, 51, Disposition::kPassed)};
-  const TunedTable table(db, space, /*exact=*/true);
-  const Problem query{128, 9216, 4096, Layout::kTN, Accum::kF32};  // 144 tiles of 64x128: 2 waves
-  EXPECT_EQ(table.predict(query), square);
-  EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave
-}
-
 // Whether a problem's winner was ever compared with a split-K config is tracked per problem:
 // a database tuned before the split-K axis existed must not hide a split from dispatch.
 TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {

@@ -1,6 +1,5 @@
 #include "tuner/db/tuned_table.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -8,10 +7,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <utility>
-#include <vector>
-
-#include "registry/registry.hpp"
 
 namespace hgemm::tuner {
 
@@ -99,37 +94,23 @@ std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) c
 std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem) const {
   if (!space_) return std::nullopt;
   auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
-  // The tuned problems of this layout and accumulation, nearest first (ties by config name, so
-  // the answer does not depend on hash order).
-  std::vector<std::pair<double, const TunedEntry*>> near;
+  const TunedEntry* best = nullptr;
+  double best_distance = std::numeric_limits<double>::infinity();
   for (const auto& [key, entry] : entries_) {
     if (key.layout != problem.layout || key.accum != problem.accum) continue;
     const double dm = log_ratio(key.m, problem.m), dn = log_ratio(key.n, problem.n),
                  dk = log_ratio(key.k, problem.k);
-    near.push_back({dm * dm + dn * dn + dk * dk, &entry});
-  }
-  std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first < y.first
-                              : x.second->config.name() < y.second->config.name();
-  });
-  // The winners of the kNearest nearest problems (legal here) are the candidates; the cost model,
-  // which knows this shape's tile count and waves, picks among them. The nearest winner alone
-  // carries its own shape's wave quantization: 64x64 won 128x4096x4096 with 128 tiles in one
-  // wave, and ran 0.69x of cuBLASLt at 128x5120x5120 with 160 tiles in two.
-  std::optional<KernelConfig> best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  int considered = 0;
-  for (const auto& [distance, entry] : near) {
-    if (considered == kNearest) break;
-    if (!space_->legal(problem, entry->config).ok()) continue;
-    ++considered;
-    const double cost = registry::estimate_cost(problem, entry->config, space_->device());
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = entry->config;
+    const double distance = dm * dm + dn * dn + dk * dk;
+    // Ties are broken by the config name, so the answer does not depend on hash order.
+    if (distance < best_distance ||
+        (distance == best_distance && best && entry.config.name() < best->config.name())) {
+      if (!space_->legal(problem, entry.config).ok()) continue;
+      best = &entry;
+      best_distance = distance;
     }
   }
-  return best;
+  if (!best) return std::nullopt;
+  return best->config;
 }
 
 std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {

@@ -5,14 +5,13 @@
 //   find(problem)     the tuned winner: the highest mean reward over its passing measurements
 //                     (speedup over cuBLASLt, minus the error and size terms); configs on the
 //                     blocklist, no longer compiled, or illegal for the problem never win.
-//   predict(problem)  for an untuned problem: among the winners of the kNearest nearest tuned
-//                     problems (log2-space distance over M, N, K, same layout and accumulation)
-//                     that are legal here, the one the registry's cost model rates cheapest for
-//                     this shape; else the saved policy's argmax over the legal, unblocked
-//                     candidates when the database holds a policy state; nullopt when neither
-//                     exists. Measured neighbours come first because on the LLM shapes
-//                     (bench/suites/llm.txt) the policy's picks ran slower: 4.6% where both were
-//                     timed inside the grid's range, 10% beyond it (perf-notes step 12).
+//   predict(problem)  for an untuned problem: the winner of the nearest tuned problem (log2-space
+//                     distance over M, N, K, same layout and accumulation) that is legal here;
+//                     else the saved policy's argmax over the legal, unblocked candidates when
+//                     the database holds a policy state; nullopt when neither exists. Measured
+//                     neighbours come first because on the LLM shapes (bench/suites/llm.txt) the
+//                     policy's picks ran slower: 4.6% where both were timed inside the grid's range,
+//                     10% beyond it (bench/results/2026-11-23-h100-435be3b, perf-notes step 12).
 // A database from another device (GPU name or SM count differ) serves predict() only, and there
 // the policy comes first: exact timings do not transfer, relative preferences mostly do.
 #pragma once
@@ -71,7 +70,6 @@ class TunedTable {
   // find(), else predict().
   std::optional<KernelConfig> lookup(const Problem& problem) const;
   // The two halves of predict(), for comparisons.
-  static constexpr int kNearest = 8;
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
   std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
 
