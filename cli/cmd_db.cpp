@@ -3,6 +3,7 @@
 //   stats   counts by disposition, the blocklist, win counts, the geomean speedup
 //   export  the best-per-shape table as CSV, or the database rewritten without its bad lines
 //   merge   several databases (e.g. from other machines' runs of the same GPU) into one
+//   predict what dispatch would run for given shapes, and where the answer comes from
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include "args.hpp"
 #include "core/device.hpp"
+#include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/tuned_table.hpp"
@@ -34,10 +36,17 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge> [PATH
                                   without its unreadable lines (atomically)
   merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
                                   refuses files of different devices
+  predict [PATH] (--shape LIST | --suite S)
+                                  per shape x layout, the config dispatch takes from the database
+                                  on its own device (tuned winner, else nearest tuned problem's
+                                  winner, else the saved policy's pick) and both predictions; no
+                                  GPU needed
 
   PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
   --acc A        f32 (default) or f16: which default database
-  --layout L     show/export: only this layout
+  --layout L     show/export/predict: only this layout
+  --shape LIST   predict: e.g. 4096x4096x4096,128x16384x1024
+  --suite S      predict: a named suite or a file of "M N K" lines
 )";
 
 struct Row {
@@ -181,6 +190,35 @@ int export_db(const std::string& path, const std::string& out, const std::string
   return 0;
 }
 
+int predict(const std::string& path, Accum accum, const std::vector<Shape>& shapes,
+            const std::optional<Layout>& layout) {
+  const Database db = load_reporting(path, false);
+  print_header(path, db);
+  const TunedTable table = table_of(db);
+  auto name = [](const std::optional<KernelConfig>& c) { return c ? c->name() : std::string("-"); };
+  std::printf("%-8s %-8s %-8s %-3s %-4s %-8s %-52s %-52s %s\n", "m", "n", "k", "lay", "acc", "from",
+              "dispatch", "nearest", "policy");
+  for (const Shape& sh : shapes)
+    for (Layout l : {Layout::kNN, Layout::kTN}) {
+      if (layout && l != *layout) continue;
+      const Problem p{sh.m, sh.n, sh.k, l, accum};
+      const TunedEntry* tuned = table.find(p);
+      const auto nearest = table.predict_nearest(p);
+      const auto policy = table.predict_policy(p);
+      const auto chosen = tuned ? std::optional<KernelConfig>(tuned->config) : table.predict(p);
+      const char* from = tuned                     ? "tuned"
+                         : !chosen                 ? "none"
+                         : chosen == nearest       ? "nearest"
+                                                   : "policy";
+      std::printf("%-8lld %-8lld %-8lld %-3s %-4s %-8s %-52s %-52s %s\n", (long long)sh.m,
+                  (long long)sh.n, (long long)sh.k, std::string(to_string(l)).c_str(),
+                  std::string(to_string(accum)).c_str(), from, name(chosen).c_str(),
+                  name(nearest).c_str(), name(policy).c_str());
+    }
+  std::printf("without a decision from the database (\"none\"), dispatch uses the cost heuristic\n");
+  return db.errors.empty() ? 0 : 1;
+}
+
 int merge(const std::string& out, const std::vector<std::string>& inputs) {
   std::vector<Database> parts{load_database(out)};
   size_t total = parts.front().records.size();
@@ -205,7 +243,7 @@ int merge(const std::string& out, const std::vector<std::string>& inputs) {
 
 int cmd_db(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format"}, {"help"});
+    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite"}, {"help"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
       std::fputs(kHelp, pos.empty() && !args.flag("help") ? stderr : stdout);
@@ -225,14 +263,30 @@ int cmd_db(const Args& raw) {
       if (pos.size() < 2) throw ArgError("merge needs at least one input file");
       return merge(*out, std::vector<std::string>(pos.begin() + 1, pos.end()));
     }
-    if (sub != "show" && sub != "stats" && sub != "export")
-      throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge)");
+    if (sub != "show" && sub != "stats" && sub != "export" && sub != "predict")
+      throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge, predict)");
     if (pos.size() > 2) throw ArgError("unexpected argument '" + pos[2] + "'");
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
     else path = default_db_path(current_device().name, *accum);
     if (sub == "show") return show(path, layout);
+    if (sub == "predict") {
+      const auto shape = args.get("shape");
+      const auto suite = args.get("suite");
+      if (!shape == !suite) throw ArgError("predict needs one of --shape or --suite");
+      std::vector<Shape> shapes;
+      if (suite) {
+        try {
+          shapes = load_suite(*suite);
+        } catch (const Error& e) {
+          throw ArgError(e.message());
+        }
+      } else {
+        shapes = parse_shapes(*shape);
+      }
+      return predict(path, *accum, shapes, layout);
+    }
     if (sub == "stats") return stats(path);
     const auto out = args.get("out");
     if (!out) throw ArgError("export needs --out FILE");

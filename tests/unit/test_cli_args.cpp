@@ -2,6 +2,7 @@
 // any device work (these run on the CPU-only CI machine).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -40,4 +41,34 @@ TEST(Cli, HelpExitsZero) {
   r = run_cli("--help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find("verify"), std::string::npos);
+}
+
+// `hgemm db predict` needs no GPU: a tuned shape answers with its winner, another shape with the
+// nearest tuned problem's winner; bad arguments are usage errors.
+TEST(Cli, DbPredict) {
+  const std::string path = testing::TempDir() + "hgemm_cli_predict.jsonl";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":\"132\"}\n"
+        "{\"type\":\"measurement\",\"m\":4096,\"n\":4096,\"k\":4096,\"layout\":\"tn\",\"acc\":\"f32\","
+        "\"config\":\"sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn\",\"disposition\":\"passed\","
+        "\"median_us\":190.0,\"p20_us\":189.0,\"p80_us\":191.0,\"reference_us\":194.0,"
+        "\"speedup\":1.02,\"policy\":\"rl\",\"timestamp\":\"2026-11-23T00:00:00Z\"}\n",
+        f);
+    std::fclose(f);
+  }
+  CliResult r = run_cli("db predict " + path + " --shape 4096x4096x4096,4000x4096x4096 --layout tn");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("tuned    sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("4000     4096     4096     tn  f32  nearest  "
+                          "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn"),
+            std::string::npos)
+      << r.output;
+  expect_usage_error("db predict " + path, "one of --shape or --suite");
+  expect_usage_error("db predict " + path + " --shape 1x2", "--shape expects MxNxK");
+  std::remove(path.c_str());
 }
