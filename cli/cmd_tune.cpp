@@ -236,7 +236,7 @@ int run_worker(const Settings& s) {
   // History: every database this run writes to and this worker's own shard file (their records
   // count toward budgets with --resume), then the --history files (warm start only).
   const auto paths = db_paths(s, device.name);
-  auto load_checked = [&](const std::string& file, std::vector<Record>& into) {
+  auto load_checked = [&](const std::string& file, std::vector<Record>& into, bool written) {
     Database db = load_database(file);
     for (const std::string& e : db.errors)
       std::fprintf(stderr, "hgemm %s: error: %s (line skipped; the rest is used)\n",
@@ -246,6 +246,9 @@ int run_worker(const Settings& s) {
       HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + " was tuned on another device (" +
                                                  check.differences.front() +
                                                  "); pass another --db");
+    if (const std::string why = timing_mismatch(db.header, !db.records.empty(), fingerprint);
+        written && !why.empty())
+      HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + ": " + why);
     for (const std::string& d : check.differences)
       std::fprintf(stderr, "hgemm %s: note: %s differs from this run: %s\n", label.c_str(),
                    file.c_str(), d.c_str());
@@ -253,10 +256,10 @@ int run_worker(const Settings& s) {
   };
   std::vector<Record> history, warm_only;
   for (const std::string& path : distinct(paths)) {
-    load_checked(path, history);
-    if (s.shard) load_checked(shard_path(path, *s.shard), history);
+    load_checked(path, history, true);
+    if (s.shard) load_checked(shard_path(path, *s.shard), history, true);
   }
-  for (const std::string& file : s.history) load_checked(file, warm_only);
+  for (const std::string& file : s.history) load_checked(file, warm_only, false);
 
   std::unique_ptr<Measurer> measurer;
   if (s.synthetic) measurer = std::make_unique<SyntheticMeasurer>();

@@ -519,5 +519,25 @@ TEST(TunerDb, PathsAndSlugs) {
   else ::unsetenv("HGEMM_DB");
 }
 
+// Records timed with and without programmatic dependent launch must not compete in one database:
+// a run may append only under the database's timing conditions.
+TEST(TunerDb, TimingConditionsMustMatchToAppend) {
+  const Fingerprint on{{"gpu", "NVIDIA H100 80GB HBM3"}, {"sm_count", "132"}, {"pdl", "on"}};
+  const Fingerprint off{{"gpu", "NVIDIA H100 80GB HBM3"}, {"sm_count", "132"}, {"pdl", "off"}};
+  EXPECT_EQ(timing_mismatch(on, true, on), "");
+  EXPECT_EQ(timing_mismatch(off, true, off), "");
+  const std::string why = timing_mismatch(off, true, on);
+  EXPECT_NE(why.find("launch off"), std::string::npos) << why;
+  EXPECT_NE(why.find("HGEMM_PDL=0"), std::string::npos) << why;
+  EXPECT_NE(timing_mismatch(on, true, off).find("HGEMM_PDL=1"), std::string::npos);
+  // Records from before the key existed were timed without PDL; an empty file takes any run.
+  EXPECT_NE(timing_mismatch(kH100, true, on), "");
+  EXPECT_EQ(timing_mismatch(kH100, true, off), "");
+  EXPECT_EQ(timing_mismatch(kH100, false, on), "");
+  EXPECT_EQ(timing_mismatch({}, false, on), "");
+  // A run that does not say (the synthetic measurer) is not compared.
+  EXPECT_EQ(timing_mismatch(off, true, kH100), "");
+}
+
 }  // namespace
 }  // namespace hgemm::tuner

@@ -220,6 +220,17 @@ std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view k
   return {};
 }
 
+std::string timing_mismatch(const Fingerprint& db, bool db_has_records,
+                            const Fingerprint& running) {
+  const std::string run = fingerprint_value(running, "pdl");
+  std::string recorded = fingerprint_value(db, "pdl");
+  if (recorded.empty() && db_has_records) recorded = "off";
+  if (run.empty() || recorded.empty() || run == recorded) return {};
+  return "its records were timed with programmatic dependent launch " + recorded +
+         " and this run would time with it " + run + " (HGEMM_PDL=" +
+         (recorded == "off" ? "0" : "1") + " matches them), or tune into another --db";
+}
+
 FingerprintCheck compare_fingerprints(const Fingerprint& db, const Fingerprint& running) {
   FingerprintCheck out;
   for (std::string_view key : {"gpu", "sm_count", "driver", "cuda", "cublas", "git"}) {

@@ -65,6 +65,14 @@ struct FingerprintCheck {
 FingerprintCheck compare_fingerprints(const Fingerprint& db, const Fingerprint& running);
 std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view key);
 
+// Measurements compete in a database only when taken under the same timing conditions: today
+// programmatic dependent launch (`pdl`), which alone takes about 0.7 us off a small call in graph
+// mode. A database with records and no `pdl` key was timed with it off (its records predate the
+// key). Empty when the run may append to the database, else the reason it may not. A run that
+// does not say (a synthetic measurer) is not compared.
+std::string timing_mismatch(const Fingerprint& db, bool db_has_records,
+                            const Fingerprint& running);
+
 // Appends to a database file, creating it (and its directory) with `header` if it is missing
 // or empty. Refuses (hgemm::Error) a file whose header names another device. Cuts a partial
 // last line left by a killed writer. Every append is one write() of a whole line plus fsync.
