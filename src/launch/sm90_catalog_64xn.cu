@@ -3,8 +3,8 @@
 // the fastest of the family from 512^3 to 1024^3 and on M = 64), and 64x64 (eight or thirteen
 // stages, direct stores): cuBLASLt's tile for decode shapes (M = 128, N near 3000-3500), one
 // unsplit CTA per SM without a split-K reduction kernel; cuBLASLt runs it with 13 stages, which
-// gains 3-6% at K <= 4096 and loses at some longer K (perf-notes step 12). Eight stages of 64x128 and clusters of two along M
-// (multicasting B) measured no better on the decode shapes (docs/perf-notes.md, step 11).
+// gains 3-6% at K <= 4096 and loses at some longer K. Eight stages of 64x128 and clusters of two
+// along M (multicasting B) measured no better on the decode shapes (docs/perf-notes.md, step 12).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

@@ -62,6 +62,16 @@ hgemm::verify::GemmFn gemm_with(hgemm::KernelConfig const& config) {
                   cudaStream_t s) { hgemm::run(p, config, a, b, c, s); };
 }
 
+// Verifies `config` on `p` with the persistent grid capped at `max_ctas` CTAs (0: no cap); the
+// caller puts the cap back to 0 when done.
+void check_on_grid(hgemm::verify::Verifier& verifier, hgemm::KernelConfig const& config,
+                   int max_ctas, hgemm::Problem const& p, hgemm::verify::Options const& options) {
+  hgemm::sm90_set_max_ctas(max_ctas);
+  auto report = verifier.check(p, gemm_with(config), options);
+  check(report.passed(), config.name() + " max_ctas=" + std::to_string(max_ctas) + " " +
+                             p.name() + ": " + report.summary());
+}
+
 // The shapes every instance must pass: aligned residues (K % 8 == 0, N % 8 == 0) around the
 // tile sizes, a K below one k-block, a K that wraps the stage ring several times, M = 1.
 std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes_for(hgemm::KernelConfig const& c) {
@@ -156,13 +166,10 @@ void test_schedules(hgemm::verify::Verifier& verifier) {
       hgemm::KernelConfig config = inst.config;
       config.raster = v.raster;
       config.group_size = v.group;
-      hgemm::sm90_set_max_ctas(v.max_ctas);
-      hgemm::Problem p{1000, 776, 392, config.layout, config.accum};
       hgemm::verify::Options options;
       options.precision_probe = options.nonfinite = false;
-      auto report = verifier.check(p, gemm_with(config), options);
-      check(report.passed(), config.name() + " max_ctas=" + std::to_string(v.max_ctas) + " " +
-                                 p.name() + ": " + report.summary());
+      check_on_grid(verifier, config, v.max_ctas, {1000, 776, 392, config.layout, config.accum},
+                    options);
     }
   }
   hgemm::sm90_set_max_ctas(0);
@@ -265,13 +272,10 @@ void test_split_k(hgemm::verify::Verifier& verifier) {
     for (auto [splits, max_ctas] : {std::pair{2, 0}, std::pair{3, 3}, std::pair{7, 0}}) {
       hgemm::KernelConfig config = inst.config;
       config.split_k = splits;
-      hgemm::sm90_set_max_ctas(max_ctas);
-      hgemm::Problem p{200, 264, 1800, config.layout, config.accum};
       hgemm::verify::Options options;
       options.nonfinite = false;
-      auto report = verifier.check(p, gemm_with(config), options);
-      check(report.passed(), config.name() + " max_ctas=" + std::to_string(max_ctas) + " " +
-                                 p.name() + ": " + report.summary());
+      check_on_grid(verifier, config, max_ctas, {200, 264, 1800, config.layout, config.accum},
+                    options);
     }
   }
   hgemm::sm90_set_max_ctas(0);

@@ -114,8 +114,10 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem) 
 }
 
 std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {
-  if (exact_)
+  if (exact_) {
     if (auto c = predict_nearest(problem)) return c;
+    return predict_policy(problem);
+  }
   if (auto c = predict_policy(problem)) return c;
   return predict_nearest(problem);
 }
