@@ -8,6 +8,7 @@
 // (atomically) once every worker has exited.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
+#include "launch/sm90_jit.hpp"
 #include "progress.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/tuned_table.hpp"
@@ -60,6 +62,10 @@ constexpr const char* kHelp =
                      policy and feed the blocklist, and each shape gets a fresh budget
   --include LIST     measure every candidate whose name contains one of these first, on top of
                      the budget (e.g. sm90_pp_ after ping-pong kernels joined the catalog)
+  --jit LIST         also search the sm90 instances the space declares but the catalog lacks,
+                     those whose names contain one of LIST (all: every one, about 3800): each is
+                     compiled up front (in parallel, into the JIT cache; hgemm jit --help) and
+                     loaded at run time. Dispatch uses such winners only with HGEMM_JIT=1
   --history LIST     more databases (same device) whose records only warm-start the policy and
                      feed the blocklist: never counted toward budgets, never written to. For
                      re-tuning into a fresh database after the kernels changed
@@ -94,6 +100,7 @@ struct Settings {
   std::optional<std::string> db;
   std::vector<std::string> history;  // warm-start only
   std::vector<std::string> include;  // measured first
+  std::vector<std::string> jit;      // declared instances to compile at run time
   std::optional<std::string> gpus;  // "all" or a list
   std::optional<Shard> shard;
   std::optional<int> device;
@@ -118,7 +125,7 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
-                   "include", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
+                   "include", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
                    "shard", "device"},
                   {"resume", "quick-verify", "help"});
   Settings s;
@@ -155,6 +162,10 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.db = args.get("db");
   if (args.get("history")) s.history = args.list_or("history", "");
   if (args.get("include")) s.include = args.list_or("include", "");
+  if (args.get("jit")) {
+    s.jit = args.list_or("jit", "");
+    if (s.jit.empty()) throw ArgError("--jit needs a list of name fragments, or all");
+  }
   for (const std::string& h : s.history)
     if (!std::filesystem::exists(h)) throw ArgError("--history: no such file '" + h + "'");
   s.gpus = args.get("gpus");
@@ -226,12 +237,41 @@ std::string reproduce(const Problem& p, const std::string& config, bench::Mode m
          ",cublaslt-autotune --modes " + std::string(bench::to_string(mode)) + " --out row.csv";
 }
 
+// The catalog plus the declared instances `filters` name. With `build`, each is compiled (or
+// found in the JIT cache) first, all cores at a time, and one that fails to build stays out.
+SearchSpace jit_space(const DeviceInfo& device, const std::vector<std::string>& filters, bool build,
+                      const std::string& label) {
+  std::vector<KernelConfig> extra;
+  SearchSpace space = SearchSpace::with_declared(device, filters, &extra);
+  if (!build) return space;
+  jit::set_enabled(true);
+  const jit::Options options = jit::Options::from_env();
+  std::fprintf(stderr, "hgemm %s: JIT: building %zu instances into %s\n", label.c_str(),
+               extra.size(), options.cache_dir.c_str());
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<KernelConfig> compiled = catalog();
+  int cached = 0, failed = 0;
+  for (const jit::Artifact& a : jit::build(extra, options)) {
+    if (a.status.ok()) {
+      compiled.push_back(a.config);
+      cached += a.cached;
+    } else if (++failed <= 5) {
+      std::fprintf(stderr, "hgemm %s: JIT: %s\n", label.c_str(), a.status.message.c_str());
+    }
+  }
+  std::fprintf(stderr, "hgemm %s: JIT: %zu ready (%d from the cache), %d failed, %.1f s\n",
+               label.c_str(), extra.size() - size_t(failed), cached, failed,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return failed ? SearchSpace(compiled, device) : space;
+}
+
 int run_worker(const Settings& s) {
   if (s.device && !s.synthetic) HGEMM_CUDA_CHECK(cudaSetDevice(*s.device));
   const DeviceInfo device = s.synthetic ? nominal_device("synthetic") : current_device();
   const Fingerprint fingerprint = running_fingerprint(s, device);
-  const SearchSpace space = SearchSpace::from_catalog(device);
   const std::string label = s.shard ? "tune[" + std::to_string(s.shard->index) + "]" : "tune";
+  const SearchSpace space = s.jit.empty() ? SearchSpace::from_catalog(device)
+                                          : jit_space(device, s.jit, !s.synthetic, label);
 
   // History: every database this run writes to and this worker's own shard file (their records
   // count toward budgets with --resume), then the --history files (warm start only).

@@ -13,5 +13,6 @@ int cmd_info(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_report(const Args& args);
+int cmd_jit(const Args& args);
 
 }  // namespace hgemm::cli

@@ -21,6 +21,7 @@ commands:
   tune     search kernel configs per shape (rl, random or exhaustive) into a tuning database
   db       show, export, merge or summarize tuning databases
   ablate   compare the search policies by replaying an exhaustive tuning database (report)
+  jit      compile sm90 configs the catalog lacks into the JIT cache, show their source
 
 `hgemm <command> --help` describes each command's options.
 )";
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     if (command == "tune") return hgemm::cli::cmd_tune(args);
     if (command == "db") return hgemm::cli::cmd_db(args);
     if (command == "ablate") return hgemm::cli::cmd_ablate(args);
+    if (command == "jit") return hgemm::cli::cmd_jit(args);
   } catch (const hgemm::cli::ArgError& e) {
     std::fprintf(stderr, "hgemm %s: %s\n", command.c_str(), e.what());
     return 2;

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
+#include "launch/sm90_jit.hpp"
 #include "registry/registry.hpp"
 #include "tuner/db/tuned_table.hpp"
 
@@ -122,8 +123,17 @@ void run(const Problem& problem, const KernelConfig& config, const void* a, cons
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   const KernelInstance* inst = registry::find(config);
-  if (!inst)
-    throw Error(HGEMM_ERROR_NOT_SUPPORTED, config.name() + " is not in this build's catalog");
+  if (!inst) {
+    std::string why = config.name() + " is not in this build's catalog";
+    if (config.family == Family::kSm90Ws && jit::enabled()) {
+      std::string jit_why;
+      jit::instance(config, &jit_why);  // the remembered failure, no second compilation
+      why += "; the JIT could not provide it: " + jit_why;
+    } else if (config.family == Family::kSm90Ws) {
+      why += " (HGEMM_JIT=1 compiles missing sm90 configs at run time)";
+    }
+    throw Error(HGEMM_ERROR_NOT_SUPPORTED, why);
+  }
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
   if (Status s = registry::can_implement(problem, config, args, *device); !s.ok()) raise(s);
   inst->launch(config, args);

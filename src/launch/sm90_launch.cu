@@ -1,14 +1,22 @@
-// Host side of the sm90 warp-specialized family: the compiled catalog, can_implement with its
-// reasons, and the grid-size knob. The kernels themselves are instantiated in sm90_catalog_*.cu
+// Host side of the sm90 warp-specialized family: the launcher every instantiation shares (catalog
+// or compiled at run time), the compiled catalog, can_implement with its reasons, and the
+// grid-size knob. The kernels themselves are instantiated in sm90_catalog_*.cu
 // (one tile shape family per translation unit, so a parallel build compiles them side by side).
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
+#include "core/error.hpp"
+#include "kernels/sm90/sm90_ws.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm90_launch.hpp"
+#include "launch/sm90_tensor_map.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm {
 namespace {
@@ -21,7 +29,113 @@ Status refuse(KernelConfig const& config, hgemmStatus_t code, std::string const&
   return Status::failure(code, config.name() + ": " + why);
 }
 
+// Per device, once: raise the kernel's dynamic smem limit and count how many clusters fit at a
+// time. Racing threads both do the (idempotent) work; the result is published with release order.
+int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
+  Sm90Geometry const& g = kernel.geometry;
+  const bool cached = device >= 0 && device < Sm90Kernel::kMaxDevices;
+  if (cached)
+    if (int v = kernel.max_clusters[device].load(std::memory_order_acquire); v > 0) return v;
+  HGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel.entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        g.smem_bytes));
+  int clusters = sm_count / g.cluster_size;
+  if (g.cluster_size > 1) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(clusters * g.cluster_size));
+    config.blockDim = dim3(unsigned(g.num_threads));
+    config.dynamicSmemBytes = size_t(g.smem_bytes);
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = unsigned(g.cluster_size);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    int fit = 0;
+    if (cudaOccupancyMaxActiveClusters(&fit, kernel.entry, &config) == cudaSuccess && fit > 0)
+      clusters = std::min(clusters, fit);
+    else
+      cudaGetLastError();  // the query is advisory; keep the error state clean
+  }
+  clusters = std::max(clusters, 1);
+  if (cached) kernel.max_clusters[device].store(clusters, std::memory_order_release);
+  return clusters;
+}
+
 }  // namespace
+
+void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args) {
+  const KernelConfig instance = config.instance();
+  if (Status s = sm90_check_args(instance, args); !s.ok()) HGEMM_THROW(s.code, s.message);
+  Sm90Geometry const& g = kernel.geometry;
+  DeviceInfo const& device = current_device();
+  const int m = int(args.m), n = int(args.n), k = int(args.k);
+  using sm90::tensor_map_2d;
+
+  sm90::Params params{};
+  params.tma_a = tensor_map_2d({args.a, uint64_t(m), uint64_t(k), uint64_t(k),
+                                uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
+                                uint32_t(g.a_swizzle)});
+  if (g.b_k_major)
+    params.tma_b = tensor_map_2d({args.b, uint64_t(n), uint64_t(k), uint64_t(k),
+                                  uint32_t(g.b_box_outer), uint32_t(g.b_box_inner),
+                                  uint32_t(g.b_swizzle)});
+  else
+    params.tma_b = tensor_map_2d({args.b, uint64_t(k), uint64_t(n), uint64_t(n),
+                                  uint32_t(g.b_box_outer), uint32_t(g.b_box_inner),
+                                  uint32_t(g.b_swizzle)});
+  if (g.tma_store)
+    params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(n),
+                                  uint32_t(g.c_box_outer), uint32_t(g.c_box_inner),
+                                  uint32_t(g.c_swizzle)});
+  params.c = static_cast<__half*>(args.c);
+  params.m = m;
+  params.n = n;
+  params.k = k;
+  params.num_k_blocks = (k + instance.block_k - 1) / instance.block_k;
+  const int num_m_blocks = (m + instance.block_m - 1) / instance.block_m;
+  const int num_n_blocks = (n + instance.block_n - 1) / instance.block_n;
+  params.scheduler = kernels::TileScheduler::make(num_m_blocks, num_n_blocks, instance.cluster_m,
+                                                  instance.cluster_n, config.group_size,
+                                                  config.raster == Raster::kAlongM);
+
+  const SplitPlan plan = plan_split(config.split_k, args, instance.block_k);
+  const SplitScratch scratch(plan, args.stream);
+  params.num_splits = scratch.splits();
+  params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
+  params.partial = scratch.partial();
+  params.partial_ld = plan.partial_ld;
+
+  // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
+  // there are work units (cluster tiles times K-splits).
+  int clusters = max_active_clusters(kernel, device.ordinal, device.sm_count);
+  if (int limit = sm90_max_ctas(); limit > 0)
+    clusters = std::min(clusters, std::max(1, limit / g.cluster_size));
+  clusters = std::min(clusters, params.scheduler.num_cluster_tiles() * params.num_splits);
+
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3(unsigned(clusters * g.cluster_size));
+  launch.blockDim = dim3(unsigned(g.num_threads));
+  launch.dynamicSmemBytes = size_t(g.smem_bytes);
+  launch.stream = args.stream;
+  cudaLaunchAttribute attrs[2]{};
+  launch.attrs = attrs;
+  if (g.cluster_size > 1) {
+    cudaLaunchAttribute& attr = attrs[launch.numAttrs++];
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = unsigned(g.cluster_size);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+  }
+  const bool programmatic = programmatic_launch(device);
+  if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
+  void* kernel_args[] = {&params};
+  HGEMM_CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel.entry, kernel_args));
+  HGEMM_LAUNCH_CHECK();
+  if (params.num_splits > 1)
+    launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, m, n,
+                         args.stream, programmatic);
+}
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }
 int sm90_max_ctas() { return g_max_ctas.load(std::memory_order_relaxed); }

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "launch/sm90_jit.hpp"
 #include "launch/workspace.hpp"
 
 namespace hgemm::registry {
@@ -70,6 +71,7 @@ const std::vector<KernelInstance>& instances() {
 const KernelInstance* find(const KernelConfig& config) {
   for (const auto& inst : instances())
     if (inst.config.instance() == config.instance()) return &inst;
+  if (config.family == Family::kSm90Ws && jit::enabled()) return jit::instance(config);
   return nullptr;
 }
 

@@ -211,13 +211,15 @@ void test_autotune_stable(cudaStream_t stream) {
         "autotune sees the same candidate list twice (" + std::to_string(first.num_candidates) +
             " candidates)");
   // Two candidates within noise of each other may swap; anything else is a real instability.
+  // At 2048^3 (26 us) two tile shapes were seen 3.1% apart in one tuning and swapped in the next
+  // (2026-11-23), so "within noise" is 5%.
   bool tie = false;
   if (!same_algo && first.num_candidates == second.num_candidates) {
     const auto& f = first.candidate_ms;
     const auto& s = second.candidate_ms;
     const double a = f[size_t(second.index)] / f[size_t(first.index)];
     const double b = s[size_t(first.index)] / s[size_t(second.index)];
-    tie = a <= 1.03 && b <= 1.03;
+    tie = a <= 1.05 && b <= 1.05;
   }
   check(same_algo || tie, "autotune choice is stable for " + p.name() + ": first " +
                               first.describe() + "; second " + second.describe() +

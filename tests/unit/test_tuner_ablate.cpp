@@ -18,6 +18,8 @@
 #include "tuner/measure/synthetic_measurer.hpp"
 #include "tuner/tune.hpp"
 
+#include "temp_dir.hpp"
+
 namespace hgemm::tuner {
 namespace {
 
@@ -295,22 +297,6 @@ TEST(BenchSvg, LineChartIsWellFormed) {
   // Degenerate inputs still give a document.
   EXPECT_EQ(bench::render_svg({}).rfind("<svg", 0), 0u);
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "hgemm-ablate-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

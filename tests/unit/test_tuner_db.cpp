@@ -17,26 +17,12 @@
 #include "tuner/policy/softmax_policy.hpp"
 #include "tuner/tune.hpp"
 
+#include "temp_dir.hpp"
+
 namespace hgemm::tuner {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "hgemm-tuner-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

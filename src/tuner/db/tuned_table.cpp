@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 
+#include "launch/sm90_jit.hpp"
+
 namespace hgemm::tuner {
 
 size_t TunedKeyHash::operator()(const TunedKey& key) const {
@@ -156,8 +158,11 @@ const TunedTable& tuned_table(const DeviceInfo& device, Accum accum) {
   auto& slot = tables[{device.ordinal, int(accum)}];
   if (!slot) {
     try {
-      slot = std::make_unique<TunedTable>(
-          TunedTable::load(default_db_path(device.name, accum), SearchSpace::from_catalog(device)));
+      // With the JIT on, winners outside the catalog count too (they compile on first use).
+      slot = std::make_unique<TunedTable>(TunedTable::load(
+          default_db_path(device.name, accum),
+          jit::enabled() ? SearchSpace::with_declared(device, {"all"})
+                         : SearchSpace::from_catalog(device)));
     } catch (const std::exception& e) {
       slot = std::make_unique<TunedTable>();
       std::fprintf(stderr, "hgemm: warning: tuning database not used: %s\n", e.what());

@@ -147,9 +147,10 @@ std::vector<FamilySpace> build_families() {
   FamilySpace sm90{Family::kSm90Ws, {}, {}};
   sm90.axes = {
       block_m_axis({64, 128, 256}),
-      block_n_axis({64, 128, 192, 256}),
+      // The catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
+      block_n_axis({64, 96, 128, 160, 192, 256}),
       block_k_axis(),
-      stages_axis({3, 4, 5, 6, 8}),
+      stages_axis({3, 4, 5, 6, 7, 8, 10, 12, 13, 16}),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
            [](KernelConfig& c, int x) { c.num_consumer_wgs = x; }),
       axis("schedule", {int(Schedule::kCooperative), int(Schedule::kPingPong)},
@@ -218,10 +219,9 @@ DeviceInfo nominal_device(std::string name, int sm_count) {
 SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo device)
     : device_(std::move(device)) {
   for (const KernelConfig& c : compiled) {
-    if (!c.validate().ok()) continue;
-    if (std::none_of(compiled_.begin(), compiled_.end(),
-                     [&](const KernelConfig& x) { return x.instance() == c.instance(); }))
-      compiled_.push_back(c);
+    if (!c.validate().ok() || this->compiled(c)) continue;
+    compiled_index_[c.instance().hash()].push_back(compiled_.size());
+    compiled_.push_back(c);
   }
   // Expand each instance over the run-time axes of its family.
   for (const KernelConfig& base : compiled_) {
@@ -243,8 +243,34 @@ SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo d
 }
 
 bool SearchSpace::compiled(const KernelConfig& config) const {
-  return std::any_of(compiled_.begin(), compiled_.end(),
-                     [&](const KernelConfig& x) { return x.instance() == config.instance(); });
+  const KernelConfig inst = config.instance();
+  auto it = compiled_index_.find(inst.hash());
+  if (it == compiled_index_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(),
+                     [&](size_t i) { return compiled_[i].instance() == inst; });
+}
+
+std::vector<KernelConfig> SearchSpace::declared_instances(
+    const std::vector<std::string>& filters) const {
+  std::vector<KernelConfig> out;
+  std::unordered_map<uint64_t, std::vector<size_t>> seen;  // instance hash -> out
+  for (Layout layout : {Layout::kTN, Layout::kNN})
+    for (Accum accum : {Accum::kF32, Accum::kF16})
+      for (const KernelConfig& c : declared(Family::kSm90Ws, layout, accum)) {
+        const KernelConfig inst = c.instance();
+        auto& bucket = seen[inst.hash()];
+        if (compiled(inst) ||
+            std::any_of(bucket.begin(), bucket.end(), [&](size_t i) { return out[i] == inst; }))
+          continue;
+        const std::string name = inst.name();
+        if (std::none_of(filters.begin(), filters.end(), [&](const std::string& f) {
+              return f == "all" || name.find(f) != std::string::npos;
+            }))
+          continue;
+        bucket.push_back(out.size());
+        out.push_back(inst);
+      }
+  return out;
 }
 
 std::vector<Violation> SearchSpace::check(const KernelConfig& config,

@@ -14,6 +14,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/device.hpp"
@@ -85,6 +86,11 @@ class SearchSpace {
   SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo device);
   // The library's catalog on `device` (needs no device call itself).
   static SearchSpace from_catalog(const DeviceInfo& device);
+  // The catalog plus the declared sm90 instances that `filters` name (declared_instances) and
+  // that fit `device`: what the JIT can add. `added`, when given, receives those instances.
+  static SearchSpace with_declared(const DeviceInfo& device,
+                                   const std::vector<std::string>& filters,
+                                   std::vector<KernelConfig>* added = nullptr);
 
   const DeviceInfo& device() const { return device_; }
   // Every runnable config, for all layouts and accumulations, in a fixed order.
@@ -106,10 +112,14 @@ class SearchSpace {
   // The full product of one family's axes for a layout and accumulation, filtered by the
   // problem-independent rules other than `compiled`: what a JIT could build. Small by design.
   std::vector<KernelConfig> declared(Family family, Layout layout, Accum accum) const;
+  // The declared sm90 instances (all layouts and accumulations) that are not compiled and whose
+  // names contain one of `filters` ("all" matches every one): what `hgemm tune --jit` adds.
+  std::vector<KernelConfig> declared_instances(const std::vector<std::string>& filters) const;
 
  private:
   DeviceInfo device_;
   std::vector<KernelConfig> compiled_;  // instance configs, raster/group as compiled
+  std::unordered_map<uint64_t, std::vector<size_t>> compiled_index_;  // instance hash -> compiled_
   std::vector<KernelConfig> configs_;
 };
 

@@ -1,0 +1,447 @@
+#include "launch/sm90_jit.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.hpp"
+#include "launch/sm90_launch.hpp"
+
+extern char** environ;
+
+#ifndef HGEMM_NVCC_DEFAULT
+#define HGEMM_NVCC_DEFAULT "nvcc"
+#endif
+
+namespace hgemm::jit {
+namespace fs = std::filesystem;
+namespace {
+
+std::atomic<int> g_enabled{-1};  // -1: not decided yet, read HGEMM_JIT on first use
+
+uint64_t fnv1a(std::string_view text, uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes `text` under `path` by rename, so that a reader sees the whole file or none.
+bool write_atomically(const fs::path& path, std::string_view text) {
+  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+// Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`.
+// Returns the exit status, or -1 with *why set when it could not start.
+int run_process(const std::vector<std::string>& argv, const fs::path& log, std::string* why) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string log_path = log.string();
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    *why = "cannot run " + argv[0] + ": " + std::strerror(rc) +
+           " (set HGEMM_NVCC to the nvcc to use)";
+    return -1;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      *why = "waitpid failed for " + argv[0];
+      return -1;
+    }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  *why = argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  return -1;
+}
+
+std::string tail(const std::string& text, size_t n) {
+  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+}
+
+const char* enum_name(Epilogue e) { return e == Epilogue::kTmaStore ? "kTmaStore" : "kDirect"; }
+const char* enum_name(Accum a) { return a == Accum::kF16 ? "kF16" : "kF32"; }
+const char* enum_name(Layout l) { return l == Layout::kNN ? "kNN" : "kTN"; }
+const char* enum_name(Schedule s) {
+  return s == Schedule::kPingPong ? "kPingPong" : "kCooperative";
+}
+
+fs::path cache_root(const Options& options) { return fs::path(options.cache_dir); }
+
+// The compiler's identity: its `--version` output, once per compiler path and process.
+Status compiler_fingerprint(const Options& options, std::string* out) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;
+  std::lock_guard lock(mu);
+  if (auto it = known.find(options.nvcc); it != known.end()) {
+    *out = it->second;
+    return Status::success();
+  }
+  std::error_code ec;
+  fs::create_directories(cache_root(options) / "tmp", ec);
+  if (ec)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot create the JIT cache directory " +
+                                                          options.cache_dir + ": " + ec.message());
+  const fs::path log = cache_root(options) / "tmp" / ("version-" + std::to_string(::getpid()));
+  std::string why;
+  const int rc = run_process({options.nvcc, "--version"}, log, &why);
+  std::string text = read_file(log);
+  fs::remove(log, ec);
+  if (rc != 0)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           why.empty() ? options.nvcc + " --version failed: " + tail(text, 400)
+                                       : why);
+  known[options.nvcc] = text;
+  *out = text;
+  return Status::success();
+}
+
+uint64_t headers_hash() {
+  static const uint64_t h = [] {
+    uint64_t v = fnv1a("hgemm-jit-headers");
+    for (const EmbeddedFile& f : embedded_headers()) v = fnv1a(f.text, fnv1a(f.path, v));
+    return v;
+  }();
+  return h;
+}
+
+// The embedded headers, written once per header set under the cache (by rename of a whole
+// directory, so a half-written tree is never used).
+Status include_dir(const Options& options, fs::path* out) {
+  const fs::path dir = cache_root(options) / ("include-" + hex64(headers_hash()));
+  *out = dir;
+  std::error_code ec;
+  if (fs::exists(dir / ".complete", ec)) return Status::success();
+  const fs::path tmp = dir.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  fs::remove_all(tmp, ec);
+  for (const EmbeddedFile& f : embedded_headers()) {
+    const fs::path p = tmp / fs::path(std::string(f.path));
+    fs::create_directories(p.parent_path(), ec);
+    std::ofstream o(p, std::ios::binary);
+    o.write(f.text.data(), std::streamsize(f.text.size()));
+    if (!o.flush())
+      return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot write " + p.string());
+  }
+  std::ofstream(tmp / ".complete") << "ok\n";
+  fs::rename(tmp, dir, ec);
+  if (ec) {  // another builder got there first
+    fs::remove_all(tmp, ec);
+    if (!fs::exists(dir / ".complete", ec))
+      return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot create " + dir.string());
+  }
+  return Status::success();
+}
+
+Artifact build_one(const KernelConfig& config, const Options& options) {
+  Artifact a;
+  a.config = config.instance();
+  const auto t0 = std::chrono::steady_clock::now();
+  CacheKey key;
+  try {
+    key = cache_key(a.config, options);
+  } catch (const Error& e) {
+    a.status = Status::failure(e.status(), e.message());
+    return a;
+  }
+  a.key = key.hex;
+  const fs::path root = cache_root(options);
+  const fs::path cubin = root / (key.hex + ".cubin");
+  const fs::path sidecar = root / (key.hex + ".key");
+  a.cubin_path = cubin.string();
+  std::error_code ec;
+  if (fs::exists(cubin, ec) && read_file(sidecar) == key.material) {
+    a.cached = true;
+    a.status = Status::success();
+    return a;
+  }
+  fs::path includes;
+  if (Status s = include_dir(options, &includes); !s.ok()) {
+    a.status = s;
+    return a;
+  }
+  const std::string stem = key.hex + "-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  const fs::path src = root / "tmp" / (stem + ".cu");
+  const fs::path out = root / "tmp" / (stem + ".cubin");
+  const fs::path log = root / (key.hex + ".log");
+  {
+    std::ofstream s(src, std::ios::binary | std::ios::trunc);
+    s << sm90_source(a.config);
+  }
+  std::vector<std::string> argv{options.nvcc};
+  for (const auto& f : compile_flags()) argv.push_back(f);
+  argv.insert(argv.end(), {"-I" + includes.string(), "-cubin", "-o", out.string(), src.string()});
+  std::string why;
+  const int rc = run_process(argv, log, &why);
+  fs::remove(src, ec);
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (rc != 0) {
+    fs::remove(out, ec);
+    a.status = Status::failure(
+        HGEMM_ERROR_NOT_SUPPORTED,
+        a.config.name() + ": JIT compilation failed" +
+            (why.empty() ? " (exit " + std::to_string(rc) + ", log " + log.string() +
+                               "): " + tail(read_file(log), 1500)
+                         : ": " + why));
+    return a;
+  }
+  // The sidecar lands first: a cubin under its final name always has its key material.
+  if (!write_atomically(sidecar, key.material)) {
+    fs::remove(out, ec);
+    a.status = Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot write " + sidecar.string());
+    return a;
+  }
+  fs::rename(out, cubin, ec);
+  if (ec) {
+    a.status = Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                               "cannot move the cubin into " + cubin.string() + ": " + ec.message());
+    return a;
+  }
+  fs::remove(log, ec);
+  a.status = Status::success();
+  return a;
+}
+
+// Loaded kernels live for the process: dispatch caches pointers to their KernelInstance.
+struct Loaded {
+  KernelInstance instance;
+  Sm90Kernel kernel;
+  cudaLibrary_t library = nullptr;
+};
+
+struct LoadedTable {
+  std::shared_mutex mu;
+  // By config.instance().hash(); a vector in case two instances ever share a hash.
+  std::unordered_map<uint64_t, std::vector<std::unique_ptr<Loaded>>> by_hash;
+  std::map<uint64_t, std::vector<std::pair<KernelConfig, std::string>>> failed;
+
+  // Callers hold mu.
+  const Loaded* find(const KernelConfig& inst) const {
+    if (auto it = by_hash.find(inst.hash()); it != by_hash.end())
+      for (const auto& l : it->second)
+        if (l->instance.config == inst) return l.get();
+    return nullptr;
+  }
+  const std::string* failure(const KernelConfig& inst) const {
+    if (auto it = failed.find(inst.hash()); it != failed.end())
+      for (const auto& [c, why] : it->second)
+        if (c == inst) return &why;
+    return nullptr;
+  }
+};
+
+LoadedTable& table() {
+  static LoadedTable* t = new LoadedTable;  // never destroyed: kernels may launch during exit
+  return *t;
+}
+
+void launch_loaded(const KernelConfig& config, const GemmArgs& args) {
+  const KernelConfig inst = config.instance();
+  const Loaded* loaded = nullptr;
+  {
+    std::shared_lock lock(table().mu);
+    loaded = table().find(inst);
+  }
+  if (!loaded)
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL, config.name() + " was never loaded by the JIT");
+  sm90_launch(config, loaded->kernel, args);
+}
+
+std::string env_or(const char* name, std::string fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+}  // namespace
+
+Options Options::from_env() {
+  Options o;
+  o.nvcc = env_or("HGEMM_NVCC", HGEMM_NVCC_DEFAULT);
+  std::string cache = env_or("HGEMM_JIT_CACHE", "");
+  if (cache.empty()) {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+      cache = std::string(x) + "/hgemm/jit";
+    else if (const char* h = std::getenv("HOME"); h && *h)
+      cache = std::string(h) + "/.cache/hgemm/jit";
+    else
+      cache = (fs::temp_directory_path() / "hgemm-jit").string();
+  }
+  o.cache_dir = cache;
+  return o;
+}
+
+void set_enabled(bool enabled) { g_enabled.store(enabled ? 1 : 0); }
+
+bool enabled() {
+  int v = g_enabled.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv("HGEMM_JIT");
+    v = e && (std::string_view(e) == "1" || std::string_view(e) == "on") ? 1 : 0;
+    int expected = -1;
+    g_enabled.compare_exchange_strong(expected, v);
+    v = g_enabled.load();
+  }
+  return v == 1;
+}
+
+std::string sm90_source(const KernelConfig& config) {
+  const KernelConfig c = config.instance();
+  if (c.family != Family::kSm90Ws)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, c.name() + ": the JIT builds sm90 configs only");
+  if (Status s = c.validate(); !s.ok()) HGEMM_THROW(s.code, s.message);
+  std::ostringstream s;
+  s << "// " << c.name() << ": generated by hgemm's JIT (src/launch/sm90_jit.cpp)\n"
+    << "#include \"kernels/sm90/sm90_ws.cuh\"\n\n"
+    << "namespace hgemm::sm90 {\n"
+    << "using JitTraits = Traits<" << c.block_m << ", " << c.block_n << ", " << c.block_k << ", "
+    << c.num_stages << ", " << c.num_consumer_wgs << ", " << c.cluster_m << ", " << c.cluster_n
+    << ", Epilogue::" << enum_name(c.epilogue) << ", Accum::" << enum_name(c.accum)
+    << ", Layout::" << enum_name(c.layout) << ", Schedule::" << enum_name(c.schedule) << ">;\n"
+    << "template __global__ void sm90_ws_gemm_kernel<JitTraits>(__grid_constant__ Params const);\n"
+    << "}  // namespace hgemm::sm90\n";
+  return s.str();
+}
+
+std::vector<std::string> compile_flags() {
+  return {"-std=c++20",       "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-lineinfo",
+          "-gencode=arch=compute_90a,code=sm_90a"};
+}
+
+CacheKey cache_key(const KernelConfig& config, const Options& options) {
+  std::string fingerprint;
+  if (Status s = compiler_fingerprint(options, &fingerprint); !s.ok())
+    HGEMM_THROW(s.code, s.message);
+  std::string material = "hgemm-jit 1\ncompiler: " + options.nvcc + "\n" + fingerprint + "flags:";
+  for (const auto& f : compile_flags()) material += " " + f;
+  material += "\nheaders: " + hex64(headers_hash()) + "\nsource:\n" + sm90_source(config);
+  // Two independent 64-bit hashes: a 128-bit name; the sidecar comparison catches the rest.
+  return {hex64(fnv1a(material)) + hex64(fnv1a(material, 0x84222325cbf29ce4ull)), material};
+}
+
+std::vector<Artifact> build(const std::vector<KernelConfig>& configs, const Options& options) {
+  std::vector<KernelConfig> unique;
+  for (const auto& c : configs)
+    if (std::find(unique.begin(), unique.end(), c.instance()) == unique.end())
+      unique.push_back(c.instance());
+  std::vector<Artifact> out(unique.size());
+  int jobs = options.jobs > 0 ? options.jobs : int(std::thread::hardware_concurrency());
+  jobs = std::clamp(jobs, 1, std::max(1, int(unique.size())));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < unique.size();) out[i] = build_one(unique[i], options);
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  return out;
+}
+
+const KernelInstance* instance(const KernelConfig& config, std::string* why) {
+  const KernelConfig inst = config.instance();
+  LoadedTable& t = table();
+  {
+    std::shared_lock lock(t.mu);
+    if (const Loaded* l = t.find(inst)) return &l->instance;
+    if (const std::string* w = t.failure(inst)) {
+      if (why) *why = *w;
+      return nullptr;
+    }
+  }
+  // Built outside the lock: other configs keep loading and launching meanwhile.
+  const Artifact a = build({inst}, Options::from_env()).front();
+  std::string error;
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  if (!a.status.ok()) {
+    error = a.status.message;
+  } else {
+    const std::string image = read_file(a.cubin_path);
+    unsigned count = 0;
+    cudaError_t e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
+                                        nullptr, 0);
+    if (e == cudaSuccess) e = cudaLibraryGetKernelCount(&count, library);
+    if (e == cudaSuccess && count == 1) e = cudaLibraryEnumerateKernels(&kernel, 1, library);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      error = inst.name() + ": cannot load the JIT cubin " + a.cubin_path + ": " +
+              cudaGetErrorString(e);
+    } else if (count != 1) {
+      error = inst.name() + ": the JIT cubin holds " + std::to_string(count) + " kernels, not 1";
+    }
+  }
+  std::unique_lock lock(t.mu);
+  if (const Loaded* l = t.find(inst)) {
+    if (library) cudaLibraryUnload(library);  // another thread loaded it meanwhile
+    return &l->instance;
+  }
+  if (!error.empty()) {
+    if (library) cudaLibraryUnload(library);
+    t.failed[inst.hash()].emplace_back(inst, error);
+    if (why) *why = error;
+    return nullptr;
+  }
+  auto loaded = std::make_unique<Loaded>();
+  loaded->instance = {inst, &launch_loaded};
+  loaded->kernel.entry = reinterpret_cast<const void*>(kernel);
+  loaded->kernel.geometry = sm90_geometry(inst);
+  loaded->library = library;
+  const KernelInstance* result = &loaded->instance;
+  t.by_hash[inst.hash()].push_back(std::move(loaded));
+  return result;
+}
+
+}  // namespace hgemm::jit
