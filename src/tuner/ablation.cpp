@@ -57,6 +57,7 @@ Trace trace_run(const RunSpec& spec, const ReplayMeasurer& prototype,
   tune.budget = options.max_evals;
   tune.weights = options.weights;
   tune.clock = [] { return std::string(); };
+  tune.neighbor_seeds = 0;  // the ablation compares the policies' own picks
   Tuner tuner(space, *policy, measurer, tune);
   if (spec.warm) tuner.load_history(warm_history, /*resume=*/false);
   Trace out;

@@ -34,6 +34,32 @@ std::optional<Observation> Tuner::observation(const Record& record) const {
   return Observation{*config, space_.features(record.problem, *config), reward_of(record)};
 }
 
+void Tuner::note_winner(const Record& record) {
+  if (!record.measurement.timed()) return;
+  auto [it, fresh] = winners_.emplace(record.problem.name(), record);
+  if (!fresh && better(record, it->second, *this)) it->second = record;
+}
+
+std::vector<std::string> Tuner::neighbor_seeds(const Problem& problem) const {
+  if (options_.neighbor_seeds <= 0) return {};
+  auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
+  std::vector<std::pair<double, std::string>> near;
+  for (const auto& [name, r] : winners_) {
+    const Problem& q = r.problem;
+    if (q.layout != problem.layout || q.accum != problem.accum || name == problem.name()) continue;
+    const double dm = log_ratio(q.m, problem.m), dn = log_ratio(q.n, problem.n),
+                 dk = log_ratio(q.k, problem.k);
+    near.emplace_back(dm * dm + dn * dn + dk * dk, r.config);
+  }
+  std::sort(near.begin(), near.end());  // ties by config name: independent of hash order
+  std::vector<std::string> out;
+  for (const auto& [d, config] : near) {
+    if (std::find(out.begin(), out.end(), config) == out.end()) out.push_back(config);
+    if (int(out.size()) == options_.neighbor_seeds) break;
+  }
+  return out;
+}
+
 void Tuner::load_history(const std::vector<Record>& records, bool resume) {
   for (const auto& [config, why] : tuner::blocklist(records)) blocklist_.emplace(config, why);
   // Rewards are recomputed with this run's weights: the stored ones are informational.
@@ -46,6 +72,7 @@ void Tuner::load_history(const std::vector<Record>& records, bool resume) {
     if (fresh) groups.push_back({r.problem, {}});
     groups[it->second].observations.push_back(std::move(*obs));
     if (resume) history_[r.problem.name()].push_back(r);
+    note_winner(r);
   }
   policy_.warm_start(groups);
 }
@@ -78,9 +105,15 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
       options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size();
   const size_t budget = std::max(base, history.size()) +
                         size_t(std::count_if(open.begin(), open.end(), included));
+  // Neighbour seeds are measured first, inside the budget (after any --include candidates).
+  const std::vector<std::string> seeds = neighbor_seeds(problem);
+  auto seeded = [&](const Candidate& c) {
+    return std::find(seeds.begin(), seeds.end(), c.config.name()) != seeds.end();
+  };
   while (!open.empty() && history.size() < budget) {
     const ProposalState state{problem, space_, open, measured};
-    const auto forced = std::find_if(open.begin(), open.end(), included);
+    auto forced = std::find_if(open.begin(), open.end(), included);
+    if (forced == open.end()) forced = std::find_if(open.begin(), open.end(), seeded);
     const size_t pick = forced != open.end() ? size_t(forced - open.begin())
                                              : std::min(policy_.propose(state), open.size() - 1);
     const Candidate chosen = open[pick];
@@ -105,6 +138,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
       ++result.failures_now;
     }
     measured.push_back({chosen.config, chosen.features, record.reward});
+    note_winner(record);
     history.push_back(std::move(record));
     open.erase(open.begin() + std::ptrdiff_t(pick));
     ++result.measured_now;

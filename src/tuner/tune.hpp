@@ -33,6 +33,11 @@ struct TuneOptions {
   // a measured one is history). For a kernel new to the catalog, which a policy that never saw
   // it would rarely propose within a small budget.
   std::vector<std::string> include;
+  // A problem's first measurements (inside its budget) are the winners of the nearest problems
+  // already tuned (log2 distance over M, N, K; same layout and accumulation), up to this many
+  // distinct configs: what untuned dispatch would run is always among the candidates, so tuning
+  // a shape never ends below its untuned dispatch by the policy's misses.
+  int neighbor_seeds = 4;
   RewardWeights weights;
   // Timestamps for records; the default is the UTC wall clock.
   std::function<std::string()> clock;
@@ -64,6 +69,8 @@ class Tuner {
 
  private:
   std::optional<Observation> observation(const Record& record) const;
+  void note_winner(const Record& record);
+  std::vector<std::string> neighbor_seeds(const Problem& problem) const;
 
   const SearchSpace& space_;
   SearchPolicy& policy_;
@@ -71,6 +78,7 @@ class Tuner {
   TuneOptions options_;
   std::map<std::string, std::string> blocklist_;
   std::unordered_map<std::string, std::vector<Record>> history_;  // by Problem::name()
+  std::unordered_map<std::string, Record> winners_;  // best passing record by Problem::name()
 };
 
 // Every shape in every layout and accumulation, shape-major (a shape's variants stay together,

@@ -308,6 +308,47 @@ TEST(TunerDb, ResumeAfterAKillMidWrite) {
   EXPECT_EQ(reopened.records.size(), keys.size() + 1);
 }
 
+// A problem's first measurements are its nearest tuned neighbours' winners (inside its budget),
+// so tuning starts from what untuned dispatch would run; with seeding off, the policy picks.
+TEST(TunerDb, NearestWinnersSeedANewProblem) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  const Problem tuned{128, 4096, 4096, Layout::kTN, Accum::kF32};
+  const Problem fresh{128, 5120, 5120, Layout::kTN, Accum::kF32};
+  const Problem other_layout{128, 5120, 5120, Layout::kNN, Accum::kF32};
+  // The history's winner for `tuned`: a config the policy would not reach first by itself.
+  const auto candidates = space.enumerate(fresh);
+  ASSERT_GT(candidates.size(), 8u);
+  const KernelConfig winner = candidates[candidates.size() / 2];
+  std::vector<Record> history;
+  for (const KernelConfig& c : {candidates.front(), winner}) {
+    Record r = sample_record();
+    r.problem = tuned;
+    r.config = c.name();
+    r.measurement.median_us = r.measurement.reference_us / (c == winner ? 2.0 : 0.5);
+    history.push_back(r);
+  }
+  for (int seeds : {4, 0}) {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    TuneOptions options = quiet_options(3);
+    options.neighbor_seeds = seeds;
+    Tuner tuner(space, policy, measurer, options);
+    tuner.load_history(history, /*resume=*/false);
+    std::vector<std::string> measured;
+    tuner.tune(fresh, [&](const Record& r) { measured.push_back(r.config); });
+    ASSERT_EQ(measured.size(), 3u) << "seeds stay inside the budget";
+    if (seeds > 0)
+      EXPECT_EQ(measured.front(), winner.name());
+    else
+      EXPECT_EQ(std::count(measured.begin(), measured.end(), winner.name()), 0)
+          << "without seeding the policy reached the planted winner first: pick another";
+    // Another layout has no tuned neighbour: nothing is seeded there.
+    std::vector<std::string> other;
+    tuner.tune(other_layout, [&](const Record& r) { other.push_back(r.config); });
+    EXPECT_EQ(other.size(), 3u);
+  }
+}
+
 TEST(TunerDb, ForeignDevice) {
   TempDir dir;
   const std::string path = dir.file("tuned.jsonl");
