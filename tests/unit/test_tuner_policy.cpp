@@ -88,7 +88,9 @@ TuneOptions quiet_options(int budget) {
 double mean_best_found(SearchPolicy& policy, const SearchSpace& space,
                        const std::vector<Problem>& shapes, int budget) {
   SyntheticMeasurer measurer;
-  Tuner tuner(space, policy, measurer, quiet_options(budget));
+  TuneOptions options = quiet_options(budget);
+  options.neighbor_seeds = 0;  // the policy's own picks: seeding would lift random search too
+  Tuner tuner(space, policy, measurer, options);
   double sum = 0;
   for (const Problem& p : shapes) {
     const ProblemResult r = tuner.tune(p, [](const Record&) {});
