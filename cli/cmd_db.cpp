@@ -203,7 +203,7 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
       if (layout && l != *layout) continue;
       const Problem p{sh.m, sh.n, sh.k, l, accum};
       const TunedEntry* tuned = table.find(p);
-      const auto nearest = table.predict_nearest(p);
+      const auto nearest = table.predict_nearest(p, neighbor_rule());
       const auto policy = table.predict_policy(p);
       const auto chosen = tuned ? std::optional<KernelConfig>(tuned->config) : table.predict(p);
       const char* from = tuned                     ? "tuned"

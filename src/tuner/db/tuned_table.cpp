@@ -1,5 +1,6 @@
 #include "tuner/db/tuned_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <mutex>
 
 #include "launch/sm90_jit.hpp"
+#include "registry/registry.hpp"
 
 namespace hgemm::tuner {
 
@@ -93,35 +95,74 @@ std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) c
   return candidates[*pick].config;
 }
 
-std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem) const {
+NeighborRule neighbor_rule() {
+  static const NeighborRule rule = [] {
+    const char* v = std::getenv("HGEMM_PREDICT");
+    const std::string s = v ? v : "";
+    if (s == "cost") return NeighborRule::kCost;
+    if (s == "scaled") return NeighborRule::kScaled;
+    return NeighborRule::kNearest;
+  }();
+  return rule;
+}
+
+std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
+                                                        NeighborRule rule) const {
   if (!space_) return std::nullopt;
   auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
-  const TunedEntry* best = nullptr;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (const auto& [key, entry] : entries_) {
+  // The tuned problems of this layout and accumulation, nearest first (ties by config name, so
+  // the answer does not depend on hash order).
+  std::vector<std::pair<double, const std::pair<const TunedKey, TunedEntry>*>> near;
+  for (const auto& item : entries_) {
+    const TunedKey& key = item.first;
     if (key.layout != problem.layout || key.accum != problem.accum) continue;
     const double dm = log_ratio(key.m, problem.m), dn = log_ratio(key.n, problem.n),
                  dk = log_ratio(key.k, problem.k);
-    const double distance = dm * dm + dn * dn + dk * dk;
-    // Ties are broken by the config name, so the answer does not depend on hash order.
-    if (distance < best_distance ||
-        (distance == best_distance && best && entry.config.name() < best->config.name())) {
-      if (!space_->legal(problem, entry.config).ok()) continue;
-      best = &entry;
-      best_distance = distance;
+    near.push_back({dm * dm + dn * dn + dk * dk, &item});
+  }
+  std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first
+                              : x.second->second.config.name() < y.second->second.config.name();
+  });
+  const int k = rule == NeighborRule::kNearest ? 1 : kNeighbors;
+  std::optional<KernelConfig> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  int considered = 0;
+  for (const auto& [distance, item] : near) {
+    if (considered == k) break;
+    const TunedEntry& entry = item->second;
+    if (!space_->legal(problem, entry.config).ok()) continue;
+    ++considered;
+    const DeviceInfo& device = space_->device();
+    double score = 0;
+    if (rule == NeighborRule::kCost) {
+      score = -registry::estimate_cost(problem, entry.config, device);
+    } else if (rule == NeighborRule::kScaled) {
+      // The neighbour's measured speedup, carried over by the cost model's change in
+      // efficiency (ideal work over estimated cost) from the neighbour's shape to this one.
+      const TunedKey& nb = item->first;
+      const Problem at{nb.m, nb.n, nb.k, nb.layout, nb.accum};
+      const double work_here = double(problem.m) * problem.n * problem.k;
+      const double work_there = double(nb.m) * nb.n * nb.k;
+      const double eff_here = work_here / registry::estimate_cost(problem, entry.config, device);
+      const double eff_there = work_there / registry::estimate_cost(at, entry.config, device);
+      score = entry.speedup() * eff_here / eff_there;
+    }
+    if (!best || score > best_score) {
+      best_score = score;
+      best = entry.config;
     }
   }
-  if (!best) return std::nullopt;
-  return best->config;
+  return best;
 }
 
 std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {
   if (exact_) {
-    if (auto c = predict_nearest(problem)) return c;
+    if (auto c = predict_nearest(problem, neighbor_rule())) return c;
     return predict_policy(problem);
   }
   if (auto c = predict_policy(problem)) return c;
-  return predict_nearest(problem);
+  return predict_nearest(problem, neighbor_rule());
 }
 
 std::optional<KernelConfig> TunedTable::lookup(const Problem& problem) const {

@@ -55,6 +55,16 @@ struct TunedEntry {
   double speedup() const { return reference_us / median_us; }
 };
 
+// How an untuned problem uses its tuned neighbours (HGEMM_PREDICT picks one; an experiment knob):
+//   nearest  the winner of the nearest tuned problem (the default)
+//   cost     among the winners of the kNeighbors nearest, the one the cost model
+//            (registry::estimate_cost) finds cheapest for this shape
+//   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
+//            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
+enum class NeighborRule { kNearest, kCost, kScaled };
+inline constexpr int kNeighbors = 8;
+NeighborRule neighbor_rule();
+
 class TunedTable {
  public:
   TunedTable() = default;
@@ -71,7 +81,8 @@ class TunedTable {
   std::optional<KernelConfig> lookup(const Problem& problem) const;
   // The two halves of predict(), for comparisons.
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
-  std::optional<KernelConfig> predict_nearest(const Problem& problem) const;
+  std::optional<KernelConfig> predict_nearest(const Problem& problem,
+                                              NeighborRule rule = NeighborRule::kNearest) const;
 
   // Whether any timed record splits K: a policy trained on a database without split-K cannot
   // have learned when splitting pays. Per problem: TunedEntry::searched_split_k.
