@@ -456,10 +456,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     __syncthreads();
   // Programmatic dependent launch: the setup above may overlap the previous kernel's tail; from
   // here on every thread may touch global memory (A, B, C, partials), so each waits for it. The
-  // next kernel may start its own setup now: it cannot take our SMs' shared memory before we exit,
-  // and it waits for our completion in turn.
+  // next kernel is let in only once this CTA's producer has issued its last load (below): let in
+  // here, at the start, it cost single-consumer 64-row kernels with grids under the SM count up
+  // to 20% on decode shapes (docs/perf-notes.md, step 13), while the late signal keeps the
+  // overlap of the next launch with our tail.
   ptx::griddepcontrol_wait();
-  ptx::griddepcontrol_launch_dependents();
 
   if (wg_idx == 0) {
     // Producer: one elected thread streams A and B k-blocks into the ring, tile after tile,
@@ -517,6 +518,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           stage.advance();
         }
       }
+      ptx::griddepcontrol_launch_dependents();  // the first call of the CTA counts
     }
     __syncwarp();
   } else {
