@@ -506,6 +506,28 @@ TEST(TunerDb, TunedTable) {
 
 // Whether a problem's winner was ever compared with a split-K config is tracked per problem:
 // a database tuned before the split-K axis existed must not hide a split from dispatch.
+// An untuned shape gets a nearby tuned problem's winner chosen by the cost model for its own tile
+// count (the default rule): the nearest winner fills one wave at its shape and needs two here.
+TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const KernelConfig narrow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN,
+                                   Accum::kF32);
+  const KernelConfig square = sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN,
+                                   Accum::kF32);
+  const Problem one_wave{128, 8448, 4096, Layout::kTN, Accum::kF32};  // 2 x 66 tiles of 64x128
+  const Problem far{128, 16384, 4096, Layout::kTN, Accum::kF32};
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record(one_wave, narrow, 30, 31, Disposition::kPassed),
+                timed_record(far, square, 50, 51, Disposition::kPassed)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const Problem query{128, 9216, 4096, Layout::kTN, Accum::kF32};  // 144 tiles of 64x128: 2 waves
+  ASSERT_EQ(neighbor_rule(), NeighborRule::kCost) << "HGEMM_PREDICT is set in this environment";
+  EXPECT_EQ(table.predict(query), square);
+  EXPECT_EQ(table.predict_nearest(query, NeighborRule::kNearest), narrow);
+  EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave
+}
+
 TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {
   const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
   const Problem old_shape{256, 256, 16384, Layout::kTN, Accum::kF32};

@@ -99,9 +99,9 @@ NeighborRule neighbor_rule() {
   static const NeighborRule rule = [] {
     const char* v = std::getenv("HGEMM_PREDICT");
     const std::string s = v ? v : "";
-    if (s == "cost") return NeighborRule::kCost;
+    if (s == "nearest") return NeighborRule::kNearest;
     if (s == "scaled") return NeighborRule::kScaled;
-    return NeighborRule::kNearest;
+    return NeighborRule::kCost;
   }();
   return rule;
 }

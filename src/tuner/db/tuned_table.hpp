@@ -5,8 +5,9 @@
 //   find(problem)     the tuned winner: the highest mean reward over its passing measurements
 //                     (speedup over cuBLASLt, minus the error and size terms); configs on the
 //                     blocklist, no longer compiled, or illegal for the problem never win.
-//   predict(problem)  for an untuned problem: the winner of the nearest tuned problem (log2-space
-//                     distance over M, N, K, same layout and accumulation) that is legal here;
+//   predict(problem)  for an untuned problem: among the winners of the nearest tuned problems
+//                     (log2-space distance over M, N, K, same layout and accumulation) that are
+//                     legal here, the one the cost model prefers (NeighborRule below);
 //                     else the saved policy's argmax over the legal, unblocked candidates when
 //                     the database holds a policy state; nullopt when neither exists. Measured
 //                     neighbours come first because on the LLM shapes (bench/suites/llm.txt) the
@@ -56,9 +57,12 @@ struct TunedEntry {
 };
 
 // How an untuned problem uses its tuned neighbours (HGEMM_PREDICT picks one; an experiment knob):
-//   nearest  the winner of the nearest tuned problem (the default)
 //   cost     among the winners of the kNeighbors nearest, the one the cost model
-//            (registry::estimate_cost) finds cheapest for this shape
+//            (registry::estimate_cost) finds cheapest for this shape (the default: on the LLM
+//            suite it ran 0.963 of cuBLASLt in graph mode against nearest's 0.959, 0.986 against
+//            0.975 offline; bench/results/2026-11-23-h100-86bd4cd)
+//   nearest  the winner of the nearest tuned problem, which carries that shape's wave
+//            quantization along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
 //            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
 enum class NeighborRule { kNearest, kCost, kScaled };
