@@ -18,35 +18,12 @@
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
 #include "verify/verifier.hpp"
+#include "gpu_checks.cuh"
 
 namespace {
 
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++g_failures;
-}
-
-#define CUDA_OK(expr)                                                                      \
-  do {                                                                                     \
-    cudaError_t e_ = (expr);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));                         \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
-
-__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);  // uniform in [-1, 1], never all zero
-  }
-}
+using gpu_checks::check;
+using gpu_checks::fill_kernel;
 
 void fill(__half* p, int64_t n, uint32_t seed) {
   fill_kernel<<<256, 256>>>(p, n, seed);
@@ -267,6 +244,7 @@ int main(int argc, char** argv) {
   test_graph_capture(256, 128, 16384);  // split-K on an H100 (tests/unit/test_dispatch.cpp)
   test_threads_and_no_allocation(512, 384, 1024, false);
   test_threads_and_no_allocation(256, 128, 16384, true);
-  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  const int failures = gpu_checks::g_failures;
+  std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
+  return failures ? 1 : 0;
 }

@@ -25,6 +25,7 @@
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "verify/verifier.hpp"
+#include "gpu_checks.cuh"
 
 namespace {
 
@@ -33,22 +34,7 @@ using hgemm::Layout;
 using hgemm::Problem;
 using hgemm::baselines::Kind;
 
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  std::fflush(stdout);
-  if (!ok) ++g_failures;
-}
-
-#define CUDA_OK(expr)                                                            \
-  do {                                                                           \
-    cudaError_t e_ = (expr);                                                     \
-    if (e_ != cudaSuccess) {                                                     \
-      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));               \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
+using gpu_checks::check;
 
 #define LT_OK(expr)                                                              \
   do {                                                                           \
@@ -367,6 +353,7 @@ int main() {
     check(false, std::string("unexpected exception: ") + e.what());
   }
   CUDA_OK(cudaStreamDestroy(stream));
-  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  const int failures = gpu_checks::g_failures;
+  std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
+  return failures ? 1 : 0;
 }

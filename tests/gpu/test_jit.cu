@@ -21,38 +21,12 @@
 #include "launch/launch.hpp"
 #include "launch/sm90_jit.hpp"
 #include "verify/verifier.hpp"
+#include "gpu_checks.cuh"
 
 namespace {
 
-int g_failures = 0;
-int g_checks = 0;
-
-void check(bool ok, std::string const& what) {
-  ++g_checks;
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  std::fflush(stdout);
-  if (!ok) ++g_failures;
-}
-
-#define CUDA_OK(expr)                                                              \
-  do {                                                                             \
-    cudaError_t e_ = (expr);                                                       \
-    if (e_ != cudaSuccess) {                                                       \
-      std::printf("FAIL %s: %s\n", #expr, cudaGetErrorString(e_));                 \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
-
-__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);
-  }
-}
+using gpu_checks::check;
+using gpu_checks::fill_kernel;
 
 hgemm::KernelConfig parse(char const* name) {
   auto c = hgemm::KernelConfig::parse(name);
@@ -212,6 +186,5 @@ int main() {
   test_cache_and_refusal();
   std::error_code ec;
   std::filesystem::remove_all(cache, ec);
-  std::printf("%d passed, %d failed\n", g_checks - g_failures, g_failures);
-  return g_failures == 0 ? 0 : 1;
+  return gpu_checks::summary();
 }
