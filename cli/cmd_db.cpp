@@ -17,6 +17,7 @@
 #include "core/device.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
+#include "launch/sm90_jit.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/tuned_table.hpp"
 #include "tuner/space/space.hpp"
@@ -42,6 +43,7 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge> [PATH
                                   winner, else the saved policy's pick) and both predictions; no
                                   GPU needed
 
+  HGEMM_JIT=1: configs outside the catalog count as dispatch then sees them (hgemm jit --help)
   PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
   --acc A        f32 (default) or f16: which default database
   --layout L     show/export/predict: only this layout
@@ -71,12 +73,15 @@ double geomean(const std::vector<Row>& rows) {
   return rows.empty() ? 0.0 : std::exp(sum / double(rows.size()));
 }
 
-// The table exactly as the database's own device would see it through this build's catalog.
+// The table exactly as the database's own device would see it through this build's catalog, and
+// with HGEMM_JIT=1 through the JIT's declared instances too, as dispatch then does.
 TunedTable table_of(const Database& db) {
   const std::string gpu = fingerprint_value(db.header, "gpu");
   const int sms = std::atoi(fingerprint_value(db.header, "sm_count").c_str());
-  return TunedTable(db, SearchSpace::from_catalog(nominal_device(gpu.empty() ? "unknown" : gpu,
-                                                                 sms > 0 ? sms : 132)),
+  const DeviceInfo device = nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132);
+  return TunedTable(db,
+                    jit::enabled() ? SearchSpace::with_declared(device, {"all"})
+                                   : SearchSpace::from_catalog(device),
                     /*exact=*/true);
 }
 
