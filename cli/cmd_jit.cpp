@@ -1,6 +1,5 @@
 // hgemm jit: builds sm90 configs that the catalog lacks into the JIT cache (src/launch/sm90_jit),
 // in parallel and without a GPU, and shows what it compiles.
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -81,14 +80,12 @@ int cmd_jit(const Args& argv) {
     if (!layout) throw ArgError("--layout is tn or nn");
     if (!accum) throw ArgError("--acc is f32 or f16");
     const auto space = tuner::SearchSpace::from_catalog(tuner::nominal_device());
-    // One line per instance: raster, group size and split-K are launch arguments.
-    std::vector<KernelConfig> seen;
-    for (const KernelConfig& c : space.declared(Family::kSm90Ws, *layout, *accum))
-      if (!space.compiled(c) && std::find(seen.begin(), seen.end(), c.instance()) == seen.end()) {
-        seen.push_back(c.instance());
-        std::printf("%s\n", c.instance().name().c_str());
+    size_t n = 0;
+    for (const KernelConfig& c : space.declared_instances({"all"}))
+      if (c.layout == *layout && c.accum == *accum) {
+        std::printf("%s\n", c.name().c_str());
+        ++n;
       }
-    const size_t n = seen.size();
     std::fprintf(stderr, "%zu declared sm90 instances (%s, %s) are not in the catalog\n", n,
                  std::string(to_string(*layout)).c_str(), std::string(to_string(*accum)).c_str());
     return 0;

@@ -4,11 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/file_io.hpp"
 
 namespace hgemm::bench {
 namespace {
@@ -229,11 +230,9 @@ ResultsFile parse_results(std::string_view text, std::string_view origin) {
 }
 
 ResultsFile read_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_results(buf.str(), path);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw std::runtime_error("cannot read " + path);
+  return parse_results(*text, path);
 }
 
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, std::string_view acc,

@@ -2,10 +2,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 
 namespace hgemm {
 
@@ -64,11 +64,9 @@ std::vector<Shape> load_suite(const std::string& name_or_path) {
                                                 "' (named suites live in " + suite_dir() + ")");
     }
   }
-  std::ifstream in(path);
-  if (!in) HGEMM_THROW(HGEMM_ERROR_INVALID_SIZE, "cannot read suite file " + path.string());
-  std::stringstream buf;
-  buf << in.rdbuf();
-  auto shapes = parse_suite(buf.str(), path.string());
+  const std::optional<std::string> text = read_file(path.string());
+  if (!text) HGEMM_THROW(HGEMM_ERROR_INVALID_SIZE, "cannot read suite file " + path.string());
+  auto shapes = parse_suite(*text, path.string());
   if (shapes.empty()) HGEMM_THROW(HGEMM_ERROR_INVALID_SIZE, "suite " + path.string() + " is empty");
   return shapes;
 }

@@ -26,6 +26,8 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.hpp"
+#include "core/config_hash.hpp"
+#include "core/file_io.hpp"
 #include "launch/sm90_launch.hpp"
 
 extern char** environ;
@@ -54,27 +56,7 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Writes `text` under `path` by rename, so that a reader sees the whole file or none.
-bool write_atomically(const fs::path& path, std::string_view text) {
-  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), std::streamsize(text.size()));
-    if (!out.flush()) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
-  return !ec;
-}
+std::string read_or_empty(const fs::path& path) { return read_file(path.string()).value_or(""); }
 
 // Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`.
 // Returns the exit status, or -1 with *why set when it could not start.
@@ -134,10 +116,10 @@ Status compiler_fingerprint(const Options& options, std::string* out) {
   if (ec)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot create the JIT cache directory " +
                                                           options.cache_dir + ": " + ec.message());
-  const fs::path log = cache_root(options) / "tmp" / ("version-" + std::to_string(::getpid()));
+  const fs::path log = cache_root(options) / "tmp" / ("version-" + unique_suffix());
   std::string why;
   const int rc = run_process({options.nvcc, "--version"}, log, &why);
-  std::string text = read_file(log);
+  std::string text = read_or_empty(log);
   fs::remove(log, ec);
   if (rc != 0)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
@@ -164,8 +146,7 @@ Status include_dir(const Options& options, fs::path* out) {
   *out = dir;
   std::error_code ec;
   if (fs::exists(dir / ".complete", ec)) return Status::success();
-  const fs::path tmp = dir.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  const fs::path tmp = dir.string() + ".tmp-" + unique_suffix();
   fs::remove_all(tmp, ec);
   for (const EmbeddedFile& f : embedded_headers()) {
     const fs::path p = tmp / fs::path(std::string(f.path));
@@ -202,7 +183,7 @@ Artifact build_one(const KernelConfig& config, const Options& options) {
   const fs::path sidecar = root / (key.hex + ".key");
   a.cubin_path = cubin.string();
   std::error_code ec;
-  if (fs::exists(cubin, ec) && read_file(sidecar) == key.material) {
+  if (fs::exists(cubin, ec) && read_or_empty(sidecar) == key.material) {
     a.cached = true;
     a.status = Status::success();
     return a;
@@ -212,8 +193,7 @@ Artifact build_one(const KernelConfig& config, const Options& options) {
     a.status = s;
     return a;
   }
-  const std::string stem = key.hex + "-" + std::to_string(::getpid()) + "-" +
-                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  const std::string stem = key.hex + "-" + unique_suffix();
   const fs::path src = root / "tmp" / (stem + ".cu");
   const fs::path out = root / "tmp" / (stem + ".cubin");
   const fs::path log = root / (key.hex + ".log");
@@ -234,14 +214,16 @@ Artifact build_one(const KernelConfig& config, const Options& options) {
         HGEMM_ERROR_NOT_SUPPORTED,
         a.config.name() + ": JIT compilation failed" +
             (why.empty() ? " (exit " + std::to_string(rc) + ", log " + log.string() +
-                               "): " + tail(read_file(log), 1500)
+                               "): " + tail(read_or_empty(log), 1500)
                          : ": " + why));
     return a;
   }
   // The sidecar lands first: a cubin under its final name always has its key material.
-  if (!write_atomically(sidecar, key.material)) {
+  try {
+    write_file_atomically(sidecar.string(), key.material);
+  } catch (const Error& e) {
     fs::remove(out, ec);
-    a.status = Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot write " + sidecar.string());
+    a.status = Status::failure(HGEMM_ERROR_NOT_SUPPORTED, e.message());
     return a;
   }
   fs::rename(out, cubin, ec);
@@ -262,24 +244,20 @@ struct Loaded {
   cudaLibrary_t library = nullptr;
 };
 
+// By config.instance().
 struct LoadedTable {
   std::shared_mutex mu;
-  // By config.instance().hash(); a vector in case two instances ever share a hash.
-  std::unordered_map<uint64_t, std::vector<std::unique_ptr<Loaded>>> by_hash;
-  std::map<uint64_t, std::vector<std::pair<KernelConfig, std::string>>> failed;
+  std::unordered_map<KernelConfig, std::unique_ptr<Loaded>, KernelConfigHash> loaded;
+  std::unordered_map<KernelConfig, std::string, KernelConfigHash> failed;
 
   // Callers hold mu.
   const Loaded* find(const KernelConfig& inst) const {
-    if (auto it = by_hash.find(inst.hash()); it != by_hash.end())
-      for (const auto& l : it->second)
-        if (l->instance.config == inst) return l.get();
-    return nullptr;
+    auto it = loaded.find(inst);
+    return it == loaded.end() ? nullptr : it->second.get();
   }
   const std::string* failure(const KernelConfig& inst) const {
-    if (auto it = failed.find(inst.hash()); it != failed.end())
-      for (const auto& [c, why] : it->second)
-        if (c == inst) return &why;
-    return nullptr;
+    auto it = failed.find(inst);
+    return it == failed.end() ? nullptr : &it->second;
   }
 };
 
@@ -409,7 +387,7 @@ const KernelInstance* instance(const KernelConfig& config, std::string* why) {
   if (!a.status.ok()) {
     error = a.status.message;
   } else {
-    const std::string image = read_file(a.cubin_path);
+    const std::string image = read_or_empty(a.cubin_path);
     unsigned count = 0;
     cudaError_t e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
                                         nullptr, 0);
@@ -430,7 +408,7 @@ const KernelInstance* instance(const KernelConfig& config, std::string* why) {
   }
   if (!error.empty()) {
     if (library) cudaLibraryUnload(library);
-    t.failed[inst.hash()].emplace_back(inst, error);
+    t.failed.emplace(inst, error);
     if (why) *why = error;
     return nullptr;
   }
@@ -440,7 +418,7 @@ const KernelInstance* instance(const KernelConfig& config, std::string* why) {
   loaded->kernel.geometry = sm90_geometry(inst);
   loaded->library = library;
   const KernelInstance* result = &loaded->instance;
-  t.by_hash[inst.hash()].push_back(std::move(loaded));
+  t.loaded.emplace(inst, std::move(loaded));
   return result;
 }
 

@@ -76,14 +76,10 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.tma_a = tensor_map_2d({args.a, uint64_t(m), uint64_t(k), uint64_t(k),
                                 uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
                                 uint32_t(g.a_swizzle)});
-  if (g.b_k_major)
-    params.tma_b = tensor_map_2d({args.b, uint64_t(n), uint64_t(k), uint64_t(k),
-                                  uint32_t(g.b_box_outer), uint32_t(g.b_box_inner),
-                                  uint32_t(g.b_swizzle)});
-  else
-    params.tma_b = tensor_map_2d({args.b, uint64_t(k), uint64_t(n), uint64_t(n),
-                                  uint32_t(g.b_box_outer), uint32_t(g.b_box_inner),
-                                  uint32_t(g.b_swizzle)});
+  // B is N x K row-major in TN and K x N in NN.
+  const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
+  params.tma_b = tensor_map_2d({args.b, b_rows, b_cols, b_cols, uint32_t(g.b_box_outer),
+                                uint32_t(g.b_box_inner), uint32_t(g.b_swizzle)});
   if (g.tma_store)
     params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(n),
                                   uint32_t(g.c_box_outer), uint32_t(g.c_box_inner),

@@ -34,22 +34,19 @@ std::optional<Observation> Tuner::observation(const Record& record) const {
   return Observation{*config, space_.features(record.problem, *config), reward_of(record)};
 }
 
-void Tuner::note_winner(const Record& record) {
+void Tuner::note_winner(const Record& record, double reward) {
   if (!record.measurement.timed()) return;
-  auto [it, fresh] = winners_.emplace(record.problem.name(), record);
-  if (!fresh && better(record, it->second, *this)) it->second = record;
+  auto [it, fresh] = winners_.emplace(record.problem.name(), Winner{record, reward});
+  if (!fresh && reward > it->second.reward) it->second = Winner{record, reward};
 }
 
 std::vector<std::string> Tuner::neighbor_seeds(const Problem& problem) const {
   if (options_.neighbor_seeds <= 0) return {};
-  auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
   std::vector<std::pair<double, std::string>> near;
-  for (const auto& [name, r] : winners_) {
-    const Problem& q = r.problem;
+  for (const auto& [name, w] : winners_) {
+    const Problem& q = w.record.problem;
     if (q.layout != problem.layout || q.accum != problem.accum || name == problem.name()) continue;
-    const double dm = log_ratio(q.m, problem.m), dn = log_ratio(q.n, problem.n),
-                 dk = log_ratio(q.k, problem.k);
-    near.emplace_back(dm * dm + dn * dn + dk * dk, r.config);
+    near.emplace_back(shape_distance(q, problem), w.record.config);
   }
   std::sort(near.begin(), near.end());  // ties by config name: independent of hash order
   std::vector<std::string> out;
@@ -70,9 +67,9 @@ void Tuner::load_history(const std::vector<Record>& records, bool resume) {
     if (!obs) continue;
     auto [it, fresh] = group_of.emplace(r.problem.name(), groups.size());
     if (fresh) groups.push_back({r.problem, {}});
+    note_winner(r, obs->reward);
     groups[it->second].observations.push_back(std::move(*obs));
     if (resume) history_[r.problem.name()].push_back(r);
-    note_winner(r);
   }
   policy_.warm_start(groups);
 }
@@ -138,7 +135,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
       ++result.failures_now;
     }
     measured.push_back({chosen.config, chosen.features, record.reward});
-    note_winner(record);
+    note_winner(record, record.reward);
     history.push_back(std::move(record));
     open.erase(open.begin() + std::ptrdiff_t(pick));
     ++result.measured_now;

@@ -69,7 +69,7 @@ class Tuner {
 
  private:
   std::optional<Observation> observation(const Record& record) const;
-  void note_winner(const Record& record);
+  void note_winner(const Record& record, double reward);
   std::vector<std::string> neighbor_seeds(const Problem& problem) const;
 
   const SearchSpace& space_;
@@ -78,7 +78,11 @@ class Tuner {
   TuneOptions options_;
   std::map<std::string, std::string> blocklist_;
   std::unordered_map<std::string, std::vector<Record>> history_;  // by Problem::name()
-  std::unordered_map<std::string, Record> winners_;  // best passing record by Problem::name()
+  struct Winner {
+    Record record;
+    double reward = 0;  // reward_of(record), computed once
+  };
+  std::unordered_map<std::string, Winner> winners_;  // best passing record by Problem::name()
 };
 
 // Every shape in every layout and accumulation, shape-major (a shape's variants stay together,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "tuner/db/json.hpp"
 
 namespace hgemm::tuner {
@@ -25,22 +26,6 @@ constexpr std::string_view kPolicy = "policy";
 
 [[noreturn]] void throw_io(const std::string& what, const std::string& path) {
   HGEMM_THROW(HGEMM_ERROR_INTERNAL, what + " " + path + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const std::string& data, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw_io("cannot write", path);
-    done += size_t(n);
-  }
-}
-
-std::string read_file(const std::string& path, bool* exists) {
-  std::ifstream in(path, std::ios::binary);
-  *exists = bool(in);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 Fingerprint header_from(const json::Object& o) {
@@ -209,9 +194,8 @@ Database parse_database(std::string_view text, std::string_view origin) {
 }
 
 Database load_database(const std::string& path) {
-  bool exists = false;
-  const std::string text = read_file(path, &exists);
-  return exists ? parse_database(text, path) : Database{};
+  const std::optional<std::string> text = read_file(path);
+  return text ? parse_database(*text, path) : Database{};
 }
 
 std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view key) {
@@ -248,8 +232,7 @@ DatabaseWriter::DatabaseWriter(std::string path, const Fingerprint& header)
   const fs::path parent = fs::path(path_).parent_path();
   std::error_code ec;
   if (!parent.empty()) fs::create_directories(parent, ec);
-  bool exists = false;
-  const std::string text = read_file(path_, &exists);
+  const std::string text = read_file(path_).value_or(std::string());
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_io("cannot open", path_);
   try {
@@ -301,34 +284,10 @@ void DatabaseWriter::append(const Record& record) { append_line(format_record(re
 void DatabaseWriter::append(const PolicyState& state) { append_line(format_policy(state)); }
 
 void write_database(const std::string& path, const Database& db) {
-  namespace fs = std::filesystem;
   std::string text = format_header(db.header) + "\n";
   for (const Record& r : db.records) text += format_record(r) + "\n";
   if (db.policy) text += format_policy(*db.policy) + "\n";
-  const fs::path target(path);
-  std::error_code ec;
-  if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw_io("cannot create", temp);
-  try {
-    write_all(fd, text, temp);
-    if (::fsync(fd) != 0) throw_io("cannot fsync", temp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    throw_io("cannot rename a temp file onto", path);
-  }
-  const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  write_file_atomically(path, text);
 }
 
 Database merge_databases(const std::vector<Database>& parts) {

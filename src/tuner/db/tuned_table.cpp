@@ -109,16 +109,13 @@ NeighborRule neighbor_rule() {
 std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
                                                         NeighborRule rule) const {
   if (!space_) return std::nullopt;
-  auto log_ratio = [](int64_t a, int64_t b) { return std::log2(double(a) / double(b)); };
   // The tuned problems of this layout and accumulation, nearest first (ties by config name, so
   // the answer does not depend on hash order).
   std::vector<std::pair<double, const std::pair<const TunedKey, TunedEntry>*>> near;
   for (const auto& item : entries_) {
     const TunedKey& key = item.first;
     if (key.layout != problem.layout || key.accum != problem.accum) continue;
-    const double dm = log_ratio(key.m, problem.m), dn = log_ratio(key.n, problem.n),
-                 dk = log_ratio(key.k, problem.k);
-    near.push_back({dm * dm + dn * dn + dk * dk, &item});
+    near.push_back({shape_distance(key.problem(), problem), &item});
   }
   std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
     return x.first != y.first ? x.first < y.first
@@ -140,10 +137,9 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
     } else if (rule == NeighborRule::kScaled) {
       // The neighbour's measured speedup, carried over by the cost model's change in
       // efficiency (ideal work over estimated cost) from the neighbour's shape to this one.
-      const TunedKey& nb = item->first;
-      const Problem at{nb.m, nb.n, nb.k, nb.layout, nb.accum};
+      const Problem at = item->first.problem();
       const double work_here = double(problem.m) * problem.n * problem.k;
-      const double work_there = double(nb.m) * nb.n * nb.k;
+      const double work_there = double(at.m) * at.n * at.k;
       const double eff_here = work_here / registry::estimate_cost(problem, entry.config, device);
       const double eff_there = work_there / registry::estimate_cost(at, entry.config, device);
       score = entry.speedup() * eff_here / eff_there;

@@ -38,6 +38,7 @@ struct TunedKey {
   Accum accum = Accum::kF32;
   bool operator==(const TunedKey&) const = default;
   static TunedKey of(const Problem& p) { return {p.m, p.n, p.k, p.layout, p.accum}; }
+  Problem problem() const { return {m, n, k, layout, accum}; }
 };
 
 struct TunedKeyHash {

@@ -219,8 +219,7 @@ DeviceInfo nominal_device(std::string name, int sm_count) {
 SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo device)
     : device_(std::move(device)) {
   for (const KernelConfig& c : compiled) {
-    if (!c.validate().ok() || this->compiled(c)) continue;
-    compiled_index_[c.instance().hash()].push_back(compiled_.size());
+    if (!c.validate().ok() || !compiled_instances_.insert(c.instance()).second) continue;
     compiled_.push_back(c);
   }
   // Expand each instance over the run-time axes of its family.
@@ -243,31 +242,30 @@ SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo d
 }
 
 bool SearchSpace::compiled(const KernelConfig& config) const {
-  const KernelConfig inst = config.instance();
-  auto it = compiled_index_.find(inst.hash());
-  if (it == compiled_index_.end()) return false;
-  return std::any_of(it->second.begin(), it->second.end(),
-                     [&](size_t i) { return compiled_[i].instance() == inst; });
+  return compiled_instances_.count(config.instance()) > 0;
+}
+
+double shape_distance(const Problem& a, const Problem& b) {
+  auto log_ratio = [](int64_t x, int64_t y) { return std::log2(double(x) / double(y)); };
+  const double dm = log_ratio(a.m, b.m), dn = log_ratio(a.n, b.n), dk = log_ratio(a.k, b.k);
+  return dm * dm + dn * dn + dk * dk;
 }
 
 std::vector<KernelConfig> SearchSpace::declared_instances(
     const std::vector<std::string>& filters) const {
   std::vector<KernelConfig> out;
-  std::unordered_map<uint64_t, std::vector<size_t>> seen;  // instance hash -> out
+  std::unordered_set<KernelConfig, KernelConfigHash> seen;
   for (Layout layout : {Layout::kTN, Layout::kNN})
     for (Accum accum : {Accum::kF32, Accum::kF16})
       for (const KernelConfig& c : declared(Family::kSm90Ws, layout, accum)) {
         const KernelConfig inst = c.instance();
-        auto& bucket = seen[inst.hash()];
-        if (compiled(inst) ||
-            std::any_of(bucket.begin(), bucket.end(), [&](size_t i) { return out[i] == inst; }))
-          continue;
+        if (compiled(inst) || seen.count(inst)) continue;
         const std::string name = inst.name();
         if (std::none_of(filters.begin(), filters.end(), [&](const std::string& f) {
               return f == "all" || name.find(f) != std::string::npos;
             }))
           continue;
-        bucket.push_back(out.size());
+        seen.insert(inst);
         out.push_back(inst);
       }
   return out;

@@ -14,9 +14,10 @@
 #include <array>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "core/config_hash.hpp"
 #include "core/device.hpp"
 #include "hgemm/hgemm.hpp"
 
@@ -119,9 +120,13 @@ class SearchSpace {
  private:
   DeviceInfo device_;
   std::vector<KernelConfig> compiled_;  // instance configs, raster/group as compiled
-  std::unordered_map<uint64_t, std::vector<size_t>> compiled_index_;  // instance hash -> compiled_
+  std::unordered_set<KernelConfig, KernelConfigHash> compiled_instances_;  // their instance()s
   std::vector<KernelConfig> configs_;
 };
+
+// How far apart two problems' shapes are for borrowing tuned winners: squared log2 distance over
+// M, N and K (layout and accumulation are the caller's to match).
+double shape_distance(const Problem& a, const Problem& b);
 
 // A device description for CPU-side use (tests, dry runs, a database from another machine):
 // an H100 SXM's SM count, L2 and shared-memory limit unless given.
