@@ -14,13 +14,10 @@
 #include "core/error.hpp"
 
 namespace hgemm {
-namespace {
 
-[[noreturn]] void throw_io(const std::string& what, const std::string& path) {
+void throw_io_error(const std::string& what, const std::string& path) {
   HGEMM_THROW(HGEMM_ERROR_INTERNAL, what + " " + path + ": " + std::strerror(errno));
 }
-
-}  // namespace
 
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -37,7 +34,7 @@ void write_all(int fd, std::string_view data, const std::string& path) {
   for (size_t done = 0; done < data.size();) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw_io("cannot write", path);
+    if (n <= 0) throw_io_error("cannot write", path);
     done += size_t(n);
   }
 }
@@ -49,10 +46,10 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
   const std::string temp = path + ".tmp." + unique_suffix();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw_io("cannot create", temp);
+  if (fd < 0) throw_io_error("cannot create", temp);
   try {
     write_all(fd, text, temp);
-    if (::fsync(fd) != 0) throw_io("cannot fsync", temp);
+    if (::fsync(fd) != 0) throw_io_error("cannot fsync", temp);
   } catch (...) {
     ::close(fd);
     ::unlink(temp.c_str());
@@ -63,7 +60,7 @@ void write_file_atomically(const std::string& path, std::string_view text) {
     const int saved = errno;
     ::unlink(temp.c_str());
     errno = saved;
-    throw_io("cannot rename a temp file onto", path);
+    throw_io_error("cannot rename a temp file onto", path);
   }
   const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
   if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {

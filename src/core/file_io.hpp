@@ -11,6 +11,9 @@ namespace hgemm {
 // The file's bytes, or nullopt when it cannot be opened.
 std::optional<std::string> read_file(const std::string& path);
 
+// Throws hgemm::Error (HGEMM_ERROR_INTERNAL): "<what> <path>: <strerror(errno)>".
+[[noreturn]] void throw_io_error(const std::string& what, const std::string& path);
+
 // "<pid>-<thread>": names a temporary file or directory that no other process or thread of this
 // one is writing at the same time.
 std::string unique_suffix();

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/suite.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/json.hpp"
 #include "tuner/db/tuned_table.hpp"
@@ -192,6 +193,76 @@ TEST(TunerDb, RoundTrip) {
   EXPECT_EQ(load_database(path).records.size(), 1u);
   for (const auto& entry : fs::recursive_directory_iterator(dir.file("")))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// The repository ships databases gzip-compressed: they read like the plain file, damage is named
+// with the intact records still used, and appends or rewrites into a .gz are refused.
+TEST(TunerDb, CompressedDatabase) {
+  TempDir dir;
+  const std::string plain = dir.file("h100-f16.jsonl");
+  {
+    DatabaseWriter writer(plain, kH100);
+    for (int i = 0; i < 2000; ++i) {
+      Record r = sample_record();
+      r.problem.m = 64 + i;
+      writer.append(r);
+    }
+  }
+  const std::string packed = plain + ".gz";
+  ASSERT_EQ(std::system(("gzip -9n -c '" + plain + "' > '" + packed + "'").c_str()), 0);
+  const Database a = load_database(plain), b = load_database(packed);
+  EXPECT_TRUE(b.errors.empty());
+  EXPECT_EQ(b.header, a.header);
+  ASSERT_EQ(b.records.size(), 2000u);
+  for (size_t i = 0; i < a.records.size(); ++i) expect_same(b.records[i], a.records[i]);
+
+  const std::string bytes = slurp(packed);
+  const std::string cut = dir.file("cut.jsonl.gz");
+  spit(cut, bytes.substr(0, bytes.size() / 2));
+  const Database partial = load_database(cut);
+  ASSERT_FALSE(partial.errors.empty());
+  EXPECT_NE(partial.errors.front().find(cut + ": gzip data corrupt"), std::string::npos)
+      << partial.errors.front();
+  EXPECT_NE(partial.errors.front().find("truncated"), std::string::npos);
+  EXPECT_GT(partial.records.size(), 100u);
+  EXPECT_LT(partial.records.size(), 2000u);
+
+  try {
+    DatabaseWriter writer(packed, kH100);
+    ADD_FAILURE() << "appended to a compressed database";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), HGEMM_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(e.message().find("gzip-compressed"), std::string::npos) << e.message();
+  }
+  EXPECT_EQ(slurp(packed), bytes);
+  EXPECT_THROW(write_database(dir.file("out.jsonl.gz"), a), Error);
+  EXPECT_FALSE(fs::exists(dir.file("out.jsonl.gz")));
+}
+
+// What the repository ships: both accumulations of the H100, readable without a single bad line,
+// a winner for every grid shape in both layouts.
+TEST(TunerDb, ShippedDatabasesCoverTheGrid) {
+  const char* saved = std::getenv("HGEMM_DB");
+  const std::string saved_value = saved ? saved : "";
+  ::unsetenv("HGEMM_DB");
+  const std::vector<Shape> grid = load_suite("grid");
+  ASSERT_EQ(grid.size(), 1000u);
+  for (Accum accum : {Accum::kF32, Accum::kF16}) {
+    const std::string path = default_db_path("NVIDIA H100 80GB HBM3", accum);
+    const Database db = load_database(path);
+    EXPECT_TRUE(db.errors.empty()) << path << ": " << db.errors.front();
+    EXPECT_EQ(fingerprint_value(db.header, "gpu"), "NVIDIA H100 80GB HBM3") << path;
+    std::set<std::string> passed;
+    for (const Record& r : db.records)
+      if (r.measurement.disposition == Disposition::kPassed && r.problem.accum == accum)
+        passed.insert(r.problem.name());
+    for (const Shape& s : grid)
+      for (Layout layout : {Layout::kTN, Layout::kNN}) {
+        const Problem p{s.m, s.n, s.k, layout, accum};
+        EXPECT_TRUE(passed.count(p.name())) << path << " has no passing record for " << p.name();
+      }
+  }
+  if (saved) ::setenv("HGEMM_DB", saved_value.c_str(), 1);
 }
 
 TEST(TunerDb, CorruptLinesAreNamedAndTheRestIsUsed) {
@@ -562,6 +633,9 @@ TEST(TunerDb, PathsAndSlugs) {
   ::unsetenv("HGEMM_DB");
   const std::string path = default_db_path("NVIDIA H100 80GB HBM3", Accum::kF16);
   EXPECT_NE(path.find("data/tuned/nvidia-h100-80gb-hbm3-f16.jsonl"), std::string::npos) << path;
+  // The compressed file is taken only when no plain one (a database being tuned) is beside it.
+  const std::string plain = path.substr(0, path.find(".jsonl") + 6);
+  EXPECT_EQ(path == plain + ".gz", !fs::exists(plain) && fs::exists(plain + ".gz")) << path;
   ::setenv("HGEMM_DB", "/tmp/elsewhere.jsonl", 1);
   EXPECT_EQ(default_db_path("NVIDIA H100 80GB HBM3", Accum::kF16), "/tmp/elsewhere.jsonl");
   if (saved) ::setenv("HGEMM_DB", saved_value.c_str(), 1);

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/gzip.hpp"
 #include "tuner/db/json.hpp"
 
 namespace hgemm::tuner {
@@ -23,10 +24,6 @@ namespace {
 constexpr std::string_view kHeader = "header";
 constexpr std::string_view kMeasurement = "measurement";
 constexpr std::string_view kPolicy = "policy";
-
-[[noreturn]] void throw_io(const std::string& what, const std::string& path) {
-  HGEMM_THROW(HGEMM_ERROR_INTERNAL, what + " " + path + ": " + std::strerror(errno));
-}
 
 Fingerprint header_from(const json::Object& o) {
   Fingerprint f;
@@ -195,7 +192,13 @@ Database parse_database(std::string_view text, std::string_view origin) {
 
 Database load_database(const std::string& path) {
   const std::optional<std::string> text = read_file(path);
-  return text ? parse_database(*text, path) : Database{};
+  if (!text) return Database{};
+  if (!is_gzip(*text)) return parse_database(*text, path);
+  const GunzipResult plain = gunzip(*text);
+  Database db = parse_database(plain.data, path);
+  if (!plain.error.empty())
+    db.errors.insert(db.errors.begin(), path + ": " + plain.error + "; the lines before it are used");
+  return db;
 }
 
 std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view key) {
@@ -233,12 +236,17 @@ DatabaseWriter::DatabaseWriter(std::string path, const Fingerprint& header)
   std::error_code ec;
   if (!parent.empty()) fs::create_directories(parent, ec);
   const std::string text = read_file(path_).value_or(std::string());
+  if (is_gzip(text))
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                path_ + " is gzip-compressed, as the repository ships databases; appends go to "
+                        "plain JSON Lines: tune into a copy (gunzip -k " + path_ +
+                        ", or --db) and compress it afterwards with gzip -9n");
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw_io("cannot open", path_);
+  if (fd_ < 0) throw_io_error("cannot open", path_);
   try {
     // A writer killed while writing the header leaves one unparseable line: start over.
     if (!text.empty() && text.find('\n') == std::string::npos && !parses(text)) {
-      if (::ftruncate(fd_, 0) != 0) throw_io("cannot reset", path_);
+      if (::ftruncate(fd_, 0) != 0) throw_io_error("cannot reset", path_);
       append_line(format_header(header));
       return;
     }
@@ -262,7 +270,7 @@ DatabaseWriter::DatabaseWriter(std::string path, const Fingerprint& header)
       if (parses(std::string_view(text).substr(start))) {
         write_all(fd_, "\n", path_);
       } else if (::ftruncate(fd_, off_t(start)) != 0) {
-        throw_io("cannot cut the partial last line of", path_);
+        throw_io_error("cannot cut the partial last line of", path_);
       }
     }
   } catch (...) {
@@ -277,13 +285,17 @@ DatabaseWriter::~DatabaseWriter() {
 
 void DatabaseWriter::append_line(const std::string& line) {
   write_all(fd_, line + "\n", path_);
-  if (::fsync(fd_) != 0) throw_io("cannot fsync", path_);
+  if (::fsync(fd_) != 0) throw_io_error("cannot fsync", path_);
 }
 
 void DatabaseWriter::append(const Record& record) { append_line(format_record(record)); }
 void DatabaseWriter::append(const PolicyState& state) { append_line(format_policy(state)); }
 
 void write_database(const std::string& path, const Database& db) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                path + ": databases are written as plain JSON Lines; write a .jsonl and compress "
+                       "it with gzip -9n");
   std::string text = format_header(db.header) + "\n";
   for (const Record& r : db.records) text += format_record(r) + "\n";
   if (db.policy) text += format_policy(*db.policy) + "\n";

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -184,8 +185,13 @@ std::string default_db_path(const std::string& gpu_name, Accum accum) {
 #else
   const std::string root;
 #endif
-  return root + "data/tuned/" + gpu_slug(gpu_name) + "-" + std::string(to_string(accum)) +
-         ".jsonl";
+  const std::string plain =
+      root + "data/tuned/" + gpu_slug(gpu_name) + "-" + std::string(to_string(accum)) + ".jsonl";
+  // The repository ships the compressed file; a plain one beside it (being tuned) wins.
+  std::error_code ec;
+  if (!std::filesystem::exists(plain, ec) && std::filesystem::exists(plain + ".gz", ec))
+    return plain + ".gz";
+  return plain;
 }
 
 const TunedTable& tuned_table(const DeviceInfo& device, Accum accum) {

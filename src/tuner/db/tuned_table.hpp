@@ -113,7 +113,8 @@ class TunedTable {
 
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
 std::string gpu_slug(std::string_view gpu_name);
-// $HGEMM_DB when set, else <source dir>/data/tuned/<gpu slug>-<acc>.jsonl.
+// $HGEMM_DB when set, else <source dir>/data/tuned/<gpu slug>-<acc>.jsonl, or that name plus
+// .gz when only the compressed file (as the repository ships it) exists.
 std::string default_db_path(const std::string& gpu_name, Accum accum);
 
 // The table dispatch uses on `device` for `accum`: loaded from default_db_path() on first use,
