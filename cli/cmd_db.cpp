@@ -18,7 +18,9 @@
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
+#include "tuner/ablation.hpp"
 #include "tuner/db/database.hpp"
+#include "tuner/db/leave_one_out.hpp"
 #include "tuner/db/tuned_table.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner_commands.hpp"
@@ -28,7 +30,7 @@ namespace {
 
 using namespace hgemm::tuner;
 
-constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge> [PATH] [options]
+constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predict|loo> [PATH] [options]
 
   show [PATH]                     the best passing config per tuned shape x layout x acc
   stats [PATH]                    records by disposition, blocklist, wins per config, geomean
@@ -42,11 +44,16 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge> [PATH
                                   on its own device (tuned winner, else nearest tuned problem's
                                   winner, else the saved policy's pick) and both predictions; no
                                   GPU needed
+  loo [PATH] [--table FILE] [--rule LIST]
+                                  scores the rules for untuned shapes (nearest, cost, scaled,
+                                  siblings; HGEMM_PREDICT) offline: each measured problem of FILE
+                                  (default PATH) left out of its own neighbours, each pick timed by
+                                  FILE's measurement of it there; no GPU needed
 
   HGEMM_JIT=1: configs outside the catalog count as dispatch then sees them (hgemm jit --help)
   PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
   --acc A        f32 (default) or f16: which default database
-  --layout L     show/export/predict: only this layout
+  --layout L     show/export/predict/loo: only this layout
   --shape LIST   predict: e.g. 4096x4096x4096,128x16384x1024
   --suite S      predict: a named suite or a file of "M N K" lines
 )";
@@ -224,6 +231,40 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
   return db.errors.empty() ? 0 : 1;
 }
 
+int loo(const std::string& path, const std::string& table_path,
+        const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout) {
+  const Database db = load_reporting(path, false);
+  const Database table = table_path == path ? db : load_reporting(table_path, false);
+  print_header(path, db);
+  if (table_path != path) std::printf("measurements from %s\n", table_path.c_str());
+  const TunedTable neighbours = table_of(db);
+  const std::vector<RuleScore> scores = leave_one_out(neighbours, table, rules, layout);
+  std::printf("%-9s %9s %8s %6s %9s %8s %9s %9s | %7s %9s %9s\n", "rule", "problems", "covered",
+              "best", "ratio", "within2%", "speedup", "ceiling", "common", "ratio", "speedup");
+  for (const RuleScore& s : scores)
+    std::printf("%-9s %9d %8d %6d %9.4f %8.3f %9.4f %9.4f | %7d %9.4f %9.4f\n",
+                std::string(to_string(s.rule)).c_str(), s.problems, s.covered, s.best, s.ratio,
+                s.within_2pct, s.speedup, s.best_speedup, s.common, s.common_ratio,
+                s.common_speedup);
+  std::printf("\ncommon ratio by size (2MNK FLOP):\n%-9s", "rule");
+  for (int b = 0; b < kSizeBuckets; ++b)
+    std::printf(" %14s", (size_bucket_label(b) + " (" +
+                          std::to_string(scores.empty() ? 0 : scores[0].bucket_count[b]) + ")")
+                             .c_str());
+  std::printf("\n");
+  for (const RuleScore& s : scores) {
+    std::printf("%-9s", std::string(to_string(s.rule)).c_str());
+    for (double r : s.bucket_ratio) std::printf(" %14.4f", r);
+    std::printf("\n");
+  }
+  std::printf(
+      "\neach problem is left out of its own neighbours. ratio: geomean of the fastest measured "
+      "time over the pick's, over the covered problems (those whose pick was measured there); "
+      "speedup: the picks' over cuBLASLt; ceiling: the fastest measured config's; common: the "
+      "problems every rule covered\n");
+  return db.errors.empty() && table.errors.empty() ? 0 : 1;
+}
+
 int merge(const std::string& out, const std::vector<std::string>& inputs) {
   std::vector<Database> parts{load_database(out)};
   size_t total = parts.front().records.size();
@@ -248,7 +289,8 @@ int merge(const std::string& out, const std::vector<std::string>& inputs) {
 
 int cmd_db(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite"}, {"help"});
+    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule"},
+                    {"help"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
       std::fputs(kHelp, pos.empty() && !args.flag("help") ? stderr : stdout);
@@ -268,8 +310,8 @@ int cmd_db(const Args& raw) {
       if (pos.size() < 2) throw ArgError("merge needs at least one input file");
       return merge(*out, std::vector<std::string>(pos.begin() + 1, pos.end()));
     }
-    if (sub != "show" && sub != "stats" && sub != "export" && sub != "predict")
-      throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge, predict)");
+    if (sub != "show" && sub != "stats" && sub != "export" && sub != "predict" && sub != "loo")
+      throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge, predict, loo)");
     if (pos.size() > 2) throw ArgError("unexpected argument '" + pos[2] + "'");
     std::string path;
     if (pos.size() == 2) path = pos[1];
@@ -291,6 +333,15 @@ int cmd_db(const Args& raw) {
         shapes = parse_shapes(*shape);
       }
       return predict(path, *accum, shapes, layout);
+    }
+    if (sub == "loo") {
+      std::vector<NeighborRule> rules;
+      for (const std::string& name : args.list_or("rule", "nearest,cost,scaled,siblings")) {
+        const auto rule = parse_neighbor_rule(name);
+        if (!rule) throw ArgError("unknown --rule '" + name + "' (nearest, cost, scaled, siblings)");
+        rules.push_back(*rule);
+      }
+      return loo(path, args.get_or("table", path), rules, layout);
     }
     if (sub == "stats") return stats(path);
     const auto out = args.get("out");

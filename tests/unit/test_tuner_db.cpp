@@ -12,6 +12,7 @@
 
 #include "core/suite.hpp"
 #include "tuner/db/database.hpp"
+#include "tuner/db/leave_one_out.hpp"
 #include "tuner/db/json.hpp"
 #include "tuner/db/tuned_table.hpp"
 #include "tuner/measure/synthetic_measurer.hpp"
@@ -575,8 +576,6 @@ TEST(TunerDb, TunedTable) {
   }
 }
 
-// Whether a problem's winner was ever compared with a split-K config is tracked per problem:
-// a database tuned before the split-K axis existed must not hide a split from dispatch.
 // An untuned shape gets a nearby tuned problem's winner chosen by the cost model for its own tile
 // count (the default rule): the nearest winner fills one wave at its shape and needs two here.
 TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
@@ -599,6 +598,73 @@ TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
   EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave
 }
 
+// The siblings rule also weighs the winner with its other block_n values: at N = 3584 a 128x224
+// tile fills the fourth wave that 128x256 leaves a third empty, for less work per tile.
+TEST(TunerDb, SiblingsRuleTriesTheWinnersOtherBlockN) {
+  std::vector<KernelConfig> compiled = catalog_like();
+  const KernelConfig wide =
+      sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  const KernelConfig sibling =
+      sm90(128, 224, 64, 3, 2, 2, 1, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  compiled.push_back(sibling);
+  const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  ASSERT_TRUE(space.compiled(sibling));
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record({4096, 4096, 4096, Layout::kTN, Accum::kF32}, wide, 180, 190)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const Problem query{4096, 3584, 3584, Layout::kTN, Accum::kF32};  // 448 or 512 tiles: 4 waves
+  EXPECT_EQ(table.predict_nearest(query, NeighborRule::kCost), wide);
+  EXPECT_EQ(table.predict_nearest(query, NeighborRule::kSiblings), sibling);
+  // Where 128x224 needs a fifth wave (N = 4096: 608 tiles), the winner stays.
+  EXPECT_EQ(table.predict_nearest({4096, 4096, 4000, Layout::kTN, Accum::kF32},
+                                  NeighborRule::kSiblings),
+            wide);
+  for (NeighborRule r : {NeighborRule::kNearest, NeighborRule::kCost, NeighborRule::kScaled,
+                         NeighborRule::kSiblings})
+    EXPECT_EQ(parse_neighbor_rule(to_string(r)), r);
+  EXPECT_FALSE(parse_neighbor_rule("closest"));
+}
+
+// hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
+// own measurement there; a pick never measured there is not scored.
+TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const KernelConfig narrow =
+      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  const KernelConfig square =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  auto at = [](int64_t n) { return Problem{128, n, 4096, Layout::kTN, Accum::kF32}; };
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record(at(4096), narrow, 10, 11),  timed_record(at(4096), square, 12, 11),
+                timed_record(at(8192), narrow, 25, 22),  timed_record(at(8192), square, 20, 22),
+                timed_record(at(16384), narrow, 60, 44), timed_record(at(16384), square, 40, 44),
+                timed_record(at(32768), narrow, 200, 90)};
+  const TunedTable table(db, space, /*exact=*/true);
+  // Left out, 4096 takes 8192's winner (square, 12 us against its best 10); 8192 ties between
+  // 4096 and 16384 and takes the first name (square: its own best); 16384 takes square from
+  // 8192 (ahead of 32768's narrow by name); 32768 takes square, never measured there.
+  const auto scores = leave_one_out(table, db, {NeighborRule::kNearest, NeighborRule::kCost});
+  ASSERT_EQ(scores.size(), 2u);
+  const RuleScore& nearest = scores[0];
+  EXPECT_EQ(nearest.problems, 4);
+  EXPECT_EQ(nearest.covered, 3);
+  EXPECT_EQ(nearest.best, 2);
+  EXPECT_NEAR(nearest.ratio, std::cbrt(10.0 / 12.0), 1e-12);
+  EXPECT_NEAR(nearest.speedup, std::cbrt(11.0 / 12 * 22.0 / 20 * 44.0 / 40), 1e-12);
+  EXPECT_NEAR(nearest.best_speedup, std::cbrt(11.0 / 10 * 22.0 / 20 * 44.0 / 40), 1e-12);
+  EXPECT_NEAR(nearest.within_2pct, 2.0 / 3, 1e-12);
+  EXPECT_LE(scores[1].common, std::min(scores[0].covered, scores[1].covered));
+  EXPECT_EQ(scores[0].common, scores[1].common);
+  // The table itself still answers for its own problems: leaving out is only for scoring.
+  EXPECT_EQ(table.predict_nearest(at(4096), NeighborRule::kNearest), narrow);
+  // Only the requested layout is scored.
+  EXPECT_EQ(leave_one_out(table, db, {NeighborRule::kNearest}, Layout::kNN)[0].problems, 0);
+}
+
+// Whether a problem's winner was ever compared with a split-K config is tracked per problem:
+// a database tuned before the split-K axis existed must not hide a split from dispatch.
 TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {
   const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
   const Problem old_shape{256, 256, 16384, Layout::kTN, Accum::kF32};

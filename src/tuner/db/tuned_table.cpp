@@ -96,26 +96,43 @@ std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) c
   return candidates[*pick].config;
 }
 
+std::string_view to_string(NeighborRule rule) {
+  switch (rule) {
+    case NeighborRule::kNearest: return "nearest";
+    case NeighborRule::kCost: return "cost";
+    case NeighborRule::kScaled: return "scaled";
+    case NeighborRule::kSiblings: return "siblings";
+  }
+  return "?";
+}
+
+std::optional<NeighborRule> parse_neighbor_rule(std::string_view name) {
+  for (NeighborRule r :
+       {NeighborRule::kNearest, NeighborRule::kCost, NeighborRule::kScaled, NeighborRule::kSiblings})
+    if (name == to_string(r)) return r;
+  return std::nullopt;
+}
+
 NeighborRule neighbor_rule() {
   static const NeighborRule rule = [] {
     const char* v = std::getenv("HGEMM_PREDICT");
-    const std::string s = v ? v : "";
-    if (s == "nearest") return NeighborRule::kNearest;
-    if (s == "scaled") return NeighborRule::kScaled;
-    return NeighborRule::kCost;
+    return parse_neighbor_rule(v ? v : "").value_or(NeighborRule::kCost);
   }();
   return rule;
 }
 
 std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
-                                                        NeighborRule rule) const {
+                                                        NeighborRule rule,
+                                                        bool leave_out_self) const {
   if (!space_) return std::nullopt;
+  const TunedKey self = TunedKey::of(problem);
   // The tuned problems of this layout and accumulation, nearest first (ties by config name, so
   // the answer does not depend on hash order).
   std::vector<std::pair<double, const std::pair<const TunedKey, TunedEntry>*>> near;
   for (const auto& item : entries_) {
     const TunedKey& key = item.first;
     if (key.layout != problem.layout || key.accum != problem.accum) continue;
+    if (leave_out_self && key == self) continue;
     near.push_back({shape_distance(key.problem(), problem), &item});
   }
   std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
@@ -132,6 +149,17 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
     if (!space_->legal(problem, entry.config).ok()) continue;
     ++considered;
     const DeviceInfo& device = space_->device();
+    if (rule == NeighborRule::kSiblings) {
+      for (const KernelConfig& c : with_block_n_siblings(problem, entry.config)) {
+        const double score = -registry::estimate_cost(problem, c, device);
+        // Ties keep the first: the winner itself, then siblings in axis order.
+        if (!best || score > best_score) {
+          best_score = score;
+          best = c;
+        }
+      }
+      continue;
+    }
     double score = 0;
     if (rule == NeighborRule::kCost) {
       score = -registry::estimate_cost(problem, entry.config, device);
@@ -151,6 +179,22 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
     }
   }
   return best;
+}
+
+std::vector<KernelConfig> TunedTable::with_block_n_siblings(const Problem& problem,
+                                                            const KernelConfig& winner) const {
+  std::vector<KernelConfig> out{winner};
+  for (const Axis& axis : family_space(winner.family).axes) {
+    if (axis.name != "block_n") continue;
+    for (int block_n : axis.values) {
+      if (block_n == winner.block_n) continue;
+      KernelConfig sibling = winner;
+      sibling.block_n = block_n;
+      if (space_->legal(problem, sibling).ok() && !blocklist_.count(sibling.name()))
+        out.push_back(sibling);
+    }
+  }
+  return out;
 }
 
 std::optional<KernelConfig> TunedTable::predict(const Problem& problem) const {

@@ -57,7 +57,8 @@ struct TunedEntry {
   double speedup() const { return reference_us / median_us; }
 };
 
-// How an untuned problem uses its tuned neighbours (HGEMM_PREDICT picks one; an experiment knob):
+// How an untuned problem uses its tuned neighbours (HGEMM_PREDICT picks one; an experiment knob;
+// `hgemm db loo` scores them offline on tuned problems):
 //   cost     among the winners of the kNeighbors nearest, the one the cost model
 //            (registry::estimate_cost) finds cheapest for this shape (the default: on the LLM
 //            suite it ran 0.963 of cuBLASLt in graph mode against nearest's 0.959, 0.986 against
@@ -66,9 +67,16 @@ struct TunedEntry {
 //            quantization along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
 //            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
-enum class NeighborRule { kNearest, kCost, kScaled };
+//   siblings as cost, over the winners and their block_n siblings (the winner with another legal
+//            block_n of its family's axis): the grid's power-of-two shapes rarely let a tile
+//            such as 128x224 win, yet at N = 3584 or 28672 it fills the last wave that 128x256
+//            leaves a third empty
+enum class NeighborRule { kNearest, kCost, kScaled, kSiblings };
 inline constexpr int kNeighbors = 8;
 NeighborRule neighbor_rule();
+// "nearest", "cost", "scaled", "siblings"; parse_neighbor_rule: nullopt for another name.
+std::string_view to_string(NeighborRule rule);
+std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
 
 class TunedTable {
  public:
@@ -86,8 +94,11 @@ class TunedTable {
   std::optional<KernelConfig> lookup(const Problem& problem) const;
   // The two halves of predict(), for comparisons.
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
+  // `leave_out_self`: ignore the problem's own entry, as if it had never been tuned (how
+  // `hgemm db loo` scores the rules on measured problems).
   std::optional<KernelConfig> predict_nearest(const Problem& problem,
-                                              NeighborRule rule = NeighborRule::kNearest) const;
+                                              NeighborRule rule = NeighborRule::kNearest,
+                                              bool leave_out_self = false) const;
 
   // Whether any timed record splits K: a policy trained on a database without split-K cannot
   // have learned when splitting pays. Per problem: TunedEntry::searched_split_k.
@@ -101,6 +112,9 @@ class TunedTable {
   const std::unordered_map<TunedKey, TunedEntry, TunedKeyHash>& entries() const { return entries_; }
 
  private:
+  // `winner` first, then each legal, unblocked config that differs from it only in block_n.
+  std::vector<KernelConfig> with_block_n_siblings(const Problem& problem,
+                                                  const KernelConfig& winner) const;
   std::optional<SearchSpace> space_;
   bool exact_ = true;
   bool measured_split_k_ = false;

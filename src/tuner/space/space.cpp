@@ -148,7 +148,7 @@ std::vector<FamilySpace> build_families() {
   sm90.axes = {
       block_m_axis({64, 128, 256}),
       // The catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
-      block_n_axis({64, 96, 128, 160, 192, 256}),
+      block_n_axis({64, 96, 128, 160, 192, 224, 256}),
       block_k_axis(),
       stages_axis({3, 4, 5, 6, 7, 8, 10, 12, 13, 16}),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },

@@ -1,0 +1,109 @@
+#include "tuner/db/leave_one_out.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "tuner/ablation.hpp"
+
+namespace hgemm::tuner {
+namespace {
+
+struct Timed {
+  double us = 0, ref_us = 0;
+  int samples = 0;
+  double mean_us() const { return us / samples; }
+  double speedup() const { return ref_us / us; }  // the ratio of the sums: the mean times' ratio
+};
+
+struct Scored {
+  double ratio = 0, speedup = 0, best_speedup = 0;
+  bool best = false;
+};
+
+struct Sums {
+  int n = 0, best = 0, within = 0;
+  double log_ratio = 0, log_speedup = 0, log_best = 0;
+  void add(const Scored& s) {
+    ++n;
+    best += s.best;
+    within += s.ratio >= 0.98;
+    log_ratio += std::log(s.ratio);
+    log_speedup += std::log(s.speedup);
+    log_best += std::log(s.best_speedup);
+  }
+  double mean(double log_sum) const { return n ? std::exp(log_sum / n) : 0.0; }
+};
+
+}  // namespace
+
+std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Database& table,
+                                     const std::vector<NeighborRule>& rules,
+                                     std::optional<Layout> layout) {
+  // Per problem (by name, which orders them deterministically), per config: the mean time.
+  std::map<std::string, std::pair<Problem, std::map<std::string, Timed>>> measured;
+  for (const Record& r : table.records) {
+    if (r.measurement.disposition != Disposition::kPassed || !r.measurement.timed()) continue;
+    if (layout && r.problem.layout != *layout) continue;
+    auto& [problem, by_config] = measured[r.problem.name()];
+    problem = r.problem;
+    Timed& t = by_config[r.config];
+    t.us += r.measurement.median_us;
+    t.ref_us += r.measurement.reference_us;
+    ++t.samples;
+  }
+  // scored[rule][problem]: nullopt where the pick was not measured (or there was none).
+  std::vector<std::vector<std::optional<Scored>>> scored(rules.size());
+  std::vector<int> bucket_of;
+  for (const auto& [name, item] : measured) {
+    const auto& [problem, by_config] = item;
+    bucket_of.push_back(size_bucket(problem));
+    const Timed* fastest = nullptr;
+    for (const auto& [config, t] : by_config)
+      if (!fastest || t.mean_us() < fastest->mean_us()) fastest = &t;
+    for (size_t r = 0; r < rules.size(); ++r) {
+      const auto pick = neighbours.predict_nearest(problem, rules[r], /*leave_out_self=*/true);
+      const auto it = pick ? by_config.find(pick->name()) : by_config.end();
+      if (it == by_config.end()) {
+        scored[r].push_back(std::nullopt);
+        continue;
+      }
+      scored[r].push_back(Scored{fastest->mean_us() / it->second.mean_us(),
+                                 it->second.speedup(), fastest->speedup(), &it->second == fastest});
+    }
+  }
+  const size_t n = bucket_of.size();
+  std::vector<bool> common(n, true);
+  for (const auto& per_rule : scored)
+    for (size_t p = 0; p < n; ++p) common[p] = common[p] && per_rule[p].has_value();
+
+  std::vector<RuleScore> out;
+  for (size_t r = 0; r < rules.size(); ++r) {
+    Sums covered, shared;
+    std::vector<Sums> buckets(kSizeBuckets);
+    for (size_t p = 0; p < n; ++p) {
+      if (!scored[r][p]) continue;
+      covered.add(*scored[r][p]);
+      if (!common[p]) continue;
+      shared.add(*scored[r][p]);
+      buckets[bucket_of[p]].add(*scored[r][p]);
+    }
+    RuleScore s;
+    s.rule = rules[r];
+    s.problems = int(n);
+    s.covered = covered.n;
+    s.best = covered.best;
+    s.ratio = covered.mean(covered.log_ratio);
+    s.speedup = covered.mean(covered.log_speedup);
+    s.best_speedup = covered.mean(covered.log_best);
+    s.within_2pct = covered.n ? double(covered.within) / covered.n : 0.0;
+    s.common = shared.n;
+    s.common_ratio = shared.mean(shared.log_ratio);
+    s.common_speedup = shared.mean(shared.log_speedup);
+    for (const Sums& b : buckets) s.bucket_ratio.push_back(b.n ? b.mean(b.log_ratio) : kNaN);
+    for (const Sums& b : buckets) s.bucket_count.push_back(b.n);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace hgemm::tuner

@@ -1,0 +1,48 @@
+// Scoring dispatch's rules for untuned problems without a GPU: every problem the measurement
+// table holds is treated as if it had never been tuned (its own entry is left out of the
+// neighbours), each rule picks a config, and the pick is scored by the table's own measurement
+// of it on that problem. A pick the table never measured there cannot be scored; the coverage
+// says how often that happened, and the scores hold only for the covered problems.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hgemm/hgemm.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/db/tuned_table.hpp"
+
+namespace hgemm::tuner {
+
+struct RuleScore {
+  NeighborRule rule = NeighborRule::kCost;
+  int problems = 0;  // problems with at least one passing measurement in the table
+  int covered = 0;   // of those, where the rule's pick was measured
+  int best = 0;      // of the covered, where the pick was the fastest measured config
+  // Over the covered problems, geometric means of: the fastest measured time over the pick's
+  // time (1 is perfect); the pick's speedup over the table's cuBLASLt reference; the fastest
+  // measured config's speedup (the ceiling for the same problems).
+  double ratio = 0;
+  double speedup = 0;
+  double best_speedup = 0;
+  double within_2pct = 0;  // fraction of the covered with ratio >= 0.98
+  // The same over the problems every scored rule covered, where the rules compare fairly (each
+  // rule's own coverage selects different problems).
+  int common = 0;
+  double common_ratio = 0;
+  double common_speedup = 0;
+  // common_ratio per size bucket (tuner/ablation.hpp), NaN for an empty bucket, and the counts.
+  std::vector<double> bucket_ratio;
+  std::vector<int> bucket_count;
+};
+
+// `neighbours` gives the tuned winners (built from a database that may hold the table's
+// problems: each one's own entry is left out); `table` gives the measurements that score the
+// picks, averaged per (problem, config) over passing records as TunedTable does. Only the
+// table's problems of `layout` (when given) are scored.
+std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Database& table,
+                                     const std::vector<NeighborRule>& rules,
+                                     std::optional<Layout> layout = std::nullopt);
+
+}  // namespace hgemm::tuner
