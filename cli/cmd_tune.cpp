@@ -210,7 +210,13 @@ std::string shard_path(const std::string& path, Shard shard) {
 // The database each accumulation's measurements go to.
 std::map<Accum, std::string> db_paths(const Settings& s, const std::string& gpu_name) {
   std::map<Accum, std::string> out;
-  for (Accum a : s.accums) out[a] = s.db ? *s.db : default_db_path(gpu_name, a);
+  for (Accum a : s.accums) {
+    out[a] = s.db ? *s.db : default_db_path(gpu_name, a);
+    if (is_compressed_database(out[a]))
+      throw ArgError(out[a] + " is gzip-compressed, as the repository ships databases; a tuning "
+                     "run appends to plain JSON Lines: gunzip -k it (the plain file then wins "
+                     "the default path) or pass --db, and gzip -9n the result (docs/tuner.md)");
+  }
   return out;
 }
 

@@ -72,3 +72,17 @@ TEST(Cli, DbPredict) {
   expect_usage_error("db predict " + path + " --shape 1x2", "--shape expects MxNxK");
   std::remove(path.c_str());
 }
+
+// A shipped (compressed) database is read by every reader but never tuned into: the run stops
+// before it measures anything, with the way out in the message, also as the launcher of several
+// GPUs, which would otherwise fail only at its final merge.
+TEST(Cli, TuneRefusesACompressedDatabase) {
+  const std::string path = testing::TempDir() + "hgemm_cli_tune.jsonl.gz";
+  const std::string tune = "tune --measurer synthetic --shape 128x128x128 --layout tn --acc f32 "
+                           "--budget 1 --db " + path;
+  expect_usage_error(tune, "gzip-compressed");
+  expect_usage_error(tune + " --gpus 0,1", "gunzip -k");
+  CliResult r = run_cli("db loo " + path + " --rule closest");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown --rule 'closest'"), std::string::npos) << r.output;
+}

@@ -291,8 +291,15 @@ void DatabaseWriter::append_line(const std::string& line) {
 void DatabaseWriter::append(const Record& record) { append_line(format_record(record)); }
 void DatabaseWriter::append(const PolicyState& state) { append_line(format_policy(state)); }
 
+bool is_compressed_database(const std::string& path) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) return true;
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {};
+  return in.read(magic, 2) && is_gzip(std::string_view(magic, 2));
+}
+
 void write_database(const std::string& path, const Database& db) {
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
+  if (is_compressed_database(path))
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 path + ": databases are written as plain JSON Lines; write a .jsonl and compress "
                        "it with gzip -9n");

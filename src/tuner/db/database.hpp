@@ -93,6 +93,10 @@ class DatabaseWriter {
   int fd_ = -1;
 };
 
+// Whether `path` names a compressed database (a .gz name, or gzip bytes in the file), which the
+// readers take and the writers refuse: a tuning run checks this before it measures anything.
+bool is_compressed_database(const std::string& path);
+
 // Replaces `path` atomically with the database (temp file in the same directory, fsync, rename,
 // fsync of the directory).
 void write_database(const std::string& path, const Database& db);
