@@ -12,13 +12,17 @@ struct Corrupt {
   std::string why;
 };
 
-constexpr std::array<uint32_t, 256> kCrcTable = [] {
-  std::array<uint32_t, 256> t{};
+// Slicing by 8: table j maps a byte to its CRC contribution j bytes further on, so eight bytes
+// cost eight independent lookups (a byte-at-a-time loop took an eighth of a database's load).
+constexpr std::array<std::array<uint32_t, 256>, 8> kCrcTables = [] {
+  std::array<std::array<uint32_t, 256>, 8> t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
+    t[0][i] = c;
   }
+  for (int j = 1; j < 8; ++j)
+    for (uint32_t i = 0; i < 256; ++i) t[j][i] = (t[j - 1][i] >> 8) ^ t[0][t[j - 1][i] & 0xFF];
   return t;
 }();
 
@@ -192,9 +196,13 @@ void inflate_codes(BitReader& in, const Huffman& literals, const Huffman& distan
     const size_t distance = kDistBase[di] + in.bits(kDistExtra[di]);
     if (distance > out.size() - member_start)
       throw Corrupt{in.offset(), "distance reaches before the start of the data"};
-    // Byte by byte: a match may overlap the bytes it produces (distance < length).
-    size_t from = out.size() - distance;
-    for (size_t i = 0; i < length; ++i) out.push_back(out[from + i]);
+    const size_t from = out.size() - distance;
+    if (distance >= length) {
+      out.append(out, from, length);
+    } else {
+      // The match overlaps the bytes it produces: byte by byte.
+      for (size_t i = 0; i < length; ++i) out.push_back(out[from + i]);
+    }
   }
 }
 
@@ -274,8 +282,17 @@ bool is_gzip(std::string_view bytes) {
 }
 
 uint32_t crc32(std::string_view bytes, uint32_t crc) {
+  const auto& t = kCrcTables;
   crc = ~crc;
-  for (const char ch : bytes) crc = kCrcTable[(crc ^ uint8_t(ch)) & 0xFF] ^ (crc >> 8);
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  size_t n = bytes.size();
+  for (; n >= 8; n -= 8, p += 8) {
+    const uint32_t lo = crc ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+                               uint32_t(p[3]) << 24);
+    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+          t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+  }
+  for (; n > 0; --n, ++p) crc = t[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 
