@@ -180,7 +180,7 @@ void read_dynamic_codes(BitReader& in, Huffman& literals, Huffman& distances) {
 }
 
 void inflate_codes(BitReader& in, const Huffman& literals, const Huffman& distances,
-                   std::string& out, size_t member_start) {
+                   std::string& out, size_t member_start, size_t max_output) {
   for (;;) {
     const int symbol = literals.decode(in);
     if (symbol < 256) {
@@ -188,6 +188,10 @@ void inflate_codes(BitReader& in, const Huffman& literals, const Huffman& distan
       continue;
     }
     if (symbol == 256) return;
+    // Checked per match: literals alone expand the input at most 8x (one bit each).
+    if (out.size() > max_output)
+      throw Corrupt{in.offset(), "decompresses to more than " + std::to_string(max_output) +
+                                     " bytes"};
     const int li = symbol - 257;
     if (li >= 29) throw Corrupt{in.offset(), "invalid length symbol"};
     const size_t length = kLengthBase[li] + in.bits(kLengthExtra[li]);
@@ -243,7 +247,7 @@ size_t skip_header(std::string_view b, size_t at) {
 }
 
 // Decodes the member at `at` onto `out`; returns the offset just past its trailer.
-size_t inflate_member(std::string_view bytes, size_t at, std::string& out) {
+size_t inflate_member(std::string_view bytes, size_t at, std::string& out, size_t max_output) {
   const size_t member_start = out.size();
   BitReader in(bytes, skip_header(bytes, at));
   Huffman literals, distances;
@@ -257,10 +261,10 @@ size_t inflate_member(std::string_view bytes, size_t at, std::string& out) {
       if ((len ^ 0xFFFFu) != nlen) throw Corrupt{in.offset(), "stored block length check"};
       for (uint32_t i = 0; i < len; ++i) out.push_back(char(in.bits(8)));
     } else if (type == 1) {
-      inflate_codes(in, fixed_codes().first, fixed_codes().second, out, member_start);
+      inflate_codes(in, fixed_codes().first, fixed_codes().second, out, member_start, max_output);
     } else if (type == 2) {
       read_dynamic_codes(in, literals, distances);
-      inflate_codes(in, literals, distances, out, member_start);
+      inflate_codes(in, literals, distances, out, member_start, max_output);
     } else {
       throw Corrupt{in.offset(), "invalid block type"};
     }
@@ -296,7 +300,7 @@ uint32_t crc32(std::string_view bytes, uint32_t crc) {
   return ~crc;
 }
 
-GunzipResult gunzip(std::string_view bytes) {
+GunzipResult gunzip(std::string_view bytes, size_t max_output) {
   GunzipResult result;
   // The last member's size field: a good first guess of the output for a single member, bounded
   // so that a corrupt field cannot ask for gigabytes (deflate expands at most about 1000x).
@@ -306,7 +310,7 @@ GunzipResult gunzip(std::string_view bytes) {
   try {
     if (bytes.empty()) throw Corrupt{0, "empty input"};
     do {
-      at = inflate_member(bytes, at, result.data);
+      at = inflate_member(bytes, at, result.data, max_output);
     } while (at < bytes.size());
   } catch (const Corrupt& c) {
     result.error = "gzip data corrupt at byte " + std::to_string(c.offset) + ": " + c.why;

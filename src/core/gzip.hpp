@@ -23,7 +23,9 @@ struct GunzipResult {
 
 // Decodes every member of a gzip stream (`cat a.gz b.gz` is one valid stream). A truncated or
 // corrupt stream still returns what was decoded before the damage, with `error` naming the
-// compressed byte offset and the reason; a bad CRC or size is reported the same way.
-GunzipResult gunzip(std::string_view bytes);
+// compressed byte offset and the reason; a bad CRC or size is reported the same way. Output past
+// `max_output` bytes (deflate can expand a thousandfold) is an error of the same kind, so a
+// damaged or hostile file cannot exhaust memory.
+GunzipResult gunzip(std::string_view bytes, size_t max_output = size_t(1) << 30);
 
 }  // namespace hgemm

@@ -122,6 +122,12 @@ TEST(Gzip, DamageIsReportedAndThePrefixKept) {
   std::string trailing = packed + "junk";
   EXPECT_NE(gunzip(trailing).error.find("not a gzip member"), std::string::npos);
 
+  const GunzipResult capped = gunzip(packed, 100000);
+  EXPECT_NE(capped.error.find("decompresses to more than 100000 bytes"), std::string::npos)
+      << capped.error;
+  EXPECT_LE(capped.data.size(), 100000u + 258);
+  EXPECT_TRUE(data.compare(0, capped.data.size(), capped.data) == 0);
+
   EXPECT_NE(gunzip("").error, "");
   EXPECT_FALSE(is_gzip("{\"type\":\"header\"}"));
   EXPECT_NE(gunzip("\x1f\x8b\x07").error.find("truncated header"), std::string::npos);
