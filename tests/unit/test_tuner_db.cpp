@@ -290,6 +290,17 @@ TEST(TunerDb, CorruptLinesAreNamedAndTheRestIsUsed) {
   EXPECT_TRUE(bad.records.empty());
   ASSERT_EQ(bad.errors.size(), 1u);
   EXPECT_NE(bad.errors[0].find("sm90_bogus"), std::string::npos);
+
+  // Numbers no int can hold (found by scripts/fuzz: converting them was undefined behaviour).
+  std::string clock_line = format_record(r);
+  clock_line.replace(clock_line.find("\"sm_clock_mhz\":1980"), 19, "\"sm_clock_mhz\":7e12");
+  const Database huge = parse_database(format_header(kH100) + "\n" + clock_line + "\n" +
+                                       R"({"type":"header","schema":2e15})" + "\n");
+  EXPECT_TRUE(huge.records.empty());
+  ASSERT_EQ(huge.errors.size(), 2u);
+  EXPECT_NE(huge.errors[0].find("sm_clock_mhz"), std::string::npos) << huge.errors[0];
+  EXPECT_NE(huge.errors[1].find("schema 2e+15 is not this version's 1"), std::string::npos)
+      << huge.errors[1];
 }
 
 TEST(TunerDb, ResumeAfterAKillMidWrite) {

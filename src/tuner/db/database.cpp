@@ -86,6 +86,8 @@ Record record_from(const json::Object& o) {
   m.reference_us = optional_number(o, "reference_us");
   m.error_ratio = optional_number(o, "error_ratio");
   const double clock = optional_number(o, "sm_clock_mhz");
+  if (std::isfinite(clock) && (clock < -1 || clock > 1e6 || clock != std::floor(clock)))
+    throw json::ParseError("\"sm_clock_mhz\" must be an integer from -1 to 1e6 or null");
   m.sm_clock_mhz = std::isfinite(clock) ? int(clock) : -1;
   m.detail = optional_string(o, "detail");
   r.reward = optional_number(o, "reward");
@@ -167,7 +169,9 @@ Database parse_database(std::string_view text, std::string_view origin) {
       if (type == kHeader) {
         const double schema = o.number("schema").value_or(0);
         if (schema != kSchemaVersion) {
-          error("schema " + std::to_string(int(schema)) + " is not this version's " +
+          char buf[32];
+          const auto end = std::to_chars(buf, buf + sizeof buf, schema).ptr;
+          error("schema " + std::string(buf, end) + " is not this version's " +
                 std::to_string(kSchemaVersion));
         } else if (db.header.empty()) {
           db.header = header_from(o);
