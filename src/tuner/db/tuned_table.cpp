@@ -125,6 +125,22 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
                                                         NeighborRule rule,
                                                         bool leave_out_self) const {
   if (!space_) return std::nullopt;
+  if (rule == NeighborRule::kSiblings) {
+    // Only the cost rule's pick is varied: over all the neighbours' winners and their siblings
+    // the model's stage term preferred shallow rings, which lost up to 44% on decode shapes.
+    const auto pick = predict_nearest(problem, NeighborRule::kCost, leave_out_self);
+    if (!pick) return pick;
+    std::optional<KernelConfig> best;
+    double best_cost = 0;
+    for (const KernelConfig& c : with_block_n_siblings(problem, *pick)) {
+      const double cost = registry::estimate_cost(problem, c, space_->device());
+      if (!best || cost < best_cost) {  // ties keep the pick, then axis order
+        best_cost = cost;
+        best = c;
+      }
+    }
+    return best;
+  }
   const TunedKey self = TunedKey::of(problem);
   // The tuned problems of this layout and accumulation, nearest first (ties by config name, so
   // the answer does not depend on hash order).
@@ -149,17 +165,6 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
     if (!space_->legal(problem, entry.config).ok()) continue;
     ++considered;
     const DeviceInfo& device = space_->device();
-    if (rule == NeighborRule::kSiblings) {
-      for (const KernelConfig& c : with_block_n_siblings(problem, entry.config)) {
-        const double score = -registry::estimate_cost(problem, c, device);
-        // Ties keep the first: the winner itself, then siblings in axis order.
-        if (!best || score > best_score) {
-          best_score = score;
-          best = c;
-        }
-      }
-      continue;
-    }
     double score = 0;
     if (rule == NeighborRule::kCost) {
       score = -registry::estimate_cost(problem, entry.config, device);

@@ -67,10 +67,10 @@ struct TunedEntry {
 //            quantization along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
 //            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
-//   siblings as cost, over the winners and their block_n siblings (the winner with another legal
-//            block_n of its family's axis): the grid's power-of-two shapes rarely let a tile
-//            such as 128x224 win, yet at N = 3584 or 28672 it fills the last wave that 128x256
-//            leaves a third empty
+//   siblings the cost rule's pick or one of its block_n siblings (the pick with another legal
+//            block_n of its family's axis), whichever the cost model prefers: the grid's
+//            power-of-two shapes rarely let a tile such as 128x224 win, yet at N = 3584 it
+//            fills the last wave that 128x256 leaves 61% empty
 enum class NeighborRule { kNearest, kCost, kScaled, kSiblings };
 inline constexpr int kNeighbors = 8;
 NeighborRule neighbor_rule();
