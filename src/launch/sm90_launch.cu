@@ -175,6 +175,8 @@ std::vector<KernelInstance> sm90_instances() {
   sm90_add_catalog_64xn(out);
   sm90_add_catalog_256x256(out);
   sm90_add_catalog_pingpong(out);
+  sm90_add_catalog_wavefill(out);
+  sm90_add_catalog_wavefill_decode(out);
   return out;
 }
 

@@ -92,5 +92,7 @@ void sm90_add_catalog_256x128(std::vector<KernelInstance>& out);
 void sm90_add_catalog_64xn(std::vector<KernelInstance>& out);
 void sm90_add_catalog_256x256(std::vector<KernelInstance>& out);
 void sm90_add_catalog_pingpong(std::vector<KernelInstance>& out);
+void sm90_add_catalog_wavefill(std::vector<KernelInstance>& out);
+void sm90_add_catalog_wavefill_decode(std::vector<KernelInstance>& out);
 
 }  // namespace hgemm
