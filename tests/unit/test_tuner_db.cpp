@@ -588,7 +588,8 @@ TEST(TunerDb, TunedTable) {
 }
 
 // An untuned shape gets a nearby tuned problem's winner chosen by the cost model for its own tile
-// count (the default rule): the nearest winner fills one wave at its shape and needs two here.
+// count (the default rule, whose block_n siblings this catalog lacks): the nearest winner fills one
+// wave at its shape and needs two here.
 TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
   const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
   const KernelConfig narrow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN,
@@ -603,7 +604,7 @@ TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
                 timed_record(far, square, 50, 51, Disposition::kPassed)};
   const TunedTable table(db, space, /*exact=*/true);
   const Problem query{128, 9216, 4096, Layout::kTN, Accum::kF32};  // 144 tiles of 64x128: 2 waves
-  ASSERT_EQ(neighbor_rule(), NeighborRule::kCost) << "HGEMM_PREDICT is set in this environment";
+  ASSERT_EQ(neighbor_rule(), NeighborRule::kSiblings) << "HGEMM_PREDICT is set in this environment";
   EXPECT_EQ(table.predict(query), square);
   EXPECT_EQ(table.predict_nearest(query, NeighborRule::kNearest), narrow);
   EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave

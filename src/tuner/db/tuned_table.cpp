@@ -116,7 +116,7 @@ std::optional<NeighborRule> parse_neighbor_rule(std::string_view name) {
 NeighborRule neighbor_rule() {
   static const NeighborRule rule = [] {
     const char* v = std::getenv("HGEMM_PREDICT");
-    return parse_neighbor_rule(v ? v : "").value_or(NeighborRule::kCost);
+    return parse_neighbor_rule(v ? v : "").value_or(NeighborRule::kSiblings);
   }();
   return rule;
 }
