@@ -95,12 +95,19 @@ constexpr double kUnitsPerDramByte = 1.25;
 constexpr double kUnitsPerExtraKernel = 1.1e7;
 
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
-  const double tiles_m = std::ceil(double(p.m) / c.block_m);
-  const double tiles_n = std::ceil(double(p.n) / c.block_n);
+  // Tiles are handed out a cluster at a time: a cluster tile reaching past the problem still
+  // occupies all its CTAs (the ones outside run on zero-filled operands and store nothing), and
+  // only whole clusters fit on the SMs. At M = 128 a 2x1 cluster of 128-row tiles wastes half of
+  // its SMs, which the plain tile count hid.
+  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
+  const double tiles_m = std::ceil(std::ceil(double(p.m) / c.block_m) / cluster_m) * cluster_m;
+  const double tiles_n = std::ceil(std::ceil(double(p.n) / c.block_n) / cluster_n) * cluster_n;
+  const int cluster = cluster_m * cluster_n;
+  const double slots = std::max(cluster, device.sm_count / cluster * cluster);
   const double k_blocks = std::ceil(double(p.k) / c.block_k);
   const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
   const double splits = std::ceil(k_blocks / per_split);
-  const double waves = std::ceil(tiles_m * tiles_n * splits / std::max(1, device.sm_count));
+  const double waves = std::ceil(tiles_m * tiles_n * splits / slots);
   // A fixed per-tile pipeline fill/drain and epilogue, worth a few k-blocks, penalises deep tiles
   // on short K; a ping-pong kernel hides it behind the other warpgroup's mainloop.
   const double fill =

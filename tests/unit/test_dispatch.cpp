@@ -81,6 +81,28 @@ TEST(Dispatch, SplitReductionIsCharged) {
   EXPECT_GT(registry::estimate_cost(wide, c, d), registry::estimate_cost(wide, c1, d));
 }
 
+// A cluster tile that reaches past M still occupies its CTAs: at M = 128, 128-row tiles in 2x1
+// clusters leave half of every cluster idle, so 112 useful tiles need 224 SMs, two waves.
+TEST(Dispatch, CostCountsTheCtasAClusterWastes) {
+  const DeviceInfo d = h100();
+  const Problem p{128, 28672, 4096, Layout::kTN, Accum::kF32};
+  KernelConfig pair;
+  pair.family = Family::kSm90Ws;
+  pair.block_m = 128;
+  pair.block_n = 256;
+  pair.num_stages = 4;
+  pair.cluster_m = 2;
+  pair.cluster_n = 1;
+  pair.epilogue = Epilogue::kTmaStore;
+  pair.layout = p.layout;
+  KernelConfig single = pair;
+  single.cluster_m = 1;
+  EXPECT_DOUBLE_EQ(registry::estimate_cost(p, pair, d), 2 * registry::estimate_cost(p, single, d));
+  // Where M fills both halves, the cluster costs nothing.
+  const Problem tall{256, 28672, 4096, Layout::kTN, Accum::kF32};
+  EXPECT_DOUBLE_EQ(registry::estimate_cost(tall, pair, d), registry::estimate_cost(tall, single, d));
+}
+
 TEST(KernelConfigSplit, Sm80AcceptsSplitsInRange) {
   KernelConfig c;
   for (int s : {1, 2, 7, 64}) {
