@@ -232,11 +232,7 @@ void test_threads_and_no_allocation(int64_t m, int64_t n, int64_t k, bool warm_s
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--no-device-child") == 0) return no_device_child();
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("FAIL no CUDA device: GPU tests never skip\n");
-    return 1;
-  }
+  if (!gpu_checks::device_present("GPU tests never skip")) return 1;
   test_device_error_paths();
   test_no_device(argv[0]);
   test_unaligned();

@@ -35,6 +35,7 @@ using hgemm::Problem;
 using hgemm::baselines::Kind;
 
 using gpu_checks::check;
+using gpu_checks::fill_kernel;
 
 #define LT_OK(expr)                                                              \
   do {                                                                           \
@@ -231,17 +232,6 @@ void test_autotune_refused_in_capture(cudaStream_t stream) {
         "autotuning inside a capture is refused with a reason: " + message);
 }
 
-__global__ void fill_kernel(__half* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = __float2half((int(x % 2001) - 1000) / 1000.0f);
-  }
-}
-
 // Events around `calls` back-to-back cublasLtMatmul calls of `algo`, with descriptors built here
 // from the row-major mapping (C' = B' * A' in column-major terms), on one set of buffers that is
 // larger than twice the L2 for the shapes used.
@@ -334,11 +324,7 @@ void test_cross_check(cudaStream_t stream) {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("FAIL no CUDA device: the harness tests need a GPU\n");
-    return 1;
-  }
+  if (!gpu_checks::device_present("the harness tests need a GPU")) return 1;
   cudaStream_t stream = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   try {

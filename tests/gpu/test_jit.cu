@@ -162,17 +162,9 @@ void test_cache_and_refusal() {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("FAIL no CUDA device: the JIT test needs an sm_90 GPU\n");
+  if (!gpu_checks::device_present("the JIT test needs an sm_90 GPU") ||
+      !gpu_checks::device_is_sm90("the JIT builds sm_90a kernels"))
     return 1;
-  }
-  hgemm::DeviceInfo const& device = hgemm::current_device();
-  if (!device.is_sm90()) {
-    std::printf("FAIL %s is compute capability %d.%d; the JIT builds sm_90a kernels\n",
-                device.name.c_str(), device.cc_major, device.cc_minor);
-    return 1;
-  }
   std::string pattern = (std::filesystem::temp_directory_path() / "hgemm-jit-XXXXXX").string();
   char const* cache = ::mkdtemp(pattern.data());
   if (!cache || ::setenv("HGEMM_JIT_CACHE", cache, 1) != 0) {

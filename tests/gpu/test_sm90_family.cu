@@ -340,17 +340,9 @@ void test_refusals() {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("FAIL no CUDA device: the sm90 family test needs an sm_90 GPU\n");
+  if (!gpu_checks::device_present("the sm90 family test needs an sm_90 GPU") ||
+      !gpu_checks::device_is_sm90("the sm90 family needs 9.0"))
     return 1;
-  }
-  hgemm::DeviceInfo const& device = hgemm::current_device();
-  if (!device.is_sm90()) {
-    std::printf("FAIL %s is compute capability %d.%d; the sm90 family needs 9.0\n",
-                device.name.c_str(), device.cc_major, device.cc_minor);
-    return 1;
-  }
   check(!hgemm::sm90_instances().empty(), "the catalog has sm90 instances");
   hgemm::verify::Verifier verifier;
   test_instances(verifier);
