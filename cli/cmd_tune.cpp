@@ -212,10 +212,7 @@ std::map<Accum, std::string> db_paths(const Settings& s, const std::string& gpu_
   std::map<Accum, std::string> out;
   for (Accum a : s.accums) {
     out[a] = s.db ? *s.db : default_db_path(gpu_name, a);
-    if (is_compressed_database(out[a]))
-      throw ArgError(out[a] + " is gzip-compressed, as the repository ships databases; a tuning "
-                     "run appends to plain JSON Lines: gunzip -k it (the plain file then wins "
-                     "the default path) or pass --db, and gzip -9n the result (docs/tuner.md)");
+    if (is_compressed_database(out[a])) throw ArgError(compressed_database_refusal(out[a]));
   }
   return out;
 }

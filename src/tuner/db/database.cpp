@@ -33,9 +33,7 @@ Fingerprint header_from(const json::Object& o) {
       f.emplace_back(key, *s);
     } else if (const auto* d = std::get_if<double>(&value)) {
       // A hand-edited header may give sm_count as a number; keep it as its text.
-      char buf[32];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *d);
-      f.emplace_back(key, std::string(buf, end));
+      f.emplace_back(key, json::number_text(*d));
     }
   }
   return f;
@@ -169,9 +167,7 @@ Database parse_database(std::string_view text, std::string_view origin) {
       if (type == kHeader) {
         const double schema = o.number("schema").value_or(0);
         if (schema != kSchemaVersion) {
-          char buf[32];
-          const auto end = std::to_chars(buf, buf + sizeof buf, schema).ptr;
-          error("schema " + std::string(buf, end) + " is not this version's " +
+          error("schema " + json::number_text(schema) + " is not this version's " +
                 std::to_string(kSchemaVersion));
         } else if (db.header.empty()) {
           db.header = header_from(o);
@@ -240,11 +236,7 @@ DatabaseWriter::DatabaseWriter(std::string path, const Fingerprint& header)
   std::error_code ec;
   if (!parent.empty()) fs::create_directories(parent, ec);
   const std::string text = read_file(path_).value_or(std::string());
-  if (is_gzip(text))
-    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                path_ + " is gzip-compressed, as the repository ships databases; appends go to "
-                        "plain JSON Lines: tune into a copy (gunzip -k " + path_ +
-                        ", or --db) and compress it afterwards with gzip -9n");
+  if (is_gzip(text)) HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, compressed_database_refusal(path_));
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_io_error("cannot open", path_);
   try {
@@ -302,11 +294,15 @@ bool is_compressed_database(const std::string& path) {
   return in.read(magic, 2) && is_gzip(std::string_view(magic, 2));
 }
 
+std::string compressed_database_refusal(const std::string& path) {
+  return path + " is gzip-compressed, as the repository ships databases; databases are appended "
+                "to and written as plain JSON Lines: gunzip -k it (the plain file then wins the "
+                "default path) or give another path, and gzip -9n the result (docs/tuner.md)";
+}
+
 void write_database(const std::string& path, const Database& db) {
   if (is_compressed_database(path))
-    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                path + ": databases are written as plain JSON Lines; write a .jsonl and compress "
-                       "it with gzip -9n");
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, compressed_database_refusal(path));
   std::string text = format_header(db.header) + "\n";
   for (const Record& r : db.records) text += format_record(r) + "\n";
   if (db.policy) text += format_policy(*db.policy) + "\n";

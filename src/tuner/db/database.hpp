@@ -96,6 +96,8 @@ class DatabaseWriter {
 // Whether `path` names a compressed database (a .gz name, or gzip bytes in the file), which the
 // readers take and the writers refuse: a tuning run checks this before it measures anything.
 bool is_compressed_database(const std::string& path);
+// The refusal every writer gives for such a path, with the way out.
+std::string compressed_database_refusal(const std::string& path);
 
 // Replaces `path` atomically with the database (temp file in the same directory, fsync, rename,
 // fsync of the directory).

@@ -226,9 +226,7 @@ std::string write(const Object& object) {
       if (!std::isfinite(*d)) {
         out += "null";
       } else {
-        char buf[32];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *d);  // shortest round trip
-        out.append(buf, end);
+        out += number_text(*d);
       }
     } else {
       out += quote(std::get<std::string>(value));
@@ -238,5 +236,11 @@ std::string write(const Object& object) {
 }
 
 Object parse(std::string_view text) { return Parser(text).object(); }
+
+std::string number_text(double value) {
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  return std::string(buf, end);
+}
 
 }  // namespace hgemm::tuner::json

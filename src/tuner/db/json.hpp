@@ -40,5 +40,7 @@ std::string write(const Object& object);
 Object parse(std::string_view text);
 
 std::string quote(std::string_view text);
+// A finite number as its shortest text that reads back exactly ("1980", "0.5", "2e+15").
+std::string number_text(double value);
 
 }  // namespace hgemm::tuner::json
