@@ -62,6 +62,10 @@ constexpr const char* kHelp =
                      policy and feed the blocklist, and each shape gets a fresh budget
   --include LIST     measure every candidate whose name contains one of these first, on top of
                      the budget (e.g. sm90_pp_ after ping-pong kernels joined the catalog)
+  --remeasure-before T
+                     with --include: an included candidate whose records all predate T (UTC,
+                     e.g. 2026-11-23T18:00:00Z) is measured again, after a change to its kernel
+                     (dispatch averages a config's records; a resumed pass keeps the same T)
   --jit LIST         also search the sm90 instances the space declares but the catalog lacks,
                      those whose names contain one of LIST (all: every one, about 3800): each is
                      compiled up front (in parallel, into the JIT cache; hgemm jit --help) and
@@ -100,6 +104,7 @@ struct Settings {
   std::optional<std::string> db;
   std::vector<std::string> history;  // warm-start only
   std::vector<std::string> include;  // measured first
+  std::string remeasure_before;      // included records older than this are measured again
   std::vector<std::string> jit;      // declared instances to compile at run time
   std::optional<std::string> gpus;  // "all" or a list
   std::optional<Shard> shard;
@@ -125,7 +130,7 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
-                   "include", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
+                   "include", "remeasure-before", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
                    "shard", "device"},
                   {"resume", "quick-verify", "help"});
   Settings s;
@@ -162,6 +167,13 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.db = args.get("db");
   if (args.get("history")) s.history = args.list_or("history", "");
   if (args.get("include")) s.include = args.list_or("include", "");
+  if (auto t = args.get("remeasure-before")) {
+    if (s.include.empty()) throw ArgError("--remeasure-before needs --include");
+    if (t->size() != 20 || (*t)[4] != '-' || (*t)[10] != 'T' || t->back() != 'Z')
+      throw ArgError("--remeasure-before wants a UTC time like 2026-11-23T18:00:00Z, not '" + *t +
+                     "'");
+    s.remeasure_before = *t;
+  }
   if (args.get("jit")) {
     s.jit = args.list_or("jit", "");
     if (s.jit.empty()) throw ArgError("--jit needs a list of name fragments, or all");
@@ -311,6 +323,7 @@ int run_worker(const Settings& s) {
   TuneOptions options;
   options.budget = s.budget;
   options.include = s.include;
+  options.remeasure_before = s.remeasure_before;
   Tuner tuner(space, *policy, *measurer, options);
   tuner.load_history(warm_only, false);
   tuner.load_history(history, s.resume);

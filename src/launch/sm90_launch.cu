@@ -6,7 +6,9 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -22,6 +24,13 @@ namespace hgemm {
 namespace {
 
 std::atomic<int> g_max_ctas{0};
+
+// A deferred epilogue stores one part of a tile per k-block of the next (1, the default) or the
+// whole tile after its first k-block (HGEMM_EPILOGUE_SPREAD=0), for comparing the two.
+const bool g_spread_epilogue = [] {
+  char const* env = std::getenv("HGEMM_EPILOGUE_SPREAD");
+  return !(env && std::string_view(env) == "0");
+}();
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
@@ -101,6 +110,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
   params.partial = scratch.partial();
   params.partial_ld = plan.partial_ld;
+  params.spread_epilogue = g_spread_epilogue ? 1 : 0;
 
   // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
   // there are work units (cluster tiles times K-splits).

@@ -82,20 +82,22 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
   for (const Record& r : history)
     if (auto obs = observation(r)) measured.push_back(std::move(*obs));
 
-  std::vector<Candidate> open;
-  for (const KernelConfig& c : space_.enumerate(problem)) {
-    const std::string name = c.name();
-    const bool done = std::any_of(history.begin(), history.end(),
-                                  [&](const Record& r) { return r.config == name; });
-    if (!done && !blocklist_.count(name)) open.push_back({c, space_.features(problem, c)});
-  }
-
-  auto included = [&](const Candidate& c) {
-    const std::string name = c.config.name();
+  auto included_name = [&](const std::string& name) {
     return std::any_of(
         options_.include.begin(), options_.include.end(),
         [&](const std::string& part) { return name.find(part) != std::string::npos; });
   };
+  auto included = [&](const Candidate& c) { return included_name(c.config.name()); };
+  std::vector<Candidate> open;
+  for (const KernelConfig& c : space_.enumerate(problem)) {
+    const std::string name = c.name();
+    const bool stale_ok = !options_.remeasure_before.empty() && included_name(name);
+    const bool done = std::any_of(history.begin(), history.end(), [&](const Record& r) {
+      return r.config == name && !(stale_ok && r.timestamp < options_.remeasure_before);
+    });
+    if (!done && !blocklist_.count(name)) open.push_back({c, space_.features(problem, c)});
+  }
+
   // Included candidates come on top of the budget, also when the history already fills it (a
   // second --include pass over a resumed database measures its new instances too).
   const size_t base =

@@ -33,6 +33,10 @@ struct TuneOptions {
   // a measured one is history). For a kernel new to the catalog, which a policy that never saw
   // it would rarely propose within a small budget.
   std::vector<std::string> include;
+  // After a change to a kernel: an included candidate whose records are all older than this
+  // (ISO 8601 UTC, as records stamp it) is measured again. A fixed instant keeps a resumed pass
+  // from measuring twice. Dispatch averages a config's records on a problem.
+  std::string remeasure_before;
   // A problem's first measurements (inside its budget) are the winners of the nearest problems
   // already tuned (log2 distance over M, N, K; same layout and accumulation), up to this many
   // distinct configs: what untuned dispatch would run is always among the candidates, so tuning

@@ -381,14 +381,49 @@ TEST(TunerDb, ResumeAfterAKillMidWrite) {
     EXPECT_EQ(size_t(measurer.calls()), expected) << part;
   }
 
+  // --remeasure-before: after a kernel change, an included candidate whose records all predate
+  // the instant is measured again, once: a second (resumed) pass with the same instant, or an
+  // instant before the records, measures nothing. Candidates not included are never re-measured.
+  size_t remeasured = 0;  // records beyond one per (problem, config) in `keys`
+  {
+    const std::string part = "sm90_ws_128x128x64_s5_c1x2_";
+    size_t included = 0;
+    for (const Problem& p : problems)
+      for (const KernelConfig& c : space.enumerate(p))
+        included += c.name().find(part) != std::string::npos;
+    ASSERT_GT(included, 0u);
+    for (const auto& [instant, expected] :
+         {std::pair<const char*, size_t>{"2025-12-31T23:59:59Z", 0},
+          {"2026-01-02T00:00:00Z", included},
+          {"2026-01-02T00:00:00Z", 0}}) {
+      SoftmaxPolicy policy;
+      SyntheticMeasurer measurer;
+      TuneOptions options = quiet_options(kBudget);
+      options.include = {part};
+      options.remeasure_before = instant;
+      options.clock = [] { return std::string("2026-01-03T00:00:00Z"); };
+      Tuner tuner(space, policy, measurer, options);
+      tuner.load_history(load_database(path).records, /*resume=*/true);
+      DatabaseWriter writer(path, kH100);
+      for (const Problem& p : problems)
+        tuner.tune(p, [&](const Record& rec) {
+          EXPECT_NE(rec.config.find(part), std::string::npos) << rec.config;
+          EXPECT_TRUE(keys.count(rec.problem.name() + " " + rec.config)) << rec.config;
+          writer.append(rec);
+        });
+      EXPECT_EQ(size_t(measurer.calls()), expected) << instant;
+    }
+    remeasured = included;
+  }
+
   // A last line that is whole but lost only its newline is kept, not cut.
   const std::string text = slurp(path);
   spit(path, text.substr(0, text.size() - 1));
-  EXPECT_EQ(load_database(path).records.size(), keys.size());
+  EXPECT_EQ(load_database(path).records.size(), keys.size() + remeasured);
   { DatabaseWriter(path, kH100).append(sample_record()); }
   const Database reopened = load_database(path);
   EXPECT_TRUE(reopened.errors.empty());
-  EXPECT_EQ(reopened.records.size(), keys.size() + 1);
+  EXPECT_EQ(reopened.records.size(), keys.size() + remeasured + 1);
 }
 
 // A problem's first measurements are its nearest tuned neighbours' winners (inside its budget),

@@ -62,6 +62,10 @@ struct Params {
   int k_blocks_per_split;
   float* partial;
   int64_t partial_ld;
+  // Deferred TMA-store epilogue: 1 stores one chunk of the previous tile after each of the next
+  // tile's k-blocks; 0 stores them all after its first k-block, or at the tile's end when the
+  // whole tile is staged.
+  int spread_epilogue;
 };
 
 // Compile-time shape of one instantiation, shared by the kernel and its launcher.
@@ -149,14 +153,20 @@ struct Traits {
   // rows 0-7 (upper = 0) or 8-15 (upper = 1) of each warp's 16, as one half2.
   static constexpr int kPackedRegs = kBlockN / 4;  // per atom
   // Deferred epilogue: a tile's fp16 results wait in registers until the next tile's first
-  // k-block is issued, and are stored while those wgmma run, instead of keeping the tensor cores
-  // idle through the whole epilogue. It needs the packed tile beside the accumulators (at most
-  // 192 registers, leaving room under the consumers' 232). Not for a ping-pong kernel, which
-  // overlaps its epilogues already, nor for a whole-tile TMA store: 64 KiB of stores issued
-  // just after the next tile's first k-block measured slower than storing at the tile's end
-  // (docs/perf-notes.md, step 7).
-  static constexpr bool kDeferEpilogue = !kPingPong && !(kTmaStore && kCWholeTile) &&
-                                         kWgAtomsM * (kAccRegs + kPackedRegs) <= 192;
+  // k-block is issued, and are stored while the next tile's wgmma run, instead of keeping the
+  // tensor cores idle through the whole epilogue. It needs the packed tile beside the
+  // accumulators (at most 192 registers, leaving room under the consumers' 232). Not for a
+  // ping-pong kernel, which overlaps its epilogues already. A TMA store goes out one chunk after
+  // each k-block (Params::spread_epilogue; docs/perf-notes.md, step 16): with two chunk buffers
+  // that beat storing every chunk after the first k-block by 5-12% at K <= 1024. A whole-tile
+  // staging, which can store at the tile's end without waiting, gains from it only where a
+  // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
+  // 128x192 and 64x256 with one consumer lost 4-11%, so smaller tiles store at the tile's end.
+  static constexpr bool kDeferEpilogue =
+      !kPingPong && kWgAtomsM * (kAccRegs + kPackedRegs) <= 192 &&
+      (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
+  // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
+  static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
 
   // NOTE: registers. With two consumer warpgroups (384 threads) the entry cap is 168; the
   // producer drops to 40 and the consumers rise to 232 (128*40 + 256*232 = 64,512 = 384*168: a
@@ -263,21 +273,24 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int lane) {
 // of a whole-tile staging at once (one wait, two barriers, one store group per tile), or one
 // chunk buffer of a double-buffered staging. `chunk_count` counts the chunks this warpgroup has
 // stored so far (it picks the buffer), so the buffering carries across tiles.
-template <class Traits>
+// A pass of kChunksPerPass == kCChunks (whole-tile staging only) stores the tile with one wait and
+// two barriers; passes of one chunk let a deferred epilogue store [pass_begin, pass_end) only.
+template <class Traits, int kChunksPerPass>
 __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed, uint32_t staging,
     CUtensorMap const* tma_c, int m_origin, int n_origin, int wg_idx, int thread_in_wg,
-    uint32_t& chunk_count) {
+    uint32_t& chunk_count, int pass_begin, int pass_end) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const uint32_t barrier_id = 1 + wg_idx;
   const int quad = lane / 8;  // which of the four 8x8 matrices this lane addresses
   constexpr int kColsPerStore = 16;  // one stmatrix.x4 covers 16 columns of 16 rows
-  constexpr int kChunksPerPass = Traits::kCWholeTile ? Traits::kCChunks : 1;
-
+  static_assert(kChunksPerPass == 1 || (Traits::kCWholeTile && kChunksPerPass == Traits::kCChunks),
+                "a pass stores one chunk, or the whole staged tile");
 #pragma unroll
   for (int pass = 0; pass < Traits::kCChunks / kChunksPerPass; ++pass) {
-    // The stores that last used these buffers must have finished reading them: with a whole
-    // tile, the previous tile's group; with two buffers, the group two chunks back.
+    if (pass < pass_begin || pass >= pass_end) continue;
+    // The stores that last used these buffers must have finished reading them: the group
+    // kCBuffers chunks back (with a whole tile in one pass, the previous tile's group).
     if (thread_in_wg == 0) ptx::tma_store_wait_read<Traits::kCBuffers - kChunksPerPass>();
     ptx::named_barrier_sync(barrier_id, 128);
 #pragma unroll
@@ -563,17 +576,29 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                           : 0;
     uint32_t chunk_count = 0;
     detail::PackedTile<Traits> packed;  // (kWgRows, BN) as fp16 pairs
-    auto store_packed = [&](int m_origin, int n_origin) {
+    // Parts [part_begin, part_end) of the tile in `packed`.
+    auto store_packed = [&](int m_origin, int n_origin, int part_begin, int part_end) {
       if constexpr (Traits::kTmaStore)
-        detail::store_tile_tma<Traits>(packed, staging, &params.tma_c, m_origin, n_origin,
-                                       consumer_wg, thread_in_wg, chunk_count);
+        detail::store_tile_tma<Traits, 1>(packed, staging, &params.tma_c, m_origin, n_origin,
+                                          consumer_wg, thread_in_wg, chunk_count, part_begin,
+                                          part_end);
       else
         detail::store_tile_direct<Traits>(packed, params.c, params.m, params.n, m_origin,
                                           n_origin, thread_in_wg);
     };
-    // Deferred epilogue: the tile whose fp16 results wait in `packed`, if any.
-    bool pending = false;
+    // Deferred epilogue: the tile whose fp16 results wait in `packed`, from part pending_part
+    // on (none when it is kStoreParts).
+    int pending_part = Traits::kStoreParts;
     int pending_m = 0, pending_n = 0;
+    auto store_pending = [&](int parts) {
+      const int end = min(Traits::kStoreParts, pending_part + parts);
+      store_packed(pending_m, pending_n, pending_part, end);
+      pending_part = end;
+    };
+    // A whole staged tile is deferred only when its chunks are spread; otherwise it is stored at
+    // the tile's end in one pass.
+    const bool defer = Traits::kDeferEpilogue &&
+                       (params.spread_epilogue || !(Traits::kTmaStore && Traits::kCWholeTile));
     kernels::PipelineState<kNumStages> stage;
     // Ping-pong: this CTA's i-th unit belongs to consumer i % 2, whose mainloop waits for the
     // other's previous one to finish issuing (named barrier kOrderBarrier + its index) and then
@@ -616,13 +641,13 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (kb > kb_begin) {
           ptx::wgmma_wait<1>();
           release(prev_stage);
-        } else if constexpr (Traits::kDeferEpilogue) {
+        }
+        if constexpr (Traits::kDeferEpilogue) {
           // NOTE: the previous tile's stores touch only `packed` and smem staging, never the
           // accumulators this k-block's wgmma are writing, so they run while those wgmma do.
-          if (pending) {
-            store_packed(pending_m, pending_n);
-            pending = false;
-          }
+          // A chunk per k-block keeps each store burst shorter than one k-block of math.
+          if (pending_part < Traits::kStoreParts)
+            store_pending(params.spread_epilogue ? 1 : Traits::kStoreParts);
         }
         prev_stage = stage.index;
         stage.advance();
@@ -643,17 +668,23 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
             acc, params.partial + int64_t(u / num_tiles) * params.m * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
       } else {
+        // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
+        if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
         detail::pack_tile<Traits>(acc, packed);
-        if constexpr (Traits::kDeferEpilogue) {
-          pending = true;
+        if (defer) {
+          pending_part = 0;
           pending_m = m_origin;
           pending_n = n_origin;
+        } else if constexpr (Traits::kTmaStore && Traits::kCWholeTile) {
+          detail::store_tile_tma<Traits, Traits::kCChunks>(packed, staging, &params.tma_c,
+                                                           m_origin, n_origin, consumer_wg,
+                                                           thread_in_wg, chunk_count, 0, 1);
         } else {
-          store_packed(m_origin, n_origin);
+          store_packed(m_origin, n_origin, 0, Traits::kStoreParts);
         }
       }
     }
-    if (pending) store_packed(pending_m, pending_n);
+    if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
     // Teardown: the last stores must be complete before the CTA's smem goes away.
     if constexpr (Traits::kTmaStore)
       if (thread_in_wg == 0) ptx::tma_store_wait<0>();
