@@ -65,7 +65,8 @@ constexpr const char* kHelp =
   --remeasure-before T
                      with --include: an included candidate whose records all predate T (UTC,
                      e.g. 2026-11-23T18:00:00Z) is measured again, after a change to its kernel
-                     (dispatch averages a config's records; a resumed pass keeps the same T)
+                     (dispatch averages a config's records; T must not be in the future, and a
+                     resumed pass keeps the same T)
   --jit LIST         also search the sm90 instances the space declares but the catalog lacks,
                      those whose names contain one of LIST (all: every one, about 3800): each is
                      compiled up front (in parallel, into the JIT cache; hgemm jit --help) and
@@ -172,6 +173,10 @@ Settings parse_settings(const Args& raw, bool* help) {
     if (t->size() != 20 || (*t)[4] != '-' || (*t)[10] != 'T' || t->back() != 'Z')
       throw ArgError("--remeasure-before wants a UTC time like 2026-11-23T18:00:00Z, not '" + *t +
                      "'");
+    // Records of this pass must not predate T, or a resumed pass would measure them again.
+    if (*t > bench::utc_now())
+      throw ArgError("--remeasure-before " + *t +
+                     " is in the future: pick the moment the kernel changed");
     s.remeasure_before = *t;
   }
   if (args.get("jit")) {

@@ -34,6 +34,15 @@ TEST(Cli, VerifyArgumentErrors) {
   expect_usage_error("verify --suite smoke --quick=1", "takes no value");
 }
 
+TEST(Cli, TuneRemeasureArgumentErrors) {
+  const std::string tune = "tune --shape 256x256x256 --measurer synthetic ";
+  expect_usage_error(tune + "--remeasure-before 2026-11-23T18:00:00Z", "needs --include");
+  expect_usage_error(tune + "--include 128x256 --remeasure-before yesterday",
+                     "wants a UTC time like");
+  expect_usage_error(tune + "--include 128x256 --remeasure-before 2999-01-01T00:00:00Z",
+                     "is in the future");
+}
+
 TEST(Cli, HelpExitsZero) {
   CliResult r = run_cli("verify --help");
   EXPECT_EQ(r.code, 0);
