@@ -253,7 +253,11 @@ int run_bench(const Settings& s, const Args& raw) {
   // Files first (still no device): the rows already present, and the output stream.
   std::set<std::string> done_keys;
   long previous_failures = 0;
-  const bool appending = s.resume && std::filesystem::exists(s.out);
+  // An empty file (left by a run that stopped before its header, e.g. on a machine without a
+  // device) holds nothing to resume: start it afresh.
+  std::error_code size_error;
+  const bool appending = s.resume && std::filesystem::exists(s.out) &&
+                         std::filesystem::file_size(s.out, size_error) > 0 && !size_error;
   bench::Environment previous_env;
   if (appending) {
     drop_partial_last_line(s.out);

@@ -43,6 +43,19 @@ TEST(Cli, TuneRemeasureArgumentErrors) {
                      "is in the future");
 }
 
+// A run that stopped before writing its header (no device) leaves an empty file; --resume starts
+// it afresh instead of refusing it.
+TEST(Cli, BenchResumeTreatsAnEmptyFileAsNew) {
+  const std::string path = testing::TempDir() + "hgemm_cli_empty_resume.csv";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  CliResult r = run_cli("bench --shape 64x64x64 --layout tn --acc f32 --impl hgemm --modes offline "
+                        "--loops 5 --resume --out " + path);
+  EXPECT_EQ(r.output.find("cannot resume"), std::string::npos) << r.output;
+  std::remove(path.c_str());
+}
+
 TEST(Cli, HelpExitsZero) {
   CliResult r = run_cli("verify --help");
   EXPECT_EQ(r.code, 0);
