@@ -145,6 +145,15 @@ void test_schedules(hgemm::verify::Verifier& verifier) {
       check_on_grid(verifier, config, v.max_ctas, {1000, 776, 392, config.layout, config.accum},
                     options);
     }
+    // Two k-blocks per tile, fewer than a deferred epilogue has chunks to spread (4 for 128x256,
+    // 7 for 128x224): each tile must store what is left of the previous one before its own
+    // results replace it.
+    hgemm::verify::Options options;
+    options.precision_probe = options.nonfinite = false;
+    check_on_grid(verifier, inst.config, 4,
+                  {1000, 776, 2 * int64_t(inst.config.block_k), inst.config.layout,
+                   inst.config.accum},
+                  options);
   }
   hgemm::sm90_set_max_ctas(0);
 }
