@@ -6,7 +6,9 @@
 //   Roles: warpgroup 0 is the producer (one thread issues all TMA loads into a kNumStages ring,
 //   the warpgroup gives its registers away); warpgroups 1..kNumConsumerWgs run wgmma over the
 //   ring, then the epilogue (stmatrix -> swizzled smem chunk buffers -> TMA store, or 16-byte
-//   direct stores). Cooperative: each consumer owns BM / kNumConsumerWgs rows of every tile.
+//   direct stores), where registers allow deferred into the next tile's mainloop (a TMA store
+//   one chunk per k-block). Cooperative: each consumer owns BM / kNumConsumerWgs rows of every
+//   tile.
 //   Ping-pong: the two consumers take the CTA's work units in turn, each a whole tile, and their
 //   mainloops alternate on the tensor cores (two named barriers pass the turn), so one's
 //   epilogue overlaps the other's mainloop; the producer fills the ring unit after unit.
