@@ -5,14 +5,15 @@
 #include "launch/launch.hpp"
 
 namespace hgemm {
-namespace {
 
-bool enabled_by_environment() {
-  char const* env = std::getenv("HGEMM_PDL");
+bool env_switch_on(const char* name) {
+  char const* env = std::getenv(name);
   return !(env && std::string_view(env) == "0");
 }
 
-std::atomic<bool> g_enabled{enabled_by_environment()};
+namespace {
+
+std::atomic<bool> g_enabled{env_switch_on("HGEMM_PDL")};
 
 }  // namespace
 

@@ -6,9 +6,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -25,12 +23,9 @@ namespace {
 
 std::atomic<int> g_max_ctas{0};
 
-// A deferred epilogue stores one part of a tile per k-block of the next (1, the default) or the
-// whole tile after its first k-block (HGEMM_EPILOGUE_SPREAD=0), for comparing the two.
-const bool g_spread_epilogue = [] {
-  char const* env = std::getenv("HGEMM_EPILOGUE_SPREAD");
-  return !(env && std::string_view(env) == "0");
-}();
+// Params::spread_epilogue; HGEMM_EPILOGUE_SPREAD=0 restores the order before
+// docs/perf-notes.md step 16, for comparing the two.
+const bool g_spread_epilogue = env_switch_on("HGEMM_EPILOGUE_SPREAD");
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
