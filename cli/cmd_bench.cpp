@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -28,6 +29,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
 #include "progress.hpp"
 #include "verify/verifier.hpp"
 
@@ -41,8 +43,13 @@ constexpr const char* kHelp =
                      "M N K" lines
   --shape LIST       explicit shapes instead of a suite, e.g. 4096x4096x4096,128x16384x1024
   --out FILE         results CSV (overwritten unless --resume)
-  --impl LIST        hgemm,cublas,cublaslt-heuristic,cublaslt-autotune (default all = these four);
-                     config:NAME times one explicit kernel config (only on its layout and acc)
+  --impl LIST        hgemm,hgemm-nopdl,cublas,cublaslt-heuristic,cublaslt-autotune,cublaslt-best
+                     (default all = these six); config:NAME times one explicit kernel config
+                     (only on its layout and acc). hgemm launches with programmatic dependent
+                     launch on sm_90 (HGEMM_PDL=0 turns it off), hgemm-nopdl without it;
+                     cuBLASLt's API offers no such launch. cublaslt-best, the faster of
+                     cuBLASLt's autotuned and heuristic picks chosen in graph mode on rotated
+                     buffers, is the reference of the report
   --modes LIST       offline,graph,latency,server (default all four)
   --layout LIST      nn,tn (default both)
   --acc LIST         f32,f16 (default both)
@@ -63,13 +70,15 @@ exit codes: 0 done and every row passed, 1 some row failed verification or a lau
 
 constexpr int kExitIncomplete = 3;
 
-const char* const kStandardImpls[] = {"hgemm", "cublas", "cublaslt-heuristic",
-                                      "cublaslt-autotune"};
+const char* const kStandardImpls[] = {"hgemm",           "hgemm-nopdl",
+                                      "cublas",          "cublaslt-heuristic",
+                                      "cublaslt-autotune", "cublaslt-best"};
 
 struct ImplSpec {
   std::string name;                          // the CSV's impl column
   std::optional<baselines::Kind> baseline;   // a library baseline
   std::optional<KernelConfig> config;        // config:NAME; neither: hgemm dispatch
+  bool pdl = true;                           // hgemm: programmatic dependent launch allowed
 };
 
 struct Settings {
@@ -94,9 +103,10 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
   };
   for (const std::string& item : items) {
     if (item == "all") {
-      for (const char* name : kStandardImpls) add({name, baselines::parse_kind(name), {}});
-    } else if (item == "hgemm") {
-      add({item, std::nullopt, std::nullopt});
+      for (const char* name : kStandardImpls)
+        add({name, baselines::parse_kind(name), {}, std::string_view(name) != "hgemm-nopdl"});
+    } else if (item == "hgemm" || item == "hgemm-nopdl") {
+      add({item, std::nullopt, std::nullopt, item == "hgemm"});
     } else if (auto kind = baselines::parse_kind(item)) {
       add({item, kind, std::nullopt});
     } else if (item.rfind("config:", 0) == 0) {
@@ -107,7 +117,8 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
       throw ArgError("torch rows come from python/bench_torch.py, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
-                     "' (hgemm, cublas, cublaslt-heuristic, cublaslt-autotune, all, config:NAME)");
+                     "' (hgemm, hgemm-nopdl, cublas, cublaslt-heuristic, cublaslt-autotune, "
+                     "cublaslt-best, all, config:NAME)");
     }
   }
   return out;
@@ -350,8 +361,17 @@ int run_bench(const Settings& s, const Args& raw) {
             e.fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
                                         cudaStream_t st) { run(p, cfg, a, b, c, st); };
           } else {
-            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-              run(p, a, b, c, st);
+            // The launch setting is global, so it is set around each call (and restored).
+            e.fn = [pdl = impl.pdl && env_switch_on("HGEMM_PDL")](
+                       const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+              const bool before = set_programmatic_launch(pdl);
+              try {
+                run(p, a, b, c, st);
+              } catch (...) {
+                set_programmatic_launch(before);
+                throw;
+              }
+              set_programmatic_launch(before);
             };
           }
           entries.push_back(std::move(e));
@@ -379,14 +399,18 @@ int run_bench(const Settings& s, const Args& raw) {
             Status st = can_implement(e.problem, *e.impl->config, a0, b0, c0);
             if (!st.ok()) throw Error(st.code, st.message);
           }
-          if (e.impl->baseline == baselines::Kind::kLtAutotune)
-            libs.tune(e.problem, a0, b0, c0, stream);
+          if (e.impl->baseline == baselines::Kind::kLtAutotune ||
+              e.impl->baseline == baselines::Kind::kLtBest)
+            libs.select(e.problem, timer, buffers);
           if (e.impl->baseline) e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0);
           const verify::Report report =
               verifier.check(e.problem, e.fn, e.impl->baseline ? quick_check : full_check);
           e.disposition = disposition_string(report.disposition);
-          if (!report.passed()) e.detail = report.summary();
-          else if (!e.impl->baseline) e.detail = select_config(e.problem, a0, b0, c0).name();
+          if (!report.passed())
+            e.detail = report.summary();
+          else if (!e.impl->baseline)
+            e.detail = select_config(e.problem, a0, b0, c0).name() +
+                       (e.impl->pdl && programmatic_launch(device) ? ", PDL" : ", no PDL");
         } catch (const Error& err) {
           e.disposition = std::string(err.status() == HGEMM_ERROR_NOT_SUPPORTED
                                           ? bench::kNotSupported

@@ -27,7 +27,7 @@ the worst shapes per baseline. Definitions: docs/benchmarking.md.
   --worst N          shapes listed per baseline in the worst-shapes section (default 10)
   --worst-mode MODE  timing mode of the worst-shapes section (default offline)
   --out FILE         write the Markdown to FILE instead of stdout
-  --charts DIR       also draw the speedup over cuBLASLt autotune (best layout of each side) by
+  --charts DIR       also draw the speedup over cublaslt-best (faster layout of each side) by
                      problem size, one line per timing mode: DIR/speedup-ACC.svg per accumulation,
                      linked at the top of the report
 )";
@@ -63,7 +63,7 @@ int cmd_report(const Args& raw) {
     }
     if (auto dir = args.get("charts")) {
       const std::vector<bench::ResultRow> rows = bench::merged_rows(inputs);
-      const bench::BaselineSpec baseline{"cublaslt-autotune", bench::BaselineLayout::kMax};
+      const bench::BaselineSpec baseline{"cublaslt-best", bench::BaselineLayout::kMax};
       std::error_code ec;
       std::filesystem::create_directories(*dir, ec);
       if (ec) throw ArgError("cannot create --charts directory " + *dir + ": " + ec.message());

@@ -254,7 +254,7 @@ std::string reproduce(const Problem& p, const std::string& config, bench::Mode m
   return "hgemm bench --shape " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
          std::to_string(p.k) + " --layout " + std::string(to_string(p.layout)) + " --acc " +
          std::string(to_string(p.accum)) + " --impl config:" + config +
-         ",cublaslt-autotune --modes " + std::string(bench::to_string(mode)) + " --out row.csv";
+         ",cublaslt-best --modes " + std::string(bench::to_string(mode)) + " --out row.csv";
 }
 
 // The catalog plus the declared instances `filters` name. With `build`, each is compiled (or

@@ -3,9 +3,21 @@
 //
 //   cublas              cublasGemmEx, CUBLAS_GEMM_DEFAULT
 //   cublaslt-heuristic  cublasLtMatmul with the first algorithm the heuristic returns
-//   cublaslt-autotune   cublasLtMatmul with the fastest of every heuristic candidate (100 asked),
-//                       chosen once per shape, layout, accumulation and pointer alignment and
-//                       cached for the lifetime of the Baselines object
+//   cublaslt-autotune   cublasLtMatmul with the fastest of the heuristic's candidates (100 asked),
+//                       timed the way the benchmark times (select() below)
+//   cublaslt-best       the faster of cublaslt-autotune's pick and the heuristic's first pick,
+//                       timed interleaved: the reference of every bar in this project
+//
+// select() chooses both under the conditions of the headline measurement, once per shape, layout
+// and accumulation, cached for the lifetime of the Baselines object:
+//   1. screen: every candidate in one interleaved graph-mode measurement with short loops, on
+//      the benchmark's rotated buffer sets (more than twice the L2 between two uses of a set);
+//   2. final: the screen's kScreenKeep fastest and the heuristic's pick, interleaved in graph
+//      mode with the caller's timing options (several rounds, median). cublaslt-autotune runs
+//      the final's fastest of the screen's picks, cublaslt-best the faster of that one and the
+//      heuristic's pick. With few candidates the screen is skipped and all of them are final.
+// Graph mode because device time is the headline; a choice made with eager calls on one warm
+// buffer set times the host launch on small shapes and the L2 on the rest.
 //
 // Settings shared by all: a 32 MiB workspace allocated once (cublasSetWorkspace for cuBLAS, the
 // workspace argument for cuBLASLt); compute type matching our accumulation: CUBLAS_COMPUTE_32F
@@ -29,25 +41,49 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include "bench/timing.hpp"
 #include "hgemm/hgemm.hpp"
 #include "verify/verifier.hpp"
 
 namespace hgemm::baselines {
 
-enum class Kind { kCublas, kLtHeuristic, kLtAutotune };
-std::string_view to_string(Kind kind);  // "cublas", "cublaslt-heuristic", "cublaslt-autotune"
+enum class Kind { kCublas, kLtHeuristic, kLtAutotune, kLtBest };
+// "cublas", "cublaslt-heuristic", "cublaslt-autotune", "cublaslt-best"
+std::string_view to_string(Kind kind);
 std::optional<Kind> parse_kind(std::string_view text);
+inline constexpr Kind kAllKinds[] = {Kind::kCublas, Kind::kLtHeuristic, Kind::kLtAutotune,
+                                     Kind::kLtBest};
 
 inline constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+inline constexpr int kScreenKeep = 3;  // screen picks re-timed in the final measurement
 
-// The autotuner's pick for one key.
-struct AlgoChoice {
-  cublasLtMatmulAlgo_t algo{};
-  int index = -1;                   // position in the heuristic's list (0 = the heuristic's pick)
-  int num_candidates = 0;           // how many the heuristic returned
-  std::vector<double> candidate_ms; // per candidate, median ms per call; +inf where it failed
-  // "algo 2/8: id 21 tile 18 stages 9 splitk 1, 0.0123 ms"
-  std::string describe() const;
+// The selection logic of select(), apart from the GPU so that it is tested on recorded times.
+// Candidate 0 is the heuristic's pick; times are median ms per call, +inf where a call failed.
+//
+// The final measurement's candidates: the `keep` fastest of the screen (finite times only,
+// ties to the lower index), then the heuristic's pick if it is not among them.
+std::vector<int> select_finalists(const std::vector<double>& screen_ms, int keep);
+struct Picks {
+  int autotune = -1;  // candidate index, -1 when every finalist failed
+  int best = -1;
+};
+// `final_ms[i]` is the final time of candidate `finalists[i]`; the first `from_screen`
+// finalists came from the screen. autotune: the fastest of those (of any finalist when all of
+// them failed); best: the faster of autotune and the heuristic's pick.
+Picks choose_algorithms(const std::vector<int>& finalists, const std::vector<double>& final_ms,
+                        size_t from_screen);
+
+// What select() measured and chose for one shape, layout and accumulation.
+struct Selection {
+  std::vector<std::string> candidates;  // each candidate's algorithm, heuristic order
+  std::vector<double> screen_ms;        // per candidate; empty when the screen was skipped
+  std::vector<int> finalists;
+  std::vector<double> final_ms;         // per finalist
+  size_t from_screen = 0;
+  Picks picks;
+  // The detail column of `kind`'s rows, e.g. "cublaslt-best: candidate 2 of 8 (autotune pick;
+  // id 21 tile 18 stages 9 splitk 1), final ms: #2 0.0123, #0 0.0131, #5 0.0135"
+  std::string describe(Kind kind) const;
 };
 
 // Owns a cuBLAS and a cuBLASLt handle, the workspace and the plan cache. Not thread-safe. The
@@ -66,16 +102,19 @@ class Baselines {
   // A callable bound to this object (which must outlive it).
   verify::GemmFn fn(Kind kind);
 
-  // Autotunes this problem (timing each candidate on these buffers, which must be valid for the
-  // problem) unless the choice is cached, and returns the choice. Not allowed during capture.
-  const AlgoChoice& tune(const Problem& problem, const void* a, const void* b, void* c,
-                         cudaStream_t stream);
-  // The heuristic's first algorithm for the problem and these pointers' alignment.
-  cublasLtMatmulAlgo_t heuristic_algo(const Problem& problem, const void* a, const void* b,
-                                      const void* c);
+  // Chooses cublaslt-autotune's and cublaslt-best's algorithms for this problem (see the top
+  // of this file) unless the choice is cached, and returns it. `buffers` must hold the
+  // problem's shape; `timer` times the final measurement with its options, in graph mode, on
+  // its stream. Refused during graph capture. run() of those two kinds needs this first.
+  const Selection& select(const Problem& problem, bench::Timer& timer,
+                          const bench::RotatingBuffers& buffers);
+  // The algorithm a cuBLASLt kind runs for this problem: the heuristic's first for these
+  // pointers' alignment, or select()'s pick (throws when select() has not run).
+  cublasLtMatmulAlgo_t algorithm(Kind kind, const Problem& problem, const void* a, const void* b,
+                                 const void* c);
 
-  // A short description of what `kind` runs for this problem ("" for cuBLAS, the algorithm for
-  // cuBLASLt): what the benchmark writes to its detail column.
+  // A short description of what `kind` runs for this problem (the algorithm, for cuBLASLt, and
+  // how it was chosen): what the benchmark writes to its detail column.
   std::string describe(Kind kind, const Problem& problem, const void* a, const void* b,
                        const void* c);
 

@@ -16,8 +16,10 @@ namespace hgemm::baselines {
 namespace {
 
 constexpr int kAutotuneRequested = 100;
-constexpr double kAutotuneSampleMs = 0.3;  // per timed sample of one candidate
-constexpr int kAutotuneSamples = 3;
+// The screen ranks the candidates; only the final measurement decides, so its loops are short.
+constexpr double kScreenLoopMs = 0.25;
+constexpr int kScreenLoops = 3;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The largest power of two (up to 256) dividing the address: cuBLASLt's heuristic must know it,
 // since an algorithm chosen for 256-byte-aligned operands fails on less-aligned ones.
@@ -35,15 +37,41 @@ struct PlanKey {
   bool operator==(const PlanKey&) const = default;
 };
 
+uint64_t fnv1a(std::initializer_list<uint64_t> values) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint64_t v : values) h = (h ^ v) * 1099511628211ull;
+  return h;
+}
+
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                       uint64_t(k.accum), uint64_t(k.align_a), uint64_t(k.align_b),
-                       uint64_t(k.align_c)})
-      h = (h ^ v) * 1099511628211ull;
-    return size_t(h);
+    return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
+                         uint64_t(k.accum), uint64_t(k.align_a), uint64_t(k.align_b),
+                         uint64_t(k.align_c)}));
   }
+};
+
+// A selection holds for every pointer alignment: it is made on the benchmark's 256-byte aligned
+// buffer sets, and cuBLASLt refuses (never miscomputes) an algorithm that needs more alignment
+// than a later call's pointers have.
+struct SelectionKey {
+  int64_t m, n, k;
+  Layout layout;
+  Accum accum;
+  bool operator==(const SelectionKey&) const = default;
+};
+
+struct SelectionKeyHash {
+  size_t operator()(const SelectionKey& k) const {
+    return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
+                         uint64_t(k.accum)}));
+  }
+};
+
+struct Chosen {
+  Selection selection;
+  cublasLtMatmulAlgo_t autotune{};
+  cublasLtMatmulAlgo_t best{};
 };
 
 // The descriptors of one key, built once. `first` describes B (cuBLAS's A operand), `second`
@@ -56,7 +84,6 @@ struct Plan {
   cublasLtMatmulPreference_t preference = nullptr;
   std::vector<cublasLtMatmulHeuristicResult_t> candidates;  // filled on first use
   bool queried = false;
-  std::optional<AlgoChoice> tuned;
 
   ~Plan() {
     if (preference) cublasLtMatmulPreferenceDestroy(preference);
@@ -89,14 +116,70 @@ std::string_view to_string(Kind kind) {
     case Kind::kCublas: return "cublas";
     case Kind::kLtHeuristic: return "cublaslt-heuristic";
     case Kind::kLtAutotune: return "cublaslt-autotune";
+    case Kind::kLtBest: return "cublaslt-best";
   }
   return "?";
 }
 
 std::optional<Kind> parse_kind(std::string_view text) {
-  for (Kind k : {Kind::kCublas, Kind::kLtHeuristic, Kind::kLtAutotune})
+  for (Kind k : kAllKinds)
     if (text == to_string(k)) return k;
   return std::nullopt;
+}
+
+std::vector<int> select_finalists(const std::vector<double>& screen_ms, int keep) {
+  std::vector<int> order;
+  for (size_t i = 0; i < screen_ms.size(); ++i)
+    if (std::isfinite(screen_ms[i])) order.push_back(int(i));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return screen_ms[size_t(a)] < screen_ms[size_t(b)]; });
+  if (order.size() > size_t(std::max(keep, 0))) order.resize(size_t(std::max(keep, 0)));
+  if (!screen_ms.empty() && std::find(order.begin(), order.end(), 0) == order.end())
+    order.push_back(0);
+  return order;
+}
+
+Picks choose_algorithms(const std::vector<int>& finalists, const std::vector<double>& final_ms,
+                        size_t from_screen) {
+  HGEMM_REQUIRE(finalists.size() == final_ms.size() && from_screen <= finalists.size(),
+                HGEMM_ERROR_INTERNAL, "choose_algorithms: finalists and times differ in length");
+  auto fastest = [&](size_t end) {
+    int pick = -1;
+    for (size_t i = 0; i < end; ++i)
+      if (std::isfinite(final_ms[i]) && (pick < 0 || final_ms[i] < final_ms[size_t(pick)]))
+        pick = int(i);
+    return pick;
+  };
+  int autotune = fastest(from_screen);
+  if (autotune < 0) autotune = fastest(finalists.size());
+  Picks picks;
+  if (autotune < 0) return picks;
+  int best = autotune;
+  for (size_t i = 0; i < finalists.size(); ++i)
+    if (finalists[i] == 0 && std::isfinite(final_ms[i]) &&
+        final_ms[i] < final_ms[size_t(best)])
+      best = int(i);
+  picks.autotune = finalists[size_t(autotune)];
+  picks.best = finalists[size_t(best)];
+  return picks;
+}
+
+std::string Selection::describe(Kind kind) const {
+  const int pick = kind == Kind::kLtBest ? picks.best : picks.autotune;
+  if (pick < 0 || size_t(pick) >= candidates.size()) return "no algorithm chosen";
+  std::string why = pick == 0 ? "the heuristic's pick" : "the autotune pick";
+  if (kind == Kind::kLtBest && pick == picks.autotune && pick == 0)
+    why = "the heuristic's and the autotune pick";
+  std::string out = "candidate " + std::to_string(pick) + " of " +
+                    std::to_string(candidates.size()) + ", " + why + " (" +
+                    candidates[size_t(pick)] + "); graph ms";
+  char buf[48];
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    std::snprintf(buf, sizeof buf, " #%d %.4g", finalists[i], final_ms[i]);
+    out += buf;
+  }
+  if (screen_ms.empty()) out += " (all candidates final)";
+  return out;
 }
 
 cublasComputeType_t compute_type(Accum accum) {
@@ -105,13 +188,6 @@ cublasComputeType_t compute_type(Accum accum) {
 
 cudaDataType_t scale_type(Accum accum) {
   return accum == Accum::kF16 ? CUDA_R_16F : CUDA_R_32F;
-}
-
-std::string AlgoChoice::describe() const {
-  char ms[32];
-  std::snprintf(ms, sizeof ms, "%.4g ms", index >= 0 ? candidate_ms[size_t(index)] : 0.0);
-  return "algo " + std::to_string(index) + "/" + std::to_string(num_candidates) + ": " +
-         describe_algo(algo) + ", " + ms;
 }
 
 struct Baselines::Impl {
@@ -123,6 +199,7 @@ struct Baselines::Impl {
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
   std::unordered_map<PlanKey, std::unique_ptr<Plan>, PlanKeyHash> plans;
+  std::unordered_map<SelectionKey, Chosen, SelectionKeyHash> selections;
   const float f32_one = 1.0f;
   const float f32_zero = 0.0f;
   const __half f16_one = __float2half(1.0f);
@@ -232,32 +309,6 @@ struct Baselines::Impl {
                                     compute_type(p.accum), CUBLAS_GEMM_DEFAULT));
   }
 
-  // Median ms per call of one candidate, or +inf when cuBLASLt refuses it.
-  double time_candidate(Plan& plan, const cublasLtMatmulAlgo_t& algo, const Problem& p,
-                        const void* a, const void* b, void* c, cudaStream_t s) {
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    if (lt_call(plan, algo, p, a, b, c, s) != CUBLAS_STATUS_SUCCESS) return kInf;
-    HGEMM_CUDA_CHECK(cudaEventRecord(start, s));
-    if (lt_call(plan, algo, p, a, b, c, s) != CUBLAS_STATUS_SUCCESS) return kInf;
-    HGEMM_CUDA_CHECK(cudaEventRecord(stop, s));
-    HGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    const int reps = int(std::clamp(std::ceil(kAutotuneSampleMs / std::max(double(ms), 1e-4)),
-                                    1.0, 200.0));
-    std::vector<double> samples;
-    for (int i = 0; i < kAutotuneSamples; ++i) {
-      HGEMM_CUDA_CHECK(cudaEventRecord(start, s));
-      for (int r = 0; r < reps; ++r)
-        if (lt_call(plan, algo, p, a, b, c, s) != CUBLAS_STATUS_SUCCESS) return kInf;
-      HGEMM_CUDA_CHECK(cudaEventRecord(stop, s));
-      HGEMM_CUDA_CHECK(cudaEventSynchronize(stop));
-      HGEMM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      samples.push_back(double(ms) / reps);
-    }
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  }
 };
 
 Baselines::Baselines() : impl_(std::make_unique<Impl>()) {
@@ -281,6 +332,12 @@ Baselines::~Baselines() {
   if (impl_->blas) cublasDestroy(impl_->blas);
 }
 
+namespace {
+
+SelectionKey selection_key(const Problem& p) { return {p.m, p.n, p.k, p.layout, p.accum}; }
+
+}  // namespace
+
 void Baselines::run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
                     cudaStream_t stream) {
   if (Status s = problem.validate(); !s.ok()) throw Error(s.code, s.message);
@@ -292,14 +349,7 @@ void Baselines::run(Kind kind, const Problem& problem, const void* a, const void
     return;
   }
   Plan& plan = im.plan(problem, a, b, c);
-  const cublasLtMatmulAlgo_t* algo = nullptr;
-  if (kind == Kind::kLtHeuristic) {
-    algo = &im.candidates(plan, problem).front().algo;
-  } else {
-    if (!plan.tuned) tune(problem, a, b, c, stream);
-    algo = &plan.tuned->algo;
-  }
-  HGEMM_CUBLAS_CHECK(im.lt_call(plan, *algo, problem, a, b, c, stream));
+  HGEMM_CUBLAS_CHECK(im.lt_call(plan, algorithm(kind, problem, a, b, c), problem, a, b, c, stream));
 }
 
 verify::GemmFn Baselines::fn(Kind kind) {
@@ -308,51 +358,92 @@ verify::GemmFn Baselines::fn(Kind kind) {
   };
 }
 
-const AlgoChoice& Baselines::tune(const Problem& problem, const void* a, const void* b, void* c,
-                                  cudaStream_t stream) {
+const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
+                                   const bench::RotatingBuffers& buffers) {
   if (Status s = problem.validate(); !s.ok()) throw Error(s.code, s.message);
   Impl& im = *impl_;
-  Plan& plan = im.plan(problem, a, b, c);
-  if (plan.tuned) return *plan.tuned;
+  const SelectionKey key = selection_key(problem);
+  if (auto it = im.selections.find(key); it != im.selections.end()) return it->second.selection;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  HGEMM_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  HGEMM_CUDA_CHECK(cudaStreamIsCapturing(timer.stream(), &status));
   HGEMM_REQUIRE(status == cudaStreamCaptureStatusNone, HGEMM_ERROR_NOT_SUPPORTED,
-                "cuBLASLt autotuning of " + problem.name() +
-                    " cannot run during graph capture: call it once before capturing");
-  im.bind(stream);
+                "choosing cuBLASLt's algorithm for " + problem.name() +
+                    " cannot run during graph capture: select it once before capturing");
+  im.bind(timer.stream());
+  Plan& plan = im.plan(problem, buffers.a(0), buffers.b(0), buffers.c(0));
   const auto& candidates = im.candidates(plan, problem);
-  AlgoChoice choice;
-  choice.num_candidates = int(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const double ms = im.time_candidate(plan, candidates[i].algo, problem, a, b, c, stream);
-    choice.candidate_ms.push_back(ms);
-    if (std::isfinite(ms) && (choice.index < 0 || ms < choice.candidate_ms[size_t(choice.index)]))
-      choice.index = int(i);
+  // Candidate i on whichever buffer set the timer hands it (all sets share one alignment).
+  auto contender = [&im, &problem](const cublasLtMatmulAlgo_t& algo) {
+    const verify::GemmFn fn = [&im, algo](const Problem& p, const void* a, const void* b,
+                                          void* c, cudaStream_t s) {
+      HGEMM_CUBLAS_CHECK(im.lt_call(im.plan(p, a, b, c), algo, p, a, b, c, s));
+    };
+    return bench::Contender{fn, problem};
+  };
+  auto medians = [](const std::vector<bench::Timing>& timings) {
+    std::vector<double> ms;
+    for (const bench::Timing& t : timings) ms.push_back(t.ok() ? t.median_ms : kInf);
+    return ms;
+  };
+
+  Selection sel;
+  for (const auto& c : candidates) sel.candidates.push_back(describe_algo(c.algo));
+  if (candidates.size() > size_t(kScreenKeep) + 1) {
+    bench::TimingOptions screen_options = timer.options();
+    screen_options.loop_ms = kScreenLoopMs;
+    screen_options.loops = kScreenLoops;
+    bench::Timer screen_timer(timer.stream(), screen_options);
+    std::vector<bench::Contender> all;
+    for (const auto& c : candidates) all.push_back(contender(c.algo));
+    sel.screen_ms = medians(screen_timer.measure(bench::Mode::kGraph, all, buffers));
+    sel.finalists = select_finalists(sel.screen_ms, kScreenKeep);
+    sel.from_screen = size_t(std::count_if(sel.screen_ms.begin(), sel.screen_ms.end(),
+                                           [](double ms) { return std::isfinite(ms); }));
+    sel.from_screen = std::min(sel.from_screen, size_t(kScreenKeep));
+  } else {
+    for (size_t i = 0; i < candidates.size(); ++i) sel.finalists.push_back(int(i));
+    sel.from_screen = candidates.size();
   }
-  HGEMM_REQUIRE(choice.index >= 0, HGEMM_ERROR_NOT_SUPPORTED,
+  std::vector<bench::Contender> finals;
+  for (int i : sel.finalists) finals.push_back(contender(candidates[size_t(i)].algo));
+  sel.final_ms = medians(timer.measure(bench::Mode::kGraph, finals, buffers));
+  sel.picks = choose_algorithms(sel.finalists, sel.final_ms, sel.from_screen);
+  HGEMM_REQUIRE(sel.picks.autotune >= 0, HGEMM_ERROR_NOT_SUPPORTED,
                 "every cuBLASLt candidate failed for " + problem.name());
-  choice.algo = candidates[size_t(choice.index)].algo;
-  plan.tuned = std::move(choice);
-  return *plan.tuned;
+  const cublasLtMatmulAlgo_t autotune = candidates[size_t(sel.picks.autotune)].algo;
+  const cublasLtMatmulAlgo_t best = candidates[size_t(sel.picks.best)].algo;
+  return im.selections.emplace(key, Chosen{std::move(sel), autotune, best})
+      .first->second.selection;
 }
 
-cublasLtMatmulAlgo_t Baselines::heuristic_algo(const Problem& problem, const void* a,
-                                               const void* b, const void* c) {
-  Plan& plan = impl_->plan(problem, a, b, c);
-  return impl_->candidates(plan, problem).front().algo;
+cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, const void* a,
+                                          const void* b, const void* c) {
+  HGEMM_REQUIRE(kind != Kind::kCublas, HGEMM_ERROR_NOT_SUPPORTED,
+                "cublas runs cublasGemmEx, which exposes no algorithm");
+  Impl& im = *impl_;
+  if (kind == Kind::kLtHeuristic)
+    return im.candidates(im.plan(problem, a, b, c), problem).front().algo;
+  const auto it = im.selections.find(selection_key(problem));
+  HGEMM_REQUIRE(it != im.selections.end(), HGEMM_ERROR_NOT_SUPPORTED,
+                std::string(to_string(kind)) + " has no algorithm for " + problem.name() +
+                    " yet: Baselines::select() chooses it, under the benchmark's timing "
+                    "conditions, before the first call");
+  return kind == Kind::kLtBest ? it->second.best : it->second.autotune;
 }
 
 std::string Baselines::describe(Kind kind, const Problem& problem, const void* a, const void* b,
                                 const void* c) {
   const char* compute = problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F";
   if (kind == Kind::kCublas) return std::string("cublasGemmEx ") + compute;
-  Plan& plan = impl_->plan(problem, a, b, c);
   if (kind == Kind::kLtHeuristic) {
-    const auto& candidates = impl_->candidates(plan, problem);
+    const auto& candidates = impl_->candidates(impl_->plan(problem, a, b, c), problem);
     return std::string(compute) + " heuristic " + describe_algo(candidates.front().algo) +
            " (of " + std::to_string(candidates.size()) + ")";
   }
-  return std::string(compute) + " " + (plan.tuned ? plan.tuned->describe() : "not tuned yet");
+  const auto it = impl_->selections.find(selection_key(problem));
+  return std::string(compute) + " " +
+         (it == impl_->selections.end() ? std::string("not selected yet")
+                                        : it->second.selection.describe(kind));
 }
 
 }  // namespace hgemm::baselines

@@ -14,6 +14,8 @@ namespace {
 using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
 
 const char* const kModeOrder[] = {"offline", "graph", "latency", "server"};
+// cublaslt-best, the reference of every bar, leads; torch follows it when present.
+const char* const kReference = "cublaslt-best";
 const char* const kLibraryBaselines[] = {"cublas", "cublaslt-heuristic", "cublaslt-autotune"};
 
 // Per shape, the timed ms of one impl in each layout, for one mode and acc. The last row read for
@@ -115,7 +117,7 @@ std::string BaselineSpec::label() const {
 }
 
 std::vector<BaselineSpec> report_baselines(const std::vector<ResultRow>& rows) {
-  std::vector<std::string> impls;
+  std::vector<std::string> impls{kReference};
   if (std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "torch"; }))
     impls.push_back("torch");
   impls.insert(impls.end(), std::begin(kLibraryBaselines), std::end(kLibraryBaselines));

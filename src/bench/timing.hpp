@@ -135,6 +135,7 @@ class Timer {
   }
 
   const TimingOptions& options() const { return options_; }
+  cudaStream_t stream() const { return stream_; }
 
  private:
   struct Slot;

@@ -39,7 +39,8 @@ inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
 // also let the kernel after them start early. Back-to-back calls then overlap one kernel's launch
 // and prologue with the previous one's tail. Only on compute capability 9.0 and later. On by
 // default; HGEMM_PDL=0 in the environment, or set_programmatic_launch(false), turns it off.
-void set_programmatic_launch(bool enabled);
+// set_programmatic_launch returns the previous setting, so that a caller can restore it.
+bool set_programmatic_launch(bool enabled);
 bool programmatic_launch(const DeviceInfo& device);
 
 // A launch behaviour that is on by default: true unless the environment sets `name` to "0"

@@ -17,7 +17,7 @@ std::atomic<bool> g_enabled{env_switch_on("HGEMM_PDL")};
 
 }  // namespace
 
-void set_programmatic_launch(bool enabled) { g_enabled.store(enabled); }
+bool set_programmatic_launch(bool enabled) { return g_enabled.exchange(enabled); }
 
 bool programmatic_launch(const DeviceInfo& device) {
   return device.cc_major >= 9 && g_enabled.load(std::memory_order_relaxed);

@@ -186,14 +186,16 @@ TEST(Report, LaterFailedRowHidesEarlierPass) {
 
 TEST(Report, BaselineListAddsTorchOnlyWhenPresent) {
   const auto without = hgemm::bench::report_baselines(rows());
-  ASSERT_EQ(without.size(), 9u);
-  EXPECT_EQ(without[0].label(), "cublas-nn");
-  EXPECT_EQ(without[2].label(), "cublas-max");
-  EXPECT_EQ(without[8].label(), "cublaslt-autotune-max");
+  ASSERT_EQ(without.size(), 12u);
+  EXPECT_EQ(without[0].label(), "cublaslt-best-nn");
+  EXPECT_EQ(without[2].label(), "cublaslt-best-max");
+  EXPECT_EQ(without[3].label(), "cublas-nn");
+  EXPECT_EQ(without[11].label(), "cublaslt-autotune-max");
   std::string csv = std::string(kCsv) + "64,64,64,nn,f32,torch,offline,passed,3,\n";
   const auto with = hgemm::bench::report_baselines(hgemm::bench::parse_results(csv).rows);
-  ASSERT_EQ(with.size(), 12u);
-  EXPECT_EQ(with[0].label(), "torch-nn");
+  ASSERT_EQ(with.size(), 15u);
+  EXPECT_EQ(with[0].label(), "cublaslt-best-nn");
+  EXPECT_EQ(with[3].label(), "torch-nn");
   const auto t = hgemm::bench::compare(hgemm::bench::parse_results(csv).rows, "hgemm",
                                        {"torch", BaselineLayout::kNN}, "offline", "f32");
   EXPECT_EQ(speedups(t), (std::vector<double>{3.0}));

@@ -56,13 +56,14 @@ struct GpuMeasurer::Impl {
     k = p.k;
   }
 
-  // cuBLASLt autotune's choice for this problem (chosen once per problem and process) and its
-  // description. It is timed together with each candidate, not here.
+  // cublaslt-best's choice for this problem (chosen once per problem and process, in graph
+  // mode on the rotated buffers) and its description. It is timed together with each
+  // candidate, not here.
   const std::string& reference(const Problem& p) {
     const std::string key = p.name();
     if (auto it = references.find(key); it != references.end()) return it->second;
-    libs.tune(p, buffers.a(0), buffers.b(0), buffers.c(0), stream);
-    const std::string detail = libs.describe(baselines::Kind::kLtAutotune, p, buffers.a(0),
+    libs.select(p, *timer, buffers);
+    const std::string detail = libs.describe(baselines::Kind::kLtBest, p, buffers.a(0),
                                              buffers.b(0), buffers.c(0));
     return references.emplace(key, detail).first->second;
   }
@@ -113,7 +114,7 @@ Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& con
   // Candidate and reference in one interleaved measurement: the speedup compares the two under
   // the same clock state (bench/timing.hpp says why that matters on a power-capped card).
   const std::vector<bench::Timing> t = s.timer->measure(
-      s.options.mode, {{fn, problem}, {s.libs.fn(baselines::Kind::kLtAutotune), problem}},
+      s.options.mode, {{fn, problem}, {s.libs.fn(baselines::Kind::kLtBest), problem}},
       s.buffers);
   if (!t[1].ok()) std::rethrow_exception(t[1].failure);  // a reference that cannot run
   out.reference_us = t[1].median_ms * 1e3;

@@ -2,8 +2,9 @@
 //   1. can_implement() on the shape's buffers; a refusal is not_supported with its reason;
 //   2. the verifier (every check unless `quick_verify`); a failure is incorrect or launch_failed
 //      with the verifier's summary, and the device is checked for a sticky error;
-//   3. the candidate and the reference, cuBLASLt autotune (baselines::Kind::kLtAutotune, its
-//      algorithm chosen once per problem and process), timed together by bench::Timer in `mode`,
+//   3. the candidate and the reference, cublaslt-best (baselines::Kind::kLtBest, its algorithm
+//      chosen once per problem and process by Baselines::select), timed together by bench::Timer
+//      in `mode`,
 //      interleaved round by round on the same rotated buffers (>= 2x L2 between reuses, median
 //      of >= 5 rounds): the speedup is a paired comparison under one clock state.
 // A lost CUDA context (a sticky error after a failure) throws hgemm::Error: nothing after it

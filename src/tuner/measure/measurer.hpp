@@ -29,7 +29,7 @@ struct Measurement {
   double median_us = kNaN;  // per call; NaN unless passed and timed
   double p20_us = kNaN;
   double p80_us = kNaN;
-  double reference_us = kNaN;  // cuBLASLt autotune, same buffers and timing mode
+  double reference_us = kNaN;  // cublaslt-best, same buffers and timing mode
   double error_ratio = kNaN;   // verifier's random-normal rel. Frobenius error / its tolerance
   int sm_clock_mhz = -1;       // -1: not available
   std::string detail;          // why it failed, or what the reference ran
