@@ -105,8 +105,10 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
                                        sizeof stages, &written);
   cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
                                        sizeof splitk, &written);
+  // Algorithms that do not split K report the attribute as all ones.
+  const std::string splits = splitk == UINT32_MAX ? "n/a" : std::to_string(splitk);
   return "id " + std::to_string(id) + " tile " + std::to_string(tile) + " stages " +
-         std::to_string(stages) + " splitk " + std::to_string(splitk);
+         std::to_string(stages) + " splitk " + splits;
 }
 
 }  // namespace
