@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -62,4 +63,34 @@ TEST(Suite, NamedSuitesShipWithTheRepo) {
   EXPECT_EQ(decode.size(), 75u);
   for (auto s : decode) EXPECT_LE(s.m, 128);
   EXPECT_THROW(hgemm::load_suite("no-such-suite"), hgemm::Error);
+}
+
+// Issue 19's public suite: at least 150 real shapes; llm-tune and llm-heldout split it without
+// overlap, the held-out part about a fifth; at least a third of the token counts (M) are not
+// multiples of 64 and some are odd; the token counts the issue names are all there.
+TEST(Suite, LlmSuiteSplitsIntoTuneAndHeldOut) {
+  using Key = std::tuple<int64_t, int64_t, int64_t>;
+  auto keys = [](const std::string& name) {
+    std::set<Key> out;
+    for (const auto& s : hgemm::load_suite(HGEMM_SOURCE_DIR "/bench/suites/" + name + ".txt"))
+      out.insert({s.m, s.n, s.k});
+    return out;
+  };
+  const auto all = keys("llm"), tune = keys("llm-tune"), held = keys("llm-heldout");
+  EXPECT_GE(all.size(), 150u);
+  std::set<Key> both;
+  for (const Key& k : tune) EXPECT_EQ(held.count(k), 0u) << "tuned and held out";
+  both.insert(tune.begin(), tune.end());
+  both.insert(held.begin(), held.end());
+  EXPECT_EQ(both, all);
+  EXPECT_GE(held.size() * 6, all.size());
+  EXPECT_LE(held.size() * 4, all.size());
+  std::set<int64_t> ms;
+  for (const Key& k : all) ms.insert(std::get<0>(k));
+  const size_t unaligned = size_t(std::count_if(ms.begin(), ms.end(), [](int64_t m) { return m % 64; }));
+  EXPECT_GE(unaligned * 3, ms.size());
+  EXPECT_TRUE(std::any_of(ms.begin(), ms.end(), [](int64_t m) { return m % 2 == 1 && m > 1; }));
+  for (int64_t t : {1, 2, 4, 8, 16, 24, 32, 48, 64, 100, 128, 200, 256, 384, 500, 512, 768, 1000,
+                    1024, 1536, 2048, 3000, 4096, 8192})
+    EXPECT_EQ(ms.count(t), 1u) << "token count " << t;
 }
