@@ -385,7 +385,10 @@ def fig_speedup_scatter(res, cand, out_dir, figures):
             for ax, (impl, shapes) in zip(axes.flat, panels):
                 x = [math.log2(m * n * k) for m, n, k, *_ in shapes]
                 y = [s[5] for s in shapes]
-                ax.scatter(x, y, s=6, alpha=0.45, color="tab:blue", linewidths=0)
+                # Small files get larger, opaque points, or a handful of shapes is invisible.
+                few = len(x) < 200
+                ax.scatter(x, y, s=24 if few else 6, alpha=0.8 if few else 0.45,
+                           color="tab:blue", linewidths=0, label="shape")
                 xs, med = rolling_median(x, y, max(5, len(x) // 20))
                 ax.plot(xs, med, color="tab:red", lw=1.6, label="rolling median")
                 geo = bucket_stats(shapes)[5]["geomean"]
@@ -444,8 +447,9 @@ def fig_heatmaps(res, cand, out_dir, figures):
                 for i in range(len(ms)):
                     for j in range(len(ns)):
                         if not np.isnan(grid[i, j]):
+                            dark = abs(math.log(grid[i, j])) > 0.6 * math.log(span)
                             ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center",
-                                    fontsize=7)
+                                    fontsize=8, color="white" if dark else "black")
         cb = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.9)
         cb.set_label(f"speedup over {ref}-max (log scale)")
         cb.set_ticks([t for t in [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2] if 1 / span <= t <= span])
