@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "args.hpp"
-#include "bench/svg.hpp"
 #include "tuner/ablation.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/space/space.hpp"
@@ -40,7 +39,8 @@ which each policy asks is simulated. Method and metrics: docs/tuner.md ("Ablatio
                      instances the table measured, expanded over their run-time axes, so every
                      candidate has an answer; `catalog` this build's catalog, where instances
                      added since the table was measured are answered not_supported
-  --out DIR          writes ablation.md, ablation.csv, ablation.svg, ablation-speedup.svg
+  --out DIR          writes ablation.md and ablation.csv (`hgemm report --html ... --ablation
+                     DIR/ablation.csv` draws the curves)
 
 exit codes: 0 done (whatever the verdict), 1 an output could not be written, 2 bad arguments or
 an unusable table
@@ -115,8 +115,6 @@ int run(const Settings& s, const Args& raw) {
   for (const std::string& a : raw) info.command += " " + a;
   info.table_path = s.table;
   info.history_path = s.history.value_or("");
-  info.ratio_plot = "ablation.svg";
-  info.speedup_plot = "ablation-speedup.svg";
   info.csv = "ablation.csv";
 
   // The space the table was measured in: this build's catalog on the table's device.
@@ -166,8 +164,6 @@ int run(const Settings& s, const Args& raw) {
   }
 
   write_file(out / info.csv, ablation_csv(result));
-  write_file(out / info.ratio_plot, bench::render_svg(ablation_chart(result, /*ratio=*/true)));
-  write_file(out / info.speedup_plot, bench::render_svg(ablation_chart(result, /*ratio=*/false)));
   write_file(out / "ablation.md", ablation_markdown(result, info));
 
   std::printf("ablate: %zu problems, %d evaluations each at most, %d seeds\n",

@@ -1,11 +1,17 @@
 // hgemm report: reads results CSVs (from hgemm bench and python/bench_torch.py), merges them and
 // prints the paper's summary tables as Markdown. The arithmetic lives in src/bench/report.cpp.
+// --html hands the same files to python/hgemm_report.py, which draws the figures with matplotlib.
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "args.hpp"
 #include "bench/report.hpp"
@@ -27,16 +33,48 @@ the worst shapes per baseline. Definitions: docs/benchmarking.md.
   --worst N          shapes listed per baseline in the worst-shapes section (default 10)
   --worst-mode MODE  timing mode of the worst-shapes section (default offline)
   --out FILE         write the Markdown to FILE instead of stdout
-  --charts DIR       also draw the speedup over cublaslt-best (faster layout of each side) by
-                     problem size, one line per timing mode: DIR/speedup-ACC.svg per accumulation,
-                     linked at the top of the report
+  --html DIR         also write the HTML report (DIR/index.html and its PNG figures) with
+                     python/hgemm_report.py; needs python3 with matplotlib and numpy
+  --db FILE          with --html: a tuning database (JSON Lines, may be .gz) whose winners the
+                     report plots (tile, stages, split-K, cluster against M, N, K)
+  --ablation FILE    with --html: `hgemm ablate`'s ablation.csv, drawn as curves
 )";
+
+// The HTML report script: beside an installed binary (BIN/../share/hgemm), else in the source
+// tree this binary was built from.
+std::filesystem::path html_script() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path candidates[] = {
+      ec ? fs::path() : exe.parent_path().parent_path() / "share" / "hgemm" / "hgemm_report.py",
+      fs::path(HGEMM_SOURCE_DIR) / "python" / "hgemm_report.py"};
+  for (const fs::path& p : candidates)
+    if (!p.empty() && fs::is_regular_file(p, ec)) return p;
+  throw ArgError("cannot find hgemm_report.py (looked in " + candidates[0].string() + " and " +
+                 candidates[1].string() + ")");
+}
+
+// Runs python3 on the script with `argv` (no shell, so paths need no quoting); returns its exit
+// status, 127 when python3 could not be started.
+int run_python(const std::vector<std::string>& argv) {
+  std::vector<char*> c_argv;
+  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "python3", nullptr, nullptr, c_argv.data(), environ) != 0) return 127;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 }  // namespace
 
 int cmd_report(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"candidate", "worst", "worst-mode", "out", "charts"}, {"help"});
+    ParsedArgs args(raw, {"candidate", "worst", "worst-mode", "out", "html", "db", "ablation"}, {"help"});
     if (args.flag("help")) {
       std::fputs(kHelp, stdout);
       return 0;
@@ -61,26 +99,8 @@ int cmd_report(const Args& raw) {
         throw ArgError(e.what());
       }
     }
-    if (auto dir = args.get("charts")) {
-      const std::vector<bench::ResultRow> rows = bench::merged_rows(inputs);
-      const bench::BaselineSpec baseline{"cublaslt-best", bench::BaselineLayout::kMax};
-      std::error_code ec;
-      std::filesystem::create_directories(*dir, ec);
-      if (ec) throw ArgError("cannot create --charts directory " + *dir + ": " + ec.message());
-      const std::filesystem::path report_dir =
-          args.get("out") ? std::filesystem::absolute(*args.get("out")).parent_path()
-                          : std::filesystem::current_path();
-      for (const auto& chart : bench::speedup_charts(rows, options.candidate, baseline)) {
-        const std::filesystem::path path =
-            std::filesystem::path(*dir) / ("speedup-" + chart.acc + ".svg");
-        std::ofstream file(path);
-        file << bench::render_svg(chart.chart);
-        if (!file) throw ArgError("cannot write " + path.string());
-        options.chart_links.emplace_back(
-            chart.chart.title,
-            std::filesystem::absolute(path).lexically_relative(report_dir).generic_string());
-      }
-    }
+    if (!args.get("html") && (args.get("db") || args.get("ablation")))
+      throw ArgError("--db and --ablation only go with --html");
     const std::string markdown = bench::render_report(inputs, options);
     if (auto out = args.get("out")) {
       std::ofstream file(*out);
@@ -89,6 +109,24 @@ int cmd_report(const Args& raw) {
       if (!file) throw ArgError("writing " + *out + " failed");
     } else {
       std::fputs(markdown.c_str(), stdout);
+    }
+    if (auto dir = args.get("html")) {
+      std::vector<std::string> argv{"python3", html_script().string(), "--html", *dir,
+                                    "--candidate", options.candidate};
+      for (const char* key : {"db", "ablation"})
+        if (auto v = args.get(key)) argv.insert(argv.end(), {std::string("--") + key, *v});
+      argv.insert(argv.end(), args.positional().begin(), args.positional().end());
+      const int rc = run_python(argv);
+      if (rc == 127) {
+        std::fprintf(stderr,
+                     "hgemm report: cannot run python3 for --html (install Python 3 with "
+                     "matplotlib and numpy, e.g. apt-get install python3-matplotlib)\n");
+        return 1;
+      }
+      if (rc != 0) {
+        std::fprintf(stderr, "hgemm report: the HTML report failed (python3 exited %d)\n", rc);
+        return 1;
+      }
     }
     return 0;
   } catch (const ArgError& e) {

@@ -1,5 +1,6 @@
 // A one-line progress display for long runs: done/total, failures and the estimated time left.
-// It draws only when stderr is a terminal, so logs and CI output stay clean.
+// On a terminal it redraws one line; otherwise (a log file, CI) it prints a plain line at most
+// every kLogPeriodS seconds, so a long run still shows that it is alive and how long it has left.
 #pragma once
 
 #include <chrono>
@@ -17,11 +18,13 @@ class Progress {
         tty_(isatty(STDERR_FILENO)) {}
 
   void update(long done, long failures, const std::string& extra = {}) {
-    if (!tty_) return;
     const double elapsed = seconds();
+    if (!tty_ && elapsed - last_log_s_ < kLogPeriodS) return;
+    last_log_s_ = elapsed;
     const double eta = done > 0 ? elapsed / done * double(total_ - done) : 0.0;
-    std::fprintf(stderr, "\r\033[K%s %ld/%ld  failures %ld  elapsed %.0fs  eta %.0fs  %s",
-                 label_.c_str(), done, total_, failures, elapsed, eta, extra.c_str());
+    std::fprintf(stderr, "%s%s %ld/%ld  failures %ld  elapsed %.0fs  eta %.0fs  %s%s",
+                 tty_ ? "\r\033[K" : "", label_.c_str(), done, total_, failures, elapsed, eta,
+                 extra.c_str(), tty_ ? "" : "\n");
     std::fflush(stderr);
   }
 
@@ -34,8 +37,10 @@ class Progress {
   }
 
  private:
+  static constexpr double kLogPeriodS = 30;
   std::string label_;
   long total_;
+  double last_log_s_ = 0;
   std::chrono::steady_clock::time_point start_;
   bool tty_;
 };

@@ -105,6 +105,78 @@ void render_stats_table(std::ostringstream& o, const std::vector<Cell>& cells,
   }
 }
 
+// One sentence per timing mode, so a reader of the headline knows what each number measures.
+const char* mode_sentence(const std::string& mode) {
+  if (mode == "graph")
+    return "CUDA graphs of back-to-back calls, replayed: the GPU's time per call without the "
+           "host's launch cost.";
+  if (mode == "latency")
+    return "host wall clock around one call and its stream synchronize: what a caller that "
+           "waits for each result sees, launch overhead included.";
+  if (mode == "offline")
+    return "eager back-to-back calls on one stream: below about 1e10 FLOP this is the host's "
+           "enqueue rate rather than kernel speed, which is what an eager caller gets.";
+  if (mode == "server")
+    return "one call after an idle gap (exponential, mean 1/qps), timed with events: an isolated "
+           "call on an idle GPU.";
+  return "";
+}
+
+void render_headline(std::ostringstream& o, const std::vector<ResultRow>& rows,
+                     const std::string& cand) {
+  const std::vector<HeadlineRow> lines = headline(rows, cand);
+  if (lines.empty()) return;
+  const std::string reference = headline_reference(rows);
+  o << "## Headline\n\n"
+    << "Geometric-mean speedup of " << cand << " (baseline time / " << cand
+    << " time) over every shape both sides timed, each side in its faster layout (`-max`); "
+    << "in brackets: shapes where " << cand << " is faster / shapes.\n\n";
+  if (reference != kReference)
+    o << "These files have no `" << kReference << "` rows (written before it existed): `"
+      << reference << "` stands in as the reference.\n\n";
+  o << "| metric | mode | acc | candidate |";
+  for (const auto& cell : lines.front().cells) o << " vs " << cell.baseline << "-max |";
+  o << "\n|---|---|---|---|";
+  for (size_t i = 0; i < lines.front().cells.size(); ++i) o << "---:|";
+  o << "\n";
+  for (const HeadlineRow& line : lines) {
+    o << "| " << line.metric << " | " << line.mode << " | " << line.acc << " | " << line.candidate
+      << " |";
+    for (const HeadlineCell& cell : line.cells) {
+      if (cell.n == 0)
+        o << " - |";
+      else
+        o << ' ' << fmt("%.3f", cell.geomean) << " (" << cell.faster << "/" << cell.n << ") |";
+    }
+    o << "\n";
+  }
+  o << "\n";
+  std::set<std::string> modes;
+  for (const auto& line : lines) modes.insert(line.mode);
+  for (const char* mode : {"graph", "latency", "offline", "server"})
+    if (modes.count(mode)) o << "- **" << mode << "**: " << mode_sentence(mode) << "\n";
+  // Which rows launch with programmatic dependent launch, read from the rows' detail column.
+  int pdl = 0, no_pdl = 0;
+  for (const ResultRow& r : rows) {
+    if (r.impl != cand) continue;
+    if (r.detail.find(", no PDL") != std::string::npos)
+      ++no_pdl;
+    else if (r.detail.find(", PDL") != std::string::npos)
+      ++pdl;
+  }
+  o << "\nProgrammatic dependent launch (PDL): `" << cand << "` rows ";
+  if (pdl + no_pdl > 0)
+    o << "launched with it in " << pdl << " of " << pdl + no_pdl
+      << " rows that say (their detail column ends in \", PDL\" or \", no PDL\")";
+  else
+    o << "do not say whether they used it (older files; the `pdl` environment line, if any, "
+         "is listed above)";
+  o << ". hgemm uses it on sm_90, where each kernel may start its setup while the previous one "
+       "in the stream finishes: in graph and offline mode that is the previous call; latency and "
+       "server mode time single calls and gain nothing from it. cuBLASLt's API offers no such "
+       "launch, and torch calls cuBLAS(Lt). `hgemm-nopdl` rows are hgemm without it.\n\n";
+}
+
 }  // namespace
 
 std::string BaselineSpec::label() const {
@@ -222,39 +294,45 @@ std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, 
   return out;
 }
 
-std::vector<SpeedupChart> speedup_charts(const std::vector<ResultRow>& rows,
-                                         const std::string& candidate,
-                                         const BaselineSpec& baseline) {
-  std::vector<SpeedupChart> out;
-  for (const auto& acc : accs_in(rows)) {
-    SpeedupChart sc;
-    sc.acc = acc;
-    LineChart& chart = sc.chart;
-    chart.title = candidate + " vs " + baseline.label() + ", " + acc +
-                  " accumulation: geometric-mean speedup by problem size";
-    chart.x_label = "2*M*N*K (FLOP), bins of 4x";
-    chart.y_label = "speedup (baseline time / " + candidate + " time)";
-    chart.log2_x = true;
-    chart.reference_y = 1.0;
-    chart.reference_label = "parity";
-    for (const auto& mode : modes_in(rows)) {
-      const Comparison c = compare(rows, candidate, baseline, mode, acc);
-      if (c.shapes.empty()) continue;
-      std::map<int, std::pair<double, int>> bins;  // bin -> (sum of log speedups, count)
-      for (const ShapeSpeedup& s : c.shapes) {
-        auto& [log_sum, count] = bins[int(std::floor(std::log2(s.flops()) / 2))];
-        log_sum += std::log(s.speedup);
-        ++count;
+std::string headline_reference(const std::vector<ResultRow>& rows) {
+  auto has = [&](const std::string& impl) {
+    return std::any_of(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.impl == impl; });
+  };
+  if (has(kReference)) return kReference;
+  for (const char* impl : {"cublaslt-autotune", "cublaslt-heuristic", "cublas"})
+    if (has(impl)) return impl;
+  return kReference;
+}
+
+std::vector<HeadlineRow> headline(const std::vector<ResultRow>& rows,
+                                  const std::string& candidate) {
+  std::vector<std::string> baselines{headline_reference(rows)};
+  if (std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "torch"; }))
+    baselines.push_back("torch");
+  std::vector<std::string> candidates{candidate};
+  // hgemm without programmatic dependent launch, against the same baselines, shows what PDL adds.
+  if (candidate == "hgemm" &&
+      std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "hgemm-nopdl"; }))
+    candidates.push_back("hgemm-nopdl");
+  const std::pair<const char*, const char*> metrics[] = {
+      {"device time", "graph"}, {"call latency", "latency"}, {"offline", "offline"},
+      {"server", "server"}};
+  std::vector<HeadlineRow> out;
+  for (const auto& [metric, mode] : metrics)
+    for (const auto& acc : accs_in(rows))
+      for (const auto& cand : candidates) {
+        HeadlineRow row{metric, mode, acc, cand, {}};
+        bool any = false;
+        for (const auto& base : baselines) {
+          const Comparison c = compare(rows, cand, {base, BaselineLayout::kMax}, mode, acc);
+          const BucketStat all = bucket_stats(c.shapes)[kNumBuckets];
+          HeadlineCell cell{base, all.n, all.geomean, 0, c.candidate_missing};
+          for (const auto& s : c.shapes) cell.faster += s.speedup > 1.0;
+          any = any || cell.n > 0;
+          row.cells.push_back(cell);
+        }
+        if (any) out.push_back(std::move(row));
       }
-      ChartSeries series;
-      series.name = mode + " (" + std::to_string(c.shapes.size()) + " shapes)";
-      for (const auto& [bin, acc_count] : bins)
-        series.points.emplace_back(std::exp2(2.0 * bin + 1.0),
-                                   std::exp(acc_count.first / acc_count.second));
-      chart.series.push_back(std::move(series));
-    }
-    if (!chart.series.empty()) out.push_back(std::move(sc));
-  }
   return out;
 }
 
@@ -285,8 +363,7 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
     o << "\n";
   }
   o << "\n";
-  for (const auto& [title, path] : options.chart_links)
-    o << "![" << title << "](" << path << ")\n\n";
+  render_headline(o, rows, cand);
 
   std::vector<Cell> cells;
   const auto modes = modes_in(rows);

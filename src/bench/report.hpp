@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "bench/results_csv.hpp"
-#include "bench/svg.hpp"
 
 namespace hgemm::bench {
 
@@ -79,24 +78,32 @@ std::array<BucketStat, kNumBuckets + 1> bucket_stats(const std::vector<ShapeSpee
 // The `count` lowest speedups, lowest first (ties broken by shape).
 std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, size_t count);
 
-// The speedup over one baseline as a picture, one chart per accumulation: shapes binned by
-// 2*M*N*K in factors of 4 (x at each bin's geometric centre, log2 axis), the geometric-mean
-// speedup of each bin (y), one line per timing mode, and parity (y = 1) as the reference line.
-// Bins without a shape are left out of their line.
-struct SpeedupChart {
-  std::string acc;
-  LineChart chart;
+// The headline (docs/benchmarking.md, "Headline"): per accumulation, the candidate against the
+// reference and torch, each side in its faster layout (-max), as a geometric-mean speedup.
+// Device time (graph) and call latency (latency) lead; offline and server follow. The reference is
+// cublaslt-best; files written before it existed fall back to the first of cublaslt-autotune,
+// cublaslt-heuristic, cublas that has rows, and the report says so.
+struct HeadlineCell {
+  std::string baseline;  // impl, compared as -max
+  int n = 0;
+  double geomean = 0;    // 0 when n == 0
+  int faster = 0;        // shapes with speedup > 1
+  int candidate_missing = 0;
 };
-std::vector<SpeedupChart> speedup_charts(const std::vector<ResultRow>& rows,
-                                         const std::string& candidate,
-                                         const BaselineSpec& baseline);
+struct HeadlineRow {
+  std::string metric;     // "device time", "call latency", "offline", "server"
+  std::string mode;
+  std::string acc;
+  std::string candidate;  // the candidate, or "hgemm-nopdl" on its own rows
+  std::vector<HeadlineCell> cells;  // reference first, then torch when torch rows exist
+};
+std::string headline_reference(const std::vector<ResultRow>& rows);
+std::vector<HeadlineRow> headline(const std::vector<ResultRow>& rows, const std::string& candidate);
 
 struct ReportOptions {
   std::string candidate = "hgemm";
   size_t worst_count = 10;
   std::string worst_mode = "offline";  // falls back to the first mode present
-  // Charts written beside the report (title, path relative to the report): linked at the top.
-  std::vector<std::pair<std::string, std::string>> chart_links;
 };
 
 struct NamedResults {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/file_io.hpp"
+#include "core/gzip.hpp"
 
 namespace hgemm::bench {
 namespace {
@@ -232,7 +233,12 @@ ResultsFile parse_results(std::string_view text, std::string_view origin) {
 ResultsFile read_results(const std::string& path) {
   const std::optional<std::string> text = read_file(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  return parse_results(*text, path);
+  if (!is_gzip(*text)) return parse_results(*text, path);
+  // Committed results are stored gzip-compressed; a damaged archive is refused rather than read
+  // up to the damage, since a silently shortened file would change the report's numbers.
+  const GunzipResult plain = gunzip(*text);
+  if (!plain.error.empty()) throw std::runtime_error(path + ": " + plain.error);
+  return parse_results(plain.data, path);
 }
 
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, std::string_view acc,

@@ -63,6 +63,7 @@ std::string format_environment(const Environment& env);  // "# key=value\n" line
 // extra columns; a missing required column, a malformed number or a row with the wrong field
 // count throws std::runtime_error naming `origin` and the line.
 ResultsFile parse_results(std::string_view text, std::string_view origin = "<text>");
+// Reads plain or gzip-compressed (`.csv.gz`, recognised by its magic number, not its name) files.
 ResultsFile read_results(const std::string& path);
 
 // The identity of a row for --resume and for merging: shape, layout, acc, impl and mode.

@@ -515,40 +515,11 @@ std::string ablation_markdown(const AblationResult& r, const AblationReportInfo&
   }
 
   md << "\n## Curves\n\n";
-  if (!info.ratio_plot.empty())
-    md << "![geomean ratio to the optimum against evaluations](" << info.ratio_plot << ")\n\n";
-  if (!info.speedup_plot.empty())
-    md << "Geomean best speedup: [" << info.speedup_plot << "](" << info.speedup_plot
-       << ").\n\n";
   if (!info.csv.empty())
-    md << "Every n from 1 to " << max_evals << ": [" << info.csv << "](" << info.csv << ").\n";
+    md << "Every n from 1 to " << max_evals << ": [" << info.csv << "](" << info.csv
+       << "). `hgemm report --html DIR RESULTS.csv --ablation " << info.csv
+       << "` draws it as curves.\n";
   return md.str();
-}
-
-bench::LineChart ablation_chart(const AblationResult& result, bool ratio) {
-  bench::LineChart chart;
-  chart.title = ratio ? "Best found / exhaustive optimum (geomean over " +
-                            std::to_string(result.problems.size()) + " problems)"
-                      : "Best speedup over cuBLASLt (geomean over " +
-                            std::to_string(result.problems.size()) + " problems)";
-  chart.x_label = "evaluations per problem";
-  chart.y_label = ratio ? "geomean ratio to optimum" : "geomean speedup";
-  chart.log2_x = true;
-  if (ratio) {
-    chart.reference_y = kAblationTarget;
-    chart.reference_label = "2% of optimum";
-  } else {
-    chart.reference_y = result.optimum_geomean();
-    chart.reference_label = "optimum, " + fmt("%.3fx", result.optimum_geomean());
-  }
-  for (const PolicyCurve& c : result.curves) {
-    bench::ChartSeries s;
-    s.name = c.policy;
-    const std::vector<double>& v = ratio ? c.geomean_ratio : c.geomean_speedup;
-    for (size_t i = 0; i < v.size(); ++i) s.points.emplace_back(double(i + 1), v[i]);
-    chart.series.push_back(std::move(s));
-  }
-  return chart;
 }
 
 }  // namespace hgemm::tuner

@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/svg.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/measure/measurer.hpp"
 #include "tuner/space/space.hpp"
@@ -114,16 +113,12 @@ struct AblationReportInfo {
   std::string table_path;
   std::string table_gpu;
   std::string history_path;  // empty: none
-  std::string ratio_plot;    // file names of the charts and the CSV, relative to the report
-  std::string speedup_plot;
-  std::string csv;
+  std::string csv;           // the CSV's file name, relative to the report
   std::vector<std::string> notes;  // caveats about the inputs, one paragraph each
 };
 
 // policy,n,geomean_speedup,geomean_ratio,frac_within_2pct: one row per policy and n.
 std::string ablation_csv(const AblationResult& result);
 std::string ablation_markdown(const AblationResult& result, const AblationReportInfo& info);
-// Geomean ratio to the optimum (`ratio`) or geomean best speedup, against n on a log2 axis.
-bench::LineChart ablation_chart(const AblationResult& result, bool ratio);
 
 }  // namespace hgemm::tuner

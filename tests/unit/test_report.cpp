@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <sys/wait.h>
 
@@ -224,35 +226,103 @@ TEST(Report, RenderedMarkdownCarriesTheNumbers) {
   EXPECT_EQ(md.find("cublaslt-heuristic-nn |"), std::string::npos);
 }
 
-TEST(Report, SpeedupChartBinsByFactorsOfFour) {
-  const auto charts =
-      hgemm::bench::speedup_charts(rows(), "hgemm", {"cublas", BaselineLayout::kNN});
-  ASSERT_EQ(charts.size(), 1u);
-  EXPECT_EQ(charts[0].acc, "f32");
-  const hgemm::bench::LineChart& c = charts[0].chart;
-  EXPECT_TRUE(c.log2_x);
-  ASSERT_TRUE(c.reference_y.has_value());
-  EXPECT_EQ(*c.reference_y, 1.0);
-  ASSERT_EQ(c.series.size(), 2u);  // offline, graph (file order)
-  EXPECT_EQ(c.series[0].name, "offline (3 shapes)");
-  // 64^3 (2^19 FLOP, bin [2^18, 2^20)) alone at 2.0; 999x1000x500 (0.5) and 1000x1000x500 (1.5)
-  // share bin [2^28, 2^30): geomean sqrt(0.75). 4096^3 nn failed for hgemm: absent.
-  ASSERT_EQ(c.series[0].points.size(), 2u);
-  EXPECT_DOUBLE_EQ(c.series[0].points[0].first, std::exp2(19));
-  EXPECT_NEAR(c.series[0].points[0].second, 2.0, 1e-12);
-  EXPECT_DOUBLE_EQ(c.series[0].points[1].first, std::exp2(29));
-  EXPECT_NEAR(c.series[0].points[1].second, std::sqrt(0.75), 1e-12);
-  EXPECT_EQ(c.series[1].name, "graph (1 shapes)");
-  ASSERT_EQ(c.series[1].points.size(), 1u);
-  EXPECT_NEAR(c.series[1].points[0].second, 4.0, 1e-12);
-  // A baseline with no rows draws nothing.
-  EXPECT_TRUE(hgemm::bench::speedup_charts(rows(), "hgemm", {"torch", BaselineLayout::kMax})
-                  .empty());
-  hgemm::bench::ReportOptions options;
-  options.chart_links.emplace_back("speedup f32", "charts/speedup-f32.svg");
+// tests/data/report-small.csv (also committed gzip-compressed as .csv.gz), f32. Graph mode, ms,
+// each side's faster layout against cublaslt-best's faster layout:
+//   64^3        hgemm 0.004 (nn)  best 0.0052 (tn)  -> 1.3    nopdl 0.005  -> 1.04   torch 0.008 -> 2
+//   1024^3      hgemm 0.020       best 0.018  (nn)  -> 0.9    nopdl 0.021  -> 6/7    torch 0.020 -> 1
+//   4096^3      hgemm 0.200 (nn)  best 0.240  (nn)  -> 1.2    nopdl 0.200  -> 1.2    torch 0.240 -> 1.2
+//   8192^3      hgemm 1.50  (tn)  best 1.50         -> 1.0    nopdl 1.50   -> 1      torch 1.50  -> 1
+//   2048^3      hgemm failed verification: missing (1)
+// Geomeans: hgemm (1.3*0.9*1.2)^(1/4) = 1.0885; nopdl (1.04*6/7*1.2)^(1/4) = 1.0170;
+// vs torch 2.4^(1/4) = 1.2447. Latency: vs best [1.2, 1.1, 1, 1] -> 1.32^(1/4) = 1.0719,
+// vs torch [2, 1.5, 1.1, 1] -> 3.3^(1/4) = 1.3478. Offline vs best [1.6, 1.05, 1.2, 1] -> 1.1916.
+// The Python HTML report (tests/python/test_hgemm_report.py) checks the same numbers.
+std::string data_path(const std::string& name) {
+  return std::string(HGEMM_SOURCE_DIR) + "/tests/data/" + name;
+}
+
+TEST(Report, ReadsGzipCompressedResults) {
+  const auto plain = hgemm::bench::read_results(data_path("report-small.csv"));
+  const auto packed = hgemm::bench::read_results(data_path("report-small.csv.gz"));
+  ASSERT_EQ(plain.rows.size(), 74u);
+  ASSERT_EQ(packed.rows.size(), plain.rows.size());
+  EXPECT_EQ(packed.environment, plain.environment);
+  for (size_t i = 0; i < plain.rows.size(); ++i)
+    EXPECT_EQ(hgemm::bench::format_row(packed.rows[i]), hgemm::bench::format_row(plain.rows[i]));
+  // A committed grid run, as the README's report command reads it.
+  const auto grid = hgemm::bench::read_results(
+      std::string(HGEMM_SOURCE_DIR) +
+      "/bench/results/2026-11-23-h100-c8bd24d/grid/bench-grid-f32.csv.gz");
+  EXPECT_EQ(grid.rows.size(), 16000u);
+  // A truncated archive is refused, not read up to the damage.
+  const std::string cut = testing::TempDir() + "report_cut.csv.gz";
+  {
+    std::ifstream in(data_path("report-small.csv.gz"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(cut, std::ios::binary);
+    out << bytes.substr(0, bytes.size() / 2);
+  }
+  EXPECT_THROW(hgemm::bench::read_results(cut), std::runtime_error);
+  std::remove(cut.c_str());
+}
+
+TEST(Report, HeadlineLeadsWithDeviceTimeAndLatency) {
+  const auto rows = hgemm::bench::read_results(data_path("report-small.csv.gz")).rows;
+  EXPECT_EQ(hgemm::bench::headline_reference(rows), "cublaslt-best");
+  const auto lines = hgemm::bench::headline(rows, "hgemm");
+  // graph: hgemm, hgemm-nopdl; latency: hgemm; offline: hgemm (no server rows).
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].metric, "device time");
+  EXPECT_EQ(lines[0].mode, "graph");
+  EXPECT_EQ(lines[0].candidate, "hgemm");
+  ASSERT_EQ(lines[0].cells.size(), 2u);
+  EXPECT_EQ(lines[0].cells[0].baseline, "cublaslt-best");
+  EXPECT_EQ(lines[0].cells[0].n, 4);
+  EXPECT_NEAR(lines[0].cells[0].geomean, std::pow(1.3 * 0.9 * 1.2, 0.25), 1e-12);
+  EXPECT_EQ(lines[0].cells[0].faster, 2);
+  EXPECT_EQ(lines[0].cells[0].candidate_missing, 1);
+  EXPECT_EQ(lines[0].cells[1].baseline, "torch");
+  EXPECT_NEAR(lines[0].cells[1].geomean, std::pow(2.4, 0.25), 1e-12);
+  EXPECT_EQ(lines[1].candidate, "hgemm-nopdl");
+  EXPECT_NEAR(lines[1].cells[0].geomean, std::pow(1.04 * 6.0 / 7.0 * 1.2, 0.25), 1e-12);
+  EXPECT_EQ(lines[2].metric, "call latency");
+  EXPECT_NEAR(lines[2].cells[0].geomean, std::pow(1.32, 0.25), 1e-12);
+  EXPECT_NEAR(lines[2].cells[1].geomean, std::pow(3.3, 0.25), 1e-12);
+  EXPECT_EQ(lines[2].cells[1].faster, 3);
+  EXPECT_EQ(lines[3].metric, "offline");
+  EXPECT_NEAR(lines[3].cells[0].geomean, std::pow(1.6 * 1.05 * 1.2, 0.25), 1e-12);
+  EXPECT_EQ(lines[3].cells[1].n, 0);  // no torch offline rows
+
   const std::string md = hgemm::bench::render_report(
-      {{"hand.csv", hgemm::bench::parse_results(kCsv, "hand.csv")}}, options);
-  EXPECT_NE(md.find("![speedup f32](charts/speedup-f32.svg)"), std::string::npos) << md;
+      {{"report-small.csv", hgemm::bench::read_results(data_path("report-small.csv"))}}, {});
+  auto has = [&](const std::string& needle) {
+    EXPECT_NE(md.find(needle), std::string::npos) << "missing: " << needle << "\n" << md;
+  };
+  EXPECT_LT(md.find("## Headline"), md.find("## Table 1"));
+  has("| metric | mode | acc | candidate | vs cublaslt-best-max | vs torch-max |");
+  has("| device time | graph | f32 | hgemm | 1.089 (2/4) | 1.245 (2/4) |");
+  has("| device time | graph | f32 | hgemm-nopdl | 1.017 (2/4) | ");
+  has("| call latency | latency | f32 | hgemm | 1.072 (2/4) | 1.348 (3/4) |");
+  has("| offline | offline | f32 | hgemm | 1.192 (3/4) | - |");
+  has("launched with it in 24 of 24 rows");
+  has("- **graph**: CUDA graphs");
+  // Table 1 and 2 for cublaslt-best-max in graph mode: gains [0.3, -0.1, 0.2, 0] and clipped
+  // [0.3, 0, 0.2, 0].
+  has("| cublaslt-best-max | graph | f32 | 4 | +10.0% | +10.0% | 18.3% | 2/4 | 1 |");
+  has("| cublaslt-best-max | graph | f32 | 4 | +12.5% | +10.0% | 15.0% | 2/4 | 1 |");
+  has("| cublaslt-best-max | graph | f32 | 1.300 (0/1) | 0.900 (1/1) | - | 1.200 (0/1) | "
+      "1.000 (0/1) | 1.089 (1/4) |");
+}
+
+TEST(Report, HeadlineFallsBackForFilesBeforeCublasltBest) {
+  // The hand-made file above has only cublas rows.
+  const auto r = rows();
+  EXPECT_EQ(hgemm::bench::headline_reference(r), "cublas");
+  const std::string md = hgemm::bench::render_report(
+      {{"hand.csv", hgemm::bench::parse_results(kCsv, "hand.csv")}}, {});
+  EXPECT_NE(md.find("`cublas` stands in as the reference"), std::string::npos) << md;
+  EXPECT_NE(md.find("| device time | graph | f32 | hgemm | 4.000 (1/1) |"), std::string::npos)
+      << md;
 }
 
 #ifdef HGEMM_CLI_PATH

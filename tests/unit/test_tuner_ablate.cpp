@@ -11,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/svg.hpp"
 #include "cli_runner.hpp"
 #include "tuner/ablation.hpp"
 #include "tuner/measure/replay_measurer.hpp"
@@ -268,36 +267,6 @@ TEST(TunerAblate, RejectsTablesWithoutTimings) {
   EXPECT_EQ(size_bucket(Problem{16384, 16384, 16384}), 4);
 }
 
-TEST(BenchSvg, LineChartIsWellFormed) {
-  bench::LineChart chart;
-  chart.title = "a <b> & c";
-  chart.x_label = "n";
-  chart.y_label = "y";
-  chart.log2_x = true;
-  chart.reference_y = 0.98;
-  chart.reference_label = "2% of optimum";
-  chart.series = {{"rl & co", {{1, 0.5}, {2, 0.9}, {4, 1.0}}},
-                  {"<random>", {{1, 0.4}, {2, 0.7}, {4, 0.95}, {8, NAN}}},
-                  {"flat", {{1, 0.6}, {64, 0.6}}}};
-  const std::string svg = bench::render_svg(chart);
-  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_NE(svg.find("</svg>"), std::string::npos);
-  size_t polylines = 0;
-  for (size_t at = svg.find("<polyline"); at != std::string::npos;
-       at = svg.find("<polyline", at + 1))
-    ++polylines;
-  EXPECT_EQ(polylines, chart.series.size());
-  EXPECT_NE(svg.find("a &lt;b&gt; &amp; c"), std::string::npos);
-  EXPECT_NE(svg.find("rl &amp; co"), std::string::npos);
-  EXPECT_NE(svg.find("&lt;random&gt;"), std::string::npos);
-  EXPECT_EQ(svg.find("<random>"), std::string::npos);
-  EXPECT_EQ(svg.find("nan"), std::string::npos);
-  EXPECT_NE(svg.find(">64<"), std::string::npos);  // a power-of-two tick
-  EXPECT_EQ(bench::xml_escape("\"'<&>"), "&quot;&apos;&lt;&amp;&gt;");
-  // Degenerate inputs still give a document.
-  EXPECT_EQ(bench::render_svg({}).rfind("<svg", 0), 0u);
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -324,9 +293,7 @@ TEST(TunerAblate, CommandEndToEndAndErrors) {
   const std::string md = slurp(out + "/ablation.md");
   EXPECT_NE(md.find("replay"), std::string::npos);
   EXPECT_NE(md.find("rl warm"), std::string::npos);
-  EXPECT_NE(md.find("ablation.svg"), std::string::npos);
-  EXPECT_EQ(slurp(out + "/ablation.svg").rfind("<svg", 0), 0u);
-  EXPECT_EQ(slurp(out + "/ablation-speedup.svg").rfind("<svg", 0), 0u);
+  EXPECT_NE(md.find("--ablation ablation.csv"), std::string::npos);
   EXPECT_NE(slurp(out + "/ablation.csv").find("rl cold,16,"), std::string::npos);
 
   auto expect_usage_error = [&](const std::string& args, const std::string& needle) {
