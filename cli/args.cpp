@@ -2,6 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
 
 namespace hgemm::cli {
 
@@ -103,6 +106,22 @@ std::vector<Shape> parse_shapes(const std::string& list) {
   }
   if (shapes.empty()) throw ArgError("--shape needs at least one shape");
   return shapes;
+}
+
+void require_writable(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ArgError(option + " " + path + " is a directory");
+  if (fs::exists(path, ec)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw ArgError(option + " " + path + " is not writable");
+    return;
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  if (!fs::is_directory(dir, ec)) throw ArgError(option + " " + path + ": no directory " + dir);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw ArgError(option + " " + path + ": directory " + dir + " is not writable");
 }
 
 }  // namespace hgemm::cli

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "bench/results_csv.hpp"
 #include "bench/timing.hpp"
 #include "commands.hpp"
+#include "core/file_io.hpp"
 
 namespace hgemm::cli {
 namespace {
@@ -53,6 +53,8 @@ int cmd_report(const Args& raw) {
       throw ArgError("unknown mode '" + options.worst_mode +
                      "' (offline, graph, latency, server)");
 
+    if (auto out = args.get("out")) require_writable(*out, "--out");
+
     std::vector<bench::NamedResults> inputs;
     for (const std::string& path : args.positional()) {
       try {
@@ -73,9 +75,7 @@ int cmd_report(const Args& raw) {
       for (const auto& chart : bench::speedup_charts(rows, options.candidate, baseline)) {
         const std::filesystem::path path =
             std::filesystem::path(*dir) / ("speedup-" + chart.acc + ".svg");
-        std::ofstream file(path);
-        file << bench::render_svg(chart.chart);
-        if (!file) throw ArgError("cannot write " + path.string());
+        write_file_atomically(path.string(), bench::render_svg(chart.chart));
         options.chart_links.emplace_back(
             chart.chart.title,
             std::filesystem::absolute(path).lexically_relative(report_dir).generic_string());
@@ -83,10 +83,7 @@ int cmd_report(const Args& raw) {
     }
     const std::string markdown = bench::render_report(inputs, options);
     if (auto out = args.get("out")) {
-      std::ofstream file(*out);
-      if (!file) throw ArgError("cannot write " + *out);
-      file << markdown;
-      if (!file) throw ArgError("writing " + *out + " failed");
+      write_file_atomically(*out, markdown);
     } else {
       std::fputs(markdown.c_str(), stdout);
     }
