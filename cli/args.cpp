@@ -2,6 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
 
 namespace hgemm::cli {
 
@@ -103,6 +106,22 @@ std::vector<Shape> parse_shapes(const std::string& list) {
   }
   if (shapes.empty()) throw ArgError("--shape needs at least one shape");
   return shapes;
+}
+
+void require_writable(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string what = "cannot write " + option + " " + path + ": ";
+  if (fs::is_directory(path, ec)) throw ArgError(what + "it is a directory");
+  if (fs::exists(path, ec)) {
+    if (::access(path.c_str(), W_OK) != 0) throw ArgError(what + "the file is read-only");
+    return;
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  if (!fs::is_directory(dir, ec)) throw ArgError(what + "no directory " + dir);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw ArgError(what + "the directory " + dir + " is read-only");
 }
 
 }  // namespace hgemm::cli

@@ -41,6 +41,11 @@ class ParsedArgs {
 
 std::vector<std::string> split(const std::string& text, char sep);
 
+// Throws ArgError when `path` could not be written (a missing or read-only directory, a read-only
+// file), without creating or touching it, so a command refuses an unusable output before it
+// starts its work.
+void require_writable(const std::string& path, const std::string& option);
+
 // "--shape" lists: "4096x4096x4096,128x16384x1024", positive integers only.
 std::vector<Shape> parse_shapes(const std::string& list);
 

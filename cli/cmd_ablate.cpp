@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "core/file_io.hpp"
 #include "tuner/ablation.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/space/space.hpp"
@@ -98,11 +99,9 @@ Database load_input(const std::string& path, const char* option) {
   return db;
 }
 
+// A report from an earlier run is replaced whole or not at all.
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_file_atomically(path.string(), text);
 }
 
 int run(const Settings& s, const Args& raw) {

@@ -141,6 +141,7 @@ Settings parse_settings(const Args& raw, bool* help) {
   if (suite && shape) throw ArgError("--suite and --shape are exclusive");
   if (!args.get("out")) throw ArgError("--out is required");
   s.out = *args.get("out");
+  require_writable(s.out, "--out");
   s.resume = args.flag("resume");
   s.impls = parse_impls(args.list_or("impl", "all"));
   std::set<bench::Mode> seen_modes;
@@ -261,17 +262,18 @@ struct Entry {
 };
 
 int run_bench(const Settings& s, const Args& raw) {
-  // Files first (still no device): the rows already present, and the output stream.
+  // Everything that can refuse the run comes before FILE is touched: its rows to resume (read
+  // only), the device, the environment and the libraries. A run that cannot start leaves FILE as
+  // it was (an earlier version emptied a results file on a machine without a GPU).
   std::set<std::string> done_keys;
   long previous_failures = 0;
-  // An empty file (left by a run that stopped before its header, e.g. on a machine without a
-  // device) holds nothing to resume: start it afresh.
+  // An empty file (left by a run that stopped before its header) holds nothing to resume: start
+  // it afresh.
   std::error_code size_error;
   const bool appending = s.resume && std::filesystem::exists(s.out) &&
                          std::filesystem::file_size(s.out, size_error) > 0 && !size_error;
   bench::Environment previous_env;
   if (appending) {
-    drop_partial_last_line(s.out);
     try {
       bench::ResultsFile previous = bench::read_results(s.out);
       for (const auto& r : previous.rows) {
@@ -290,10 +292,7 @@ int run_bench(const Settings& s, const Args& raw) {
       throw ArgError(std::string("cannot resume from ") + s.out + ": " + e.what());
     }
   }
-  std::ofstream csv(s.out, appending ? std::ios::app : std::ios::trunc);
-  if (!csv) throw ArgError("cannot write " + s.out);
 
-  // The device from here on.
   const DeviceInfo& device = current_device();
   bench::Environment env = bench::collect_environment();
   if (appending) {
@@ -301,17 +300,7 @@ int run_bench(const Settings& s, const Args& raw) {
       if (key == "gpu" && value != device.name)
         HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, "cannot resume " + s.out + ": it was written on " +
                                                   value + ", this device is " + device.name);
-  } else {
-    env.emplace_back("command", join_args(raw));
-    env.emplace_back("timing", "loop_ms=" + std::to_string(s.timing.loop_ms) + " loops=" +
-                                   std::to_string(s.timing.loops) + " latency_calls=" +
-                                   std::to_string(s.timing.latency_calls) + " server_calls=" +
-                                   std::to_string(s.timing.server_calls) + " qps=" +
-                                   std::to_string(s.timing.server_qps));
-    csv << bench::format_environment(env) << bench::header_line() << "\n";
-    csv.flush();
   }
-
   cudaStream_t stream = nullptr;
   HGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   struct StreamGuard {
@@ -323,6 +312,22 @@ int run_bench(const Settings& s, const Args& raw) {
   bench::RotatingBuffers buffers;
   bench::Timer timer(stream, s.timing);
   bench::ClockReader clocks;
+
+  // The run can start: FILE from here on. Rows are appended a shape at a time (what --resume
+  // relies on), so it is written in place rather than replaced at the end.
+  if (appending) drop_partial_last_line(s.out);
+  std::ofstream csv(s.out, appending ? std::ios::app : std::ios::trunc);
+  if (!csv) throw ArgError("cannot write " + s.out);
+  if (!appending) {
+    env.emplace_back("command", join_args(raw));
+    env.emplace_back("timing", "loop_ms=" + std::to_string(s.timing.loop_ms) + " loops=" +
+                                   std::to_string(s.timing.loops) + " latency_calls=" +
+                                   std::to_string(s.timing.latency_calls) + " server_calls=" +
+                                   std::to_string(s.timing.server_calls) + " qps=" +
+                                   std::to_string(s.timing.server_qps));
+    csv << bench::format_environment(env) << bench::header_line() << "\n";
+    csv.flush();
+  }
 
   verify::Options full_check;
   full_check.seed = s.seed;

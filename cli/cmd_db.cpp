@@ -7,14 +7,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "args.hpp"
 #include "core/device.hpp"
+#include "core/file_io.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
@@ -22,6 +25,7 @@
 #include "tuner/db/database.hpp"
 #include "tuner/db/leave_one_out.hpp"
 #include "tuner/db/tuned_table.hpp"
+#include "tuner/policy/softmax_policy.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner_commands.hpp"
 
@@ -92,12 +96,40 @@ TunedTable table_of(const Database& db) {
                     /*exact=*/true);
 }
 
-Database load_reporting(const std::string& path, bool compare_device) {
+// A saved rl state that does not load leaves dispatch without the policy's predictions.
+bool policy_readable(const Database& db) {
+  return db.policy && (db.policy->policy != "rl" || SoftmaxPolicy::load(db.policy->state).has_value());
+}
+
+// Refuses (ArgError) a path that names no file, and a file none of whose lines is a database
+// line: a foreign file gets one message, not one error per line.
+Database load_existing(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw ArgError("no tuning database at " + path + " (no such file)");
+  if (std::filesystem::is_directory(path, ec))
+    throw ArgError(path + " is a directory, not a tuning database");
+  if (!std::ifstream(path)) throw ArgError("cannot read " + path);
   Database db = load_database(path);
+  if (db.header.empty() && db.records.empty() && !db.policy && !db.errors.empty())
+    throw ArgError(path + " is not a tuning database (" + std::to_string(db.errors.size()) +
+                   " unreadable lines and no header, measurement or policy line; the first: " +
+                   db.errors.front().substr(0, 200) + ")");
+  return db;
+}
+
+Database load_reporting(const std::string& path, bool compare_device) {
+  Database db = load_existing(path);
   for (const std::string& e : db.errors)
     std::fprintf(stderr, "hgemm db: error: %s (line skipped; the rest is used)\n", e.c_str());
   if (db.header.empty() && db.records.empty())
-    std::fprintf(stderr, "hgemm db: %s is empty or missing\n", path.c_str());
+    std::fprintf(stderr, "hgemm db: %s is empty\n", path.c_str());
+  if (db.policy && !policy_readable(db))
+    std::fprintf(stderr,
+                 "hgemm db: warning: %s: the saved policy state is corrupt or from another "
+                 "version and is ignored: untuned shapes get the nearest tuned problem's winner, "
+                 "not the policy's pick (hgemm tune saves a new state)\n",
+                 path.c_str());
   const DeviceInfo* device = nullptr;
   if (compare_device && query_current_device(&device).ok()) {
     const FingerprintCheck check = compare_fingerprints(
@@ -131,7 +163,9 @@ int show(const std::string& path, const std::optional<Layout>& layout) {
                 std::string(to_string(r.key.accum)).c_str(), r.entry.config.name().c_str(),
                 r.entry.median_us, r.entry.reference_us, r.entry.speedup(), r.entry.samples);
   std::printf("%zu tuned problems, geomean speedup over cuBLASLt %.3fx%s\n", rows.size(),
-              geomean(rows), db.policy ? ", policy state saved" : "");
+              geomean(rows), !db.policy           ? ""
+                                 : policy_readable(db) ? ", policy state saved"
+                                                       : ", policy state unreadable");
   return db.errors.empty() ? 0 : 1;
 }
 
@@ -167,7 +201,7 @@ int stats(const std::string& path) {
   std::printf("wins per config over %zu tuned problems:\n", rows.size());
   for (const auto& [n, name] : ranked) std::printf("  %5d  %s\n", -n, name.c_str());
   std::printf("geomean best speedup over cuBLASLt: %.3fx; policy state %s\n", geomean(rows),
-              db.policy ? "saved" : "absent");
+              !db.policy ? "absent" : policy_readable(db) ? "saved" : "unreadable");
   return db.errors.empty() ? 0 : 1;
 }
 
@@ -183,8 +217,7 @@ int export_db(const std::string& path, const std::string& out, const std::string
     std::printf("wrote %zu records to %s\n", clean.records.size(), out.c_str());
     return 0;
   }
-  std::ofstream csv(out);
-  if (!csv) throw ArgError("cannot write " + out);
+  std::ostringstream csv;
   csv << "m,n,k,layout,acc,config,median_us,reference_us,speedup,samples\n";
   const auto rows = sorted_rows(table_of(db), layout);
   for (const Row& r : rows) {
@@ -196,8 +229,7 @@ int export_db(const std::string& path, const std::string& out, const std::string
                   r.entry.median_us, r.entry.reference_us, r.entry.speedup(), r.entry.samples);
     csv << line;
   }
-  csv.flush();
-  if (!csv) throw ArgError("writing " + out + " failed");
+  write_file_atomically(out, csv.str());
   std::printf("wrote %zu rows to %s\n", rows.size(), out.c_str());
   return 0;
 }
@@ -266,11 +298,13 @@ int loo(const std::string& path, const std::string& table_path,
 }
 
 int merge(const std::string& out, const std::vector<std::string>& inputs) {
-  std::vector<Database> parts{load_database(out)};
+  // FILE is replaced by the merge, so one that is not a database is refused, not overwritten.
+  std::error_code ec;
+  std::vector<Database> parts{std::filesystem::exists(out, ec) ? load_existing(out) : Database{}};
   size_t total = parts.front().records.size();
   for (const std::string& file : inputs) {
-    Database db = load_database(file);
-    if (db.header.empty() && db.records.empty()) throw ArgError(file + " is empty or missing");
+    Database db = load_existing(file);
+    if (db.header.empty() && db.records.empty()) throw ArgError(file + " is empty");
     total += db.records.size();
     parts.push_back(std::move(db));
   }
@@ -283,6 +317,17 @@ int merge(const std::string& out, const std::vector<std::string>& inputs) {
   std::printf("merged %zu files into %s: %zu records (%zu duplicates dropped)\n", inputs.size(),
               out.c_str(), merged.records.size(), total - merged.records.size());
   return had_errors ? 1 : 0;
+}
+
+// default_db_path answers $HGEMM_DB before it looks at the GPU's name, so when the answer does
+// not depend on the name, no device is needed (reading a database never needs one).
+std::string default_path(Accum accum) {
+  const DeviceInfo* device = nullptr;
+  const Status status = query_current_device(&device);
+  if (status.ok()) return default_db_path(device->name, accum);
+  const std::string path = default_db_path("gpu-a", accum);
+  if (path == default_db_path("gpu-b", accum)) return path;
+  throw ArgError(status.message + "; name a database (PATH, --db or $HGEMM_DB)");
 }
 
 }  // namespace
@@ -307,6 +352,7 @@ int cmd_db(const Args& raw) {
     if (sub == "merge") {
       const auto out = args.get("out");
       if (!out) throw ArgError("merge needs --out FILE");
+      require_writable(*out, "--out");
       if (pos.size() < 2) throw ArgError("merge needs at least one input file");
       return merge(*out, std::vector<std::string>(pos.begin() + 1, pos.end()));
     }
@@ -316,7 +362,7 @@ int cmd_db(const Args& raw) {
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
-    else path = default_db_path(current_device().name, *accum);
+    else path = default_path(*accum);
     if (sub == "show") return show(path, layout);
     if (sub == "predict") {
       const auto shape = args.get("shape");
@@ -348,6 +394,7 @@ int cmd_db(const Args& raw) {
     if (!out) throw ArgError("export needs --out FILE");
     const std::string format = args.get_or("format", "csv");
     if (format != "csv" && format != "jsonl") throw ArgError("--format must be csv or jsonl");
+    require_writable(*out, "--out");
     return export_db(path, *out, format, layout);
   } catch (const ArgError& e) {
     std::fprintf(stderr, "hgemm db: %s\n", e.what());

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "bench/results_csv.hpp"
 #include "bench/timing.hpp"
 #include "commands.hpp"
+#include "core/file_io.hpp"
 
 namespace hgemm::cli {
 namespace {
@@ -91,6 +91,8 @@ int cmd_report(const Args& raw) {
       throw ArgError("unknown mode '" + options.worst_mode +
                      "' (offline, graph, latency, server)");
 
+    if (auto out = args.get("out")) require_writable(*out, "--out");
+
     std::vector<bench::NamedResults> inputs;
     for (const std::string& path : args.positional()) {
       try {
@@ -103,10 +105,7 @@ int cmd_report(const Args& raw) {
       throw ArgError("--db and --ablation only go with --html");
     const std::string markdown = bench::render_report(inputs, options);
     if (auto out = args.get("out")) {
-      std::ofstream file(*out);
-      if (!file) throw ArgError("cannot write " + *out);
-      file << markdown;
-      if (!file) throw ArgError("writing " + *out + " failed");
+      write_file_atomically(*out, markdown);
     } else {
       std::fputs(markdown.c_str(), stdout);
     }

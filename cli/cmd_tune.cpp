@@ -286,6 +286,9 @@ SearchSpace jit_space(const DeviceInfo& device, const std::vector<std::string>& 
 }
 
 int run_worker(const Settings& s) {
+  // The device query first: it names a missing device as such, where cudaSetDevice would
+  // report a missing driver as an outdated one. Nothing is read or written before it.
+  if (!s.synthetic) current_device();
   if (s.device && !s.synthetic) HGEMM_CUDA_CHECK(cudaSetDevice(*s.device));
   const DeviceInfo device = s.synthetic ? nominal_device("synthetic") : current_device();
   const Fingerprint fingerprint = running_fingerprint(s, device);
@@ -430,9 +433,9 @@ std::vector<std::string> worker_args(const Args& raw, Shard shard, int device) {
 }
 
 int run_launcher(const Settings& s, const Args& raw) {
-  const std::vector<int> gpus = resolve_gpus(s);
   const std::string gpu_name =
       s.synthetic ? nominal_device("synthetic").name : current_device().name;
+  const std::vector<int> gpus = resolve_gpus(s);
   const auto paths = db_paths(s, gpu_name);
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -481,6 +484,9 @@ int run_launcher(const Settings& s, const Args& raw) {
       parts.push_back(load_database(file));
       merged_files.push_back(file);
     }
+    // Workers that all stopped before measuring leave nothing to merge, and rewriting the
+    // database anyway would drop its unreadable lines for no gain.
+    if (merged_files.empty()) continue;
     Database merged = merge_databases(parts);
     for (const std::string& e : merged.errors)
       std::fprintf(stderr, "hgemm tune: error: %s (line skipped in the merge)\n", e.c_str());

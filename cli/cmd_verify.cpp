@@ -1,12 +1,15 @@
 // hgemm verify: runs the verifier over a suite for what dispatch picks, one explicit config, or
 // every compiled instance of a family. Exit code 1 when any case fails.
 #include <cstdio>
-#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "core/device.hpp"
+#include "core/file_io.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "progress.hpp"
@@ -114,14 +117,15 @@ int cmd_verify(const Args& raw) {
   if (args.flag("quick")) {
     options.small_integer = options.precision_probe = options.nonfinite = false;
   }
-  std::ofstream csv;
-  if (auto out = args.get("out")) {
-    csv.open(*out);
-    if (!csv) throw ArgError("cannot write " + *out);
-    csv << "M,N,K,layout,acc,impl,disposition,summary\n";
-  }
+  const std::optional<std::string> out = args.get("out");
+  if (out) require_writable(*out, "--out");
 
+  // The device before any output: without one the run stops here, and an existing --out file is
+  // replaced only by a finished run's rows.
+  current_device();
   verify::Verifier verifier;
+  std::ostringstream csv;
+  csv << "M,N,K,layout,acc,impl,disposition,summary\n";
   const long total = long(shapes.size() * layouts.size() * accums.size());
   Progress progress("verify", total);
   long done = 0, passed = 0, failed = 0, not_applicable = 0;
@@ -161,7 +165,7 @@ int cmd_verify(const Args& raw) {
           if (!ok)
             std::printf("FAIL %s %s: %s\n", problem.name().c_str(), label.c_str(),
                         report.summary().c_str());
-          if (csv)
+          if (out)
             csv << shape.m << ',' << shape.n << ',' << shape.k << ',' << to_string(layout) << ','
                 << to_string(accum) << ',' << label << ',' << verify::to_string(report.disposition)
                 << ",\"" << report.summary() << "\"\n";
@@ -172,6 +176,7 @@ int cmd_verify(const Args& raw) {
     if (max_failures >= 0 && failed >= max_failures) break;
   }
   progress.finish();
+  if (out) write_file_atomically(*out, csv.str());
   std::printf("verify %s, impl %s: %ld cases in %.1f s (%ld not applicable to the config)\n",
               args.get("suite")->c_str(), impl.c_str(), passed + failed, progress.seconds(),
               not_applicable);

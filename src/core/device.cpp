@@ -39,6 +39,32 @@ cudaError_t read_device(int ordinal, DeviceInfo& d) {
   return cudaSuccess;
 }
 
+// Without a driver the runtime reports cudaErrorInsufficientDriver, whose text ("CUDA driver
+// version is insufficient") sends the user to upgrade a driver that is not there. Every missing
+// device reads alike, the CUDA error's name kept for diagnosis; only a driver that is present
+// but older than the runtime is called that.
+Status device_failure(cudaError_t e, const char* call) {
+  const std::string cause = std::string(" (") + cudaGetErrorName(e) + " from " + call + ")";
+  if (e == cudaErrorInsufficientDriver) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+      return Status::failure(HGEMM_ERROR_NO_DEVICE,
+                             "no CUDA device: no NVIDIA driver is loaded on this machine" + cause);
+    return Status::failure(
+        HGEMM_ERROR_NO_DEVICE,
+        "no CUDA device usable: the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) +
+            "." + std::to_string(driver % 1000 / 10) + ", this build's runtime needs CUDA " +
+            std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) + cause);
+  }
+  if (e == cudaErrorNoDevice)
+    return Status::failure(HGEMM_ERROR_NO_DEVICE,
+                           "no CUDA device: none is visible (check CUDA_VISIBLE_DEVICES)" + cause);
+  return Status::failure(HGEMM_ERROR_NO_DEVICE,
+                         std::string("no CUDA device: ") + cudaGetErrorString(e) + cause);
+}
+
 }  // namespace
 
 Status query_current_device(const DeviceInfo** out) {
@@ -46,8 +72,7 @@ Status query_current_device(const DeviceInfo** out) {
   cudaError_t e = cudaGetDevice(&ordinal);
   if (e != cudaSuccess || ordinal < 0) {
     cudaGetLastError();  // keep the runtime's sticky-free error state clean for the caller
-    return Status::failure(HGEMM_ERROR_NO_DEVICE,
-                           std::string("no CUDA device: ") + cudaGetErrorString(e));
+    return device_failure(e == cudaSuccess ? cudaErrorNoDevice : e, "cudaGetDevice");
   }
   if (ordinal >= kMaxDevices)
     return Status::failure(HGEMM_ERROR_INTERNAL, "device ordinal above 63");
@@ -57,9 +82,10 @@ Status query_current_device(const DeviceInfo** out) {
     c.error[ordinal] = read_device(ordinal, *info);
     if (c.error[ordinal] == cudaSuccess) c.info[ordinal] = std::move(info);
   });
-  if (!c.info[ordinal])
-    return Status::failure(HGEMM_ERROR_NO_DEVICE, std::string("cannot query device: ") +
-                                                      cudaGetErrorString(c.error[ordinal]));
+  if (!c.info[ordinal]) {
+    cudaGetLastError();
+    return device_failure(c.error[ordinal], "cudaGetDeviceProperties");
+  }
   *out = c.info[ordinal].get();
   return Status::success();
 }

@@ -13,8 +13,10 @@ struct CliResult {
   std::string output;
 };
 
-inline CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(HGEMM_CLI_PATH) + " " + args + " 2>&1";
+// `env`: "NAME=value ..." set for this run only (e.g. CUDA_VISIBLE_DEVICES=-1, no device).
+inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+  std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(HGEMM_CLI_PATH) + " " +
+                    args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 512> buf{};
