@@ -18,6 +18,9 @@ set(HGEMM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/hgemm)
 # when that is not a system one, so that it finds the cuBLAS it was built against.
 file(RELATIVE_PATH HGEMM_BIN_TO_LIB /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
 set_target_properties(hgemm PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+# Before 1.0 every minor release may break the ABI, so the soname carries major.minor.
+set_target_properties(hgemm PROPERTIES VERSION ${PROJECT_VERSION}
+                                       SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 if(TARGET hgemm_cli)
   set_target_properties(hgemm_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${HGEMM_BIN_TO_LIB}"
                                              INSTALL_RPATH_USE_LINK_PATH ON)
