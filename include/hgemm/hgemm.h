@@ -12,7 +12,18 @@
 
 #include <stdint.h>
 
+/* CUDA's headers use anonymous unions, which C99 lacks: without this, a C99 program built with
+ * -pedantic -Werror and the toolkit on a plain -I path could not include hgemm.h. */
+#if defined(__GNUC__) && !defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
 #include <cuda_runtime_api.h>
+#if defined(__GNUC__) && !defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
+
+#include "hgemm/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +56,9 @@ const char* hgemmStatusString(hgemmStatus_t status);
 
 /* The detailed message of the last failed call on this thread ("" when none). */
 const char* hgemmLastErrorMessage(void);
+
+/* HGEMM_VERSION of the library that was loaded, which can differ from the header's. */
+int hgemmGetVersion(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hgemm/hgemm.h"
@@ -120,7 +121,17 @@ struct KernelConfig {
   // instance()s are equal.
   KernelConfig instance() const;
 
-  bool operator==(const KernelConfig&) const = default;
+  // Spelled out rather than defaulted so that C++17 code can include this header.
+  // tests/unit/test_public_api.cpp counts the fields, so one added here and not compared fails.
+  bool operator==(const KernelConfig& o) const {
+    return family == o.family && block_m == o.block_m && block_n == o.block_n &&
+           block_k == o.block_k && num_stages == o.num_stages && warps_m == o.warps_m &&
+           warps_n == o.warps_n && num_consumer_wgs == o.num_consumer_wgs &&
+           schedule == o.schedule && cluster_m == o.cluster_m && cluster_n == o.cluster_n &&
+           raster == o.raster && group_size == o.group_size && epilogue == o.epilogue &&
+           split_k == o.split_k && layout == o.layout && accum == o.accum;
+  }
+  bool operator!=(const KernelConfig& o) const { return !(*this == o); }
 };
 
 // Runs the kernel that dispatch chooses for this problem. Throws hgemm::Error.

@@ -214,4 +214,6 @@ const char* hgemmStatusString(hgemmStatus_t status) {
 
 const char* hgemmLastErrorMessage(void) { return hgemm::g_last_error.c_str(); }
 
+int hgemmGetVersion(void) { return HGEMM_VERSION; }
+
 }  // extern "C"
