@@ -26,6 +26,7 @@
 #include "bench/timing.hpp"
 #include "commands.hpp"
 #include "core/device.hpp"
+#include "core/env.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
@@ -367,7 +368,7 @@ int run_bench(const Settings& s, const Args& raw) {
                                         cudaStream_t st) { run(p, cfg, a, b, c, st); };
           } else {
             // The launch setting is global, so it is set around each call (and restored).
-            e.fn = [pdl = impl.pdl && env_switch_on("HGEMM_PDL")](
+            e.fn = [pdl = impl.pdl && env::pdl()](
                        const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
               const bool before = set_programmatic_launch(pdl);
               try {

@@ -1,7 +1,8 @@
 // hgemm db: reads and maintains tuning databases (schema: docs/tuner.md).
 //   show    the best config per tuned shape, as dispatch would pick it
 //   stats   counts by disposition, the blocklist, win counts, the geomean speedup
-//   export  the best-per-shape table as CSV, or the database rewritten without its bad lines
+//   export  the best-per-shape table as CSV, the dispatch table (--table), or the database
+//           rewritten without its bad lines
 //   merge   several databases (e.g. from other machines' runs of the same GPU) into one
 //   predict what dispatch would run for given shapes, and where the answer comes from
 #include <algorithm>
@@ -18,12 +19,14 @@
 #include "args.hpp"
 #include "core/device.hpp"
 #include "core/file_io.hpp"
+#include "dispatch/table.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
 #include "tuner/ablation.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/leave_one_out.hpp"
+#include "tuner/db/table_export.hpp"
 #include "tuner/db/tuned_table.hpp"
 #include "tuner/policy/softmax_policy.hpp"
 #include "tuner/space/space.hpp"
@@ -41,16 +44,18 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
   export [PATH] --out FILE [--format csv|jsonl]
                                   csv: the best-per-shape table; jsonl: the database rewritten
                                   without its unreadable lines (atomically)
+  export [PATH] --table FILE      the dispatch table of --acc's winners (what the library ships
+                                  and reads; docs/tuner.md), written atomically
   merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
                                   refuses files of different devices
-  predict [PATH] (--shape LIST | --suite S)
-                                  per shape x layout, the config dispatch takes from the database
-                                  on its own device (tuned winner, else nearest tuned problem's
-                                  winner, else the saved policy's pick) and both predictions; no
-                                  GPU needed
+  predict [PATH] (--shape LIST | --suite S) [--rule R]
+                                  per shape x layout, the config the database gives on its own
+                                  device (tuned winner, else rule R's pick from the tuned
+                                  neighbours, default siblings as dispatch, else the saved
+                                  policy's pick) and both predictions; no GPU needed
   loo [PATH] [--table FILE] [--rule LIST]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
-                                  siblings; HGEMM_PREDICT) offline: each measured problem of FILE
+                                  siblings) offline: each measured problem of FILE
                                   (default PATH) left out of its own neighbours, each pick timed by
                                   FILE's measurement of it there; no GPU needed
 
@@ -234,8 +239,20 @@ int export_db(const std::string& path, const std::string& out, const std::string
   return 0;
 }
 
+int export_table(const std::string& path, const std::string& out, Accum accum) {
+  const Database db = load_reporting(path, false);
+  if (db.header.empty()) throw ArgError(path + " has no header: not a tuning database");
+  const dispatch::Table table =
+      export_table(db, accum, std::filesystem::path(path).filename().string());
+  write_file_atomically(out, dispatch::format_table(table));
+  std::printf("wrote %zu %s entries (%s, %d SMs) to %s\n", table.entries.size(),
+              std::string(to_string(accum)).c_str(), table.gpu.c_str(), table.sm_count,
+              out.c_str());
+  return db.errors.empty() ? 0 : 1;
+}
+
 int predict(const std::string& path, Accum accum, const std::vector<Shape>& shapes,
-            const std::optional<Layout>& layout) {
+            const std::optional<Layout>& layout, NeighborRule rule) {
   const Database db = load_reporting(path, false);
   print_header(path, db);
   const TunedTable table = table_of(db);
@@ -247,9 +264,10 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
       if (layout && l != *layout) continue;
       const Problem p{sh.m, sh.n, sh.k, l, accum};
       const TunedEntry* tuned = table.find(p);
-      const auto nearest = table.predict_nearest(p, neighbor_rule());
+      const auto nearest = table.predict_nearest(p, rule);
       const auto policy = table.predict_policy(p);
-      const auto chosen = tuned ? std::optional<KernelConfig>(tuned->config) : table.predict(p);
+      const auto chosen =
+          tuned ? std::optional<KernelConfig>(tuned->config) : table.predict(p, rule);
       const char* from = tuned                     ? "tuned"
                          : !chosen                 ? "none"
                          : chosen == nearest       ? "nearest"
@@ -378,7 +396,11 @@ int cmd_db(const Args& raw) {
       } else {
         shapes = parse_shapes(*shape);
       }
-      return predict(path, *accum, shapes, layout);
+      const std::string rule_name = args.get_or("rule", std::string(to_string(kDefaultNeighborRule)));
+      const auto rule = parse_neighbor_rule(rule_name);
+      if (!rule)
+        throw ArgError("unknown --rule '" + rule_name + "' (nearest, cost, scaled, siblings)");
+      return predict(path, *accum, shapes, layout, *rule);
     }
     if (sub == "loo") {
       std::vector<NeighborRule> rules;
@@ -390,8 +412,12 @@ int cmd_db(const Args& raw) {
       return loo(path, args.get_or("table", path), rules, layout);
     }
     if (sub == "stats") return stats(path);
+    if (auto table = args.get("table")) {
+      if (args.get("out")) throw ArgError("export takes --out FILE or --table FILE, not both");
+      return export_table(path, *table, *accum);
+    }
     const auto out = args.get("out");
-    if (!out) throw ArgError("export needs --out FILE");
+    if (!out) throw ArgError("export needs --out FILE (or --table FILE)");
     const std::string format = args.get_or("format", "csv");
     if (format != "csv" && format != "jsonl") throw ArgError("--format must be csv or jsonl");
     require_writable(*out, "--out");

@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "core/device.hpp"
+#include "dispatch/dispatch.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm::cli {
@@ -14,7 +15,7 @@ int cmd_info(const Args& raw) {
   ParsedArgs args(raw, {}, {"help"});
   if (args.flag("help")) {
     std::puts("usage: hgemm info\n  prints the device, the build, the kernel catalog and the "
-              "tuning database in use");
+              "dispatch tables in use");
     return 0;
   }
   std::printf("build: hgemm %s, CUDA %d.%d (compiled), cuBLAS %d\n", HGEMM_GIT_HASH,
@@ -33,7 +34,31 @@ int cmd_info(const Args& raw) {
   for (const auto& c : configs)
     std::printf("  %-56s threads %3d  smem %6d B\n", c.name().c_str(), c.num_threads(),
                 c.smem_bytes());
-  std::puts("database: none; dispatch uses the built-in cost heuristic (src/registry/registry.cpp)");
+  if (!device) {
+    std::puts("dispatch tables: no device to load them for (hgemm explain --gpu h100 works "
+              "without one)");
+    return 0;
+  }
+  for (Accum acc : {Accum::kF32, Accum::kF16}) {
+    const hgemmDispatchInfo_t info = dispatch::describe(*device, acc);
+    const std::string a(to_string(acc));
+    if (info.table_path[0])
+      std::printf("dispatch table %s: %s\n  tuned on %s (%d SMs), %d entries, %s\n", a.c_str(),
+                  info.table_path, info.tuned_gpu[0] ? info.tuned_gpu : "?",
+                  info.tuned_sm_count, info.entries,
+                  info.matches_device ? "matches this device: used"
+                                      : "does not match this device: not used");
+    else
+      std::printf("dispatch table %s: none\n", a.c_str());
+    if (!info.matches_device) std::printf("  %s; dispatch uses the cost heuristic\n", info.status);
+    if (info.user_entries > 0)
+      std::printf("  user table %s: %d entries, consulted first\n", info.user_table_path,
+                  info.user_entries);
+    else if (info.user_status[0])
+      std::printf("  user table %s: not used: %s\n", info.user_table_path, info.user_status);
+    else if (info.user_table_path[0])
+      std::printf("  user table %s: absent\n", info.user_table_path);
+  }
   return 0;
 }
 

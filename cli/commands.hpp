@@ -10,6 +10,7 @@ namespace hgemm::cli {
 using Args = std::vector<std::string>;
 
 int cmd_info(const Args& args);
+int cmd_explain(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_report(const Args& args);

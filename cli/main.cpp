@@ -14,12 +14,13 @@ namespace {
 constexpr const char* kUsage = R"(usage: hgemm <command> [options]
 
 commands:
-  info     the device, the build, the kernel catalog and the tuning database in use
+  info     the device, the build, the kernel catalog and the dispatch tables in use
+  explain  which kernel dispatch runs for one shape, which rule chose it and why
   verify   verify what hgemmRun dispatches to (or one config / family) over a shape suite
   bench    time hgemm against cuBLAS / cuBLASLt over a shape suite (CSV out)
   report   summarize results CSVs as the paper's tables (Markdown)
   tune     search kernel configs per shape (rl, random or exhaustive) into a tuning database
-  db       show, export, merge or summarize tuning databases
+  db       show, export (also as a dispatch table), merge or summarize tuning databases
   ablate   compare the search policies by replaying an exhaustive tuning database (report)
   jit      compile sm90 configs the catalog lacks into the JIT cache, show their source
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   const hgemm::cli::Args args(argv + 2, argv + argc);
   try {
     if (command == "info") return hgemm::cli::cmd_info(args);
+    if (command == "explain") return hgemm::cli::cmd_explain(args);
     if (command == "verify") return hgemm::cli::cmd_verify(args);
     if (command == "bench") return hgemm::cli::cmd_bench(args);
     if (command == "report") return hgemm::cli::cmd_report(args);

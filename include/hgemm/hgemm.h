@@ -60,6 +60,27 @@ const char* hgemmLastErrorMessage(void);
 /* HGEMM_VERSION of the library that was loaded, which can differ from the header's. */
 int hgemmGetVersion(void);
 
+/* The tuning table dispatch uses on the current device for one accumulation. Strings are
+ * NUL-terminated and truncated to fit. */
+typedef struct {
+  char table_path[1024];   /* the shipped (or HGEMM_DB) table; "" when none was found */
+  char tuned_gpu[128];     /* the GPU the table was tuned on; "" when none was read */
+  int tuned_sm_count;      /* its SM count; 0 when none was read */
+  int entries;             /* tuned shapes in the table (both layouts) */
+  int matches_device;      /* 1 when the table's GPU and SM count are this device's, so it is used */
+  char status[512];        /* "loaded", or why the table is not used */
+  char user_table_path[1024]; /* where the user table is (or would be) read; "" when none */
+  int user_entries;        /* tuned shapes in the user table; 0 when it is absent or not used */
+  char user_status[512];   /* "loaded", "" when there is no user table, or why it is not used */
+  char device_gpu[128];    /* the current device */
+  int device_sm_count;
+} hgemmDispatchInfo_t;
+
+/* Fills *info for the current device and `acc`, loading the tables if no call has yet.
+ * HGEMM_ERROR_NULL_POINTER for a NULL info, HGEMM_ERROR_INVALID_ENUM for an unknown acc,
+ * HGEMM_ERROR_NO_DEVICE without a device. */
+hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,8 +12,8 @@
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
+#include "dispatch/dispatch.hpp"
 #include "registry/registry.hpp"
-#include "tuner/db/tuned_table.hpp"
 
 namespace hgemm {
 namespace {
@@ -86,36 +86,14 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
-// The tuning database's answer for a problem: its measured winner, else its prediction. The
-// registry asks once per cached decision, so the lookup's cost stays off the per-call path.
-std::optional<registry::Advice> tuned_advice(const Problem& problem, const DeviceInfo& device) {
-  try {
-    const tuner::TunedTable& table = tuner::tuned_table(device, problem.accum);
-    if (const tuner::TunedEntry* entry = table.find(problem))
-      return registry::Advice{entry->config, entry->searched_split_k};
-    std::optional<KernelConfig> config = table.predict(problem);
-    if (!config) return std::nullopt;
-    return registry::Advice{*config, table.measured_split_k()};
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hgemm: warning: tuning database lookup failed: %s\n", e.what());
-    return std::nullopt;
-  }
-}
-
-void install_advisor() {
-  static const bool installed = (registry::set_advisor(&tuned_advice), true);
-  (void)installed;
-}
-
 }  // namespace
 
 void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream) {
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
-  install_advisor();
-  const registry::Choice& choice = registry::select(problem, args, *device);
-  choice.instance->launch(choice.config, args);
+  const dispatch::Decision& decision = dispatch::select(problem, args, *device);
+  decision.instance->launch(decision.config, args);
 }
 
 void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,
@@ -143,8 +121,7 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, const_cast<void*>(c), problem.m, problem.n, problem.k, nullptr};
-  install_advisor();
-  return registry::select(problem, args, *device).config;
+  return dispatch::select(problem, args, *device).config;
 }
 
 std::vector<KernelConfig> catalog() {
@@ -215,5 +192,29 @@ const char* hgemmStatusString(hgemmStatus_t status) {
 const char* hgemmLastErrorMessage(void) { return hgemm::g_last_error.c_str(); }
 
 int hgemmGetVersion(void) { return HGEMM_VERSION; }
+
+hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) {
+  using namespace hgemm;
+  try {
+    if (!info) {
+      g_last_error = "info is NULL";
+      return HGEMM_ERROR_NULL_POINTER;
+    }
+    if (int(acc) != HGEMM_ACC_F32 && int(acc) != HGEMM_ACC_F16) {
+      g_last_error = "unknown accumulation value " + std::to_string(int(acc));
+      return HGEMM_ERROR_INVALID_ENUM;
+    }
+    const DeviceInfo* device = nullptr;
+    if (Status s = query_current_device(&device); !s.ok()) {
+      g_last_error = s.message;
+      return s.code;
+    }
+    *info = dispatch::describe(*device, static_cast<Accum>(acc));
+    return HGEMM_SUCCESS;
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HGEMM_ERROR_INTERNAL;
+  }
+}
 
 }  // extern "C"

@@ -10,6 +10,7 @@
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 
+#include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
 
 namespace hgemm::baselines {

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include "core/device.hpp"
+#include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
 #include "launch/launch.hpp"
 

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include <cublas_api.h>
 
 namespace hgemm {
 namespace {
@@ -45,12 +44,6 @@ void throw_cuda(cudaError_t err, const char* expr, const char* file, int line) {
 
 void throw_cu(int result, const char* expr, const char* file, int line) {
   throw Error(HGEMM_ERROR_CUDA, "CUDA driver error " + std::to_string(result), expr, file, line);
-}
-
-void throw_cublas(int status, const char* expr, const char* file, int line) {
-  throw Error(HGEMM_ERROR_CUDA,
-              std::string("cuBLAS: ") + cublasGetStatusString(static_cast<cublasStatus_t>(status)),
-              expr, file, line);
 }
 
 void throw_status(hgemmStatus_t status, const std::string& message, const char* expr,

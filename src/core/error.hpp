@@ -1,5 +1,6 @@
-// Host-side error helpers. Every CUDA, driver and cuBLAS call in the library goes through one of
-// these macros, so a failure becomes an hgemm::Error naming the expression and file:line.
+// Host-side error helpers. Every CUDA and driver call in the library goes through one of these
+// macros (the tools' cuBLAS calls through baselines/cublas_error.hpp), so a failure becomes an
+// hgemm::Error naming the expression and file:line.
 #pragma once
 
 #include <string>
@@ -12,7 +13,6 @@ namespace hgemm::detail {
 
 [[noreturn]] void throw_cuda(cudaError_t err, const char* expr, const char* file, int line);
 [[noreturn]] void throw_cu(int result, const char* expr, const char* file, int line);
-[[noreturn]] void throw_cublas(int status, const char* expr, const char* file, int line);
 [[noreturn]] void throw_status(hgemmStatus_t status, const std::string& message, const char* expr,
                                const char* file, int line);
 
@@ -30,13 +30,6 @@ namespace hgemm::detail {
   do {                                                                        \
     int hgemm_res_ = static_cast<int>(expr);                                  \
     if (hgemm_res_ != 0) ::hgemm::detail::throw_cu(hgemm_res_, #expr, __FILE__, __LINE__); \
-  } while (0)
-
-#define HGEMM_CUBLAS_CHECK(expr)                                              \
-  do {                                                                        \
-    int hgemm_st_ = static_cast<int>(expr);                                   \
-    if (hgemm_st_ != 0)                                                       \
-      ::hgemm::detail::throw_cublas(hgemm_st_, #expr, __FILE__, __LINE__);    \
   } while (0)
 
 // Checks the launch just made (configuration errors surface here, not at the next sync).

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/env.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 
@@ -44,7 +45,7 @@ std::vector<Shape> parse_suite(std::string_view text, std::string_view origin) {
 }
 
 std::string suite_dir() {
-  if (const char* env = std::getenv("HGEMM_SUITE_DIR"); env && *env) return env;
+  if (std::string dir = env::suite_dir(); !dir.empty()) return dir;
 #ifdef HGEMM_SOURCE_DIR_FOR_SUITES
   return std::string(HGEMM_SOURCE_DIR_FOR_SUITES) + "/bench/suites";
 #else

@@ -43,10 +43,6 @@ inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
 bool set_programmatic_launch(bool enabled);
 bool programmatic_launch(const DeviceInfo& device);
 
-// A launch behaviour that is on by default: true unless the environment sets `name` to "0"
-// (HGEMM_PDL, HGEMM_EPILOGUE_SPREAD).
-bool env_switch_on(const char* name);
-
 // The launch attribute that allows a kernel to start before the one ahead of it in the stream
 // finishes (cudaLaunchKernelEx); the kernel must wait (griddepcontrol.wait) before it touches
 // memory.

@@ -1,19 +1,12 @@
 #include <atomic>
-#include <cstdlib>
-#include <string_view>
 
+#include "core/env.hpp"
 #include "launch/launch.hpp"
 
 namespace hgemm {
-
-bool env_switch_on(const char* name) {
-  char const* env = std::getenv(name);
-  return !(env && std::string_view(env) == "0");
-}
-
 namespace {
 
-std::atomic<bool> g_enabled{env_switch_on("HGEMM_PDL")};
+std::atomic<bool> g_enabled{env::pdl()};
 
 }  // namespace
 

@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "core/config_hash.hpp"
+#include "core/env.hpp"
 #include "core/file_io.hpp"
 #include "launch/sm90_launch.hpp"
 
@@ -278,26 +279,13 @@ void launch_loaded(const KernelConfig& config, const GemmArgs& args) {
   sm90_launch(config, loaded->kernel, args);
 }
 
-std::string env_or(const char* name, std::string fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
 }  // namespace
 
 Options Options::from_env() {
   Options o;
-  o.nvcc = env_or("HGEMM_NVCC", HGEMM_NVCC_DEFAULT);
-  std::string cache = env_or("HGEMM_JIT_CACHE", "");
-  if (cache.empty()) {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-      cache = std::string(x) + "/hgemm/jit";
-    else if (const char* h = std::getenv("HOME"); h && *h)
-      cache = std::string(h) + "/.cache/hgemm/jit";
-    else
-      cache = (fs::temp_directory_path() / "hgemm-jit").string();
-  }
-  o.cache_dir = cache;
+  o.nvcc = env::nvcc(HGEMM_NVCC_DEFAULT);
+  o.cache_dir = env::jit_cache();
+  if (o.cache_dir.empty()) o.cache_dir = (fs::temp_directory_path() / "hgemm-jit").string();
   return o;
 }
 
@@ -306,8 +294,7 @@ void set_enabled(bool enabled) { g_enabled.store(enabled ? 1 : 0); }
 bool enabled() {
   int v = g_enabled.load(std::memory_order_relaxed);
   if (v < 0) {
-    const char* e = std::getenv("HGEMM_JIT");
-    v = e && (std::string_view(e) == "1" || std::string_view(e) == "on") ? 1 : 0;
+    v = env::jit() ? 1 : 0;
     int expected = -1;
     g_enabled.compare_exchange_strong(expected, v);
     v = g_enabled.load();

@@ -23,10 +23,6 @@ namespace {
 
 std::atomic<int> g_max_ctas{0};
 
-// Params::spread_epilogue; HGEMM_EPILOGUE_SPREAD=0 restores the order before
-// docs/perf-notes.md step 16, for comparing the two.
-const bool g_spread_epilogue = env_switch_on("HGEMM_EPILOGUE_SPREAD");
-
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 Status refuse(KernelConfig const& config, hgemmStatus_t code, std::string const& why) {
@@ -105,7 +101,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
   params.partial = scratch.partial();
   params.partial_ld = plan.partial_ld;
-  params.spread_epilogue = g_spread_epilogue ? 1 : 0;
+  params.spread_epilogue = 1;
 
   // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
   // there are work units (cluster tiles times K-splits).

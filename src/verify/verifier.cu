@@ -37,6 +37,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
 #include "verify/verify_kernels.hpp"
 

@@ -20,6 +20,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
 #include "hgemm/hgemm.hpp"
 #include "verify/verifier.hpp"

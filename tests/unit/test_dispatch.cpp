@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "core/device.hpp"
+#include "dispatch/cost.hpp"
+#include "dispatch/dispatch.hpp"
 #include "registry/registry.hpp"
 
 namespace {
@@ -35,7 +37,7 @@ TEST(Dispatch, SmallOutputLongKSplitsK) {
   const DeviceInfo d = h100();
   for (Accum acc : {Accum::kF32, Accum::kF16}) {
     const Problem p{256, 128, 16384, Layout::kTN, acc};
-    const registry::Choice& c = registry::select(p, args_for(p), d);
+    const dispatch::Decision& c = dispatch::select(p, args_for(p), d);
     ASSERT_NE(c.instance, nullptr);
     EXPECT_GT(c.config.split_k, 1) << c.config.name();
     EXPECT_TRUE(c.config.validate().ok()) << c.config.name();
@@ -43,7 +45,7 @@ TEST(Dispatch, SmallOutputLongKSplitsK) {
     // The split must beat the same instance unsplit in the model, or the choice is arbitrary.
     KernelConfig unsplit = c.config;
     unsplit.split_k = 1;
-    EXPECT_LT(registry::estimate_cost(p, c.config, d), registry::estimate_cost(p, unsplit, d));
+    EXPECT_LT(dispatch::estimate_cost(p, c.config, d), dispatch::estimate_cost(p, unsplit, d));
   }
 }
 
@@ -51,7 +53,7 @@ TEST(Dispatch, LargeShapesDoNotSplit) {
   const DeviceInfo d = h100();
   for (int64_t s : {4096, 8192}) {
     const Problem p{s, s, s, Layout::kTN, Accum::kF32};
-    const registry::Choice& c = registry::select(p, args_for(p), d);
+    const dispatch::Decision& c = dispatch::select(p, args_for(p), d);
     EXPECT_EQ(c.config.family, Family::kSm90Ws) << c.config.name();
     EXPECT_EQ(c.config.split_k, 1) << c.config.name();
   }
@@ -60,7 +62,7 @@ TEST(Dispatch, LargeShapesDoNotSplit) {
 TEST(Dispatch, ShortKDoesNotSplit) {
   const DeviceInfo d = h100();
   const Problem p{128, 128, 256, Layout::kNN, Accum::kF32};
-  EXPECT_EQ(registry::select(p, args_for(p), d).config.split_k, 1);
+  EXPECT_EQ(dispatch::select(p, args_for(p), d).config.split_k, 1);
 }
 
 TEST(Dispatch, SplitReductionIsCharged) {
@@ -69,16 +71,16 @@ TEST(Dispatch, SplitReductionIsCharged) {
   KernelConfig c = registry::find(KernelConfig{})->config;  // an sm80 instance
   c.layout = Layout::kTN;
   c.split_k = 1;
-  const double base = registry::estimate_cost(p, c, d);
+  const double base = dispatch::estimate_cost(p, c, d);
   c.split_k = 8;
-  const double split8 = registry::estimate_cost(p, c, d);
+  const double split8 = dispatch::estimate_cost(p, c, d);
   EXPECT_LT(split8, base);
   // Past the point where the grid is full, more splits only add partial traffic.
   c.split_k = 64;
   const Problem wide{4096, 4096, 65536, Layout::kTN, Accum::kF32};
   KernelConfig c1 = c;
   c1.split_k = 1;
-  EXPECT_GT(registry::estimate_cost(wide, c, d), registry::estimate_cost(wide, c1, d));
+  EXPECT_GT(dispatch::estimate_cost(wide, c, d), dispatch::estimate_cost(wide, c1, d));
 }
 
 // A cluster tile that reaches past M still occupies its CTAs: at M = 128, 128-row tiles in 2x1
@@ -97,10 +99,10 @@ TEST(Dispatch, CostCountsTheCtasAClusterWastes) {
   pair.layout = p.layout;
   KernelConfig single = pair;
   single.cluster_m = 1;
-  EXPECT_DOUBLE_EQ(registry::estimate_cost(p, pair, d), 2 * registry::estimate_cost(p, single, d));
+  EXPECT_DOUBLE_EQ(dispatch::estimate_cost(p, pair, d), 2 * dispatch::estimate_cost(p, single, d));
   // Where M fills both halves, the cluster costs nothing.
   const Problem tall{256, 28672, 4096, Layout::kTN, Accum::kF32};
-  EXPECT_DOUBLE_EQ(registry::estimate_cost(tall, pair, d), registry::estimate_cost(tall, single, d));
+  EXPECT_DOUBLE_EQ(dispatch::estimate_cost(tall, pair, d), dispatch::estimate_cost(tall, single, d));
 }
 
 TEST(KernelConfigSplit, Sm80AcceptsSplitsInRange) {
@@ -122,14 +124,20 @@ TEST(KernelConfigSplit, Sm80AcceptsSplitsInRange) {
 
 namespace {
 
-// Shapes used only by the advisor tests, so the registry's decision cache holds nothing for them.
-constexpr int64_t kAdvisedM = 3072, kAdvisedN = 2560, kAdvisedK = 1536;
+// Tables of one exact entry: what a shipped or user table says for the problem.
+struct OneEntryTables {
+  dispatch::LoadedTable user, shipped;
+  dispatch::Tables tables() const { return {&user, &shipped}; }
+};
 
-std::optional<KernelConfig> g_advice;
-bool g_searched_split_k = true;
-std::optional<registry::Advice> test_advisor(const Problem&, const DeviceInfo&) {
-  if (!g_advice) return std::nullopt;
-  return registry::Advice{*g_advice, g_searched_split_k};
+OneEntryTables shipped_entry(const Problem& p, const KernelConfig& config, bool searched_split_k,
+                             const DeviceInfo& d) {
+  dispatch::Table t;
+  t.gpu = d.name;
+  t.sm_count = d.sm_count;
+  t.accum = p.accum;
+  t.entries.push_back({p.m, p.n, p.k, p.layout, config, searched_split_k});
+  return {dispatch::LoadedTable::none("", ""), dispatch::LoadedTable(t, "test.table", d)};
 }
 
 KernelConfig sm90_config(Layout layout) {
@@ -142,21 +150,22 @@ KernelConfig sm90_config(Layout layout) {
   return {};
 }
 
-TEST(DispatchAdvisor, CompiledLegalAdviceRunsWithItsRuntimeArguments) {
+constexpr int64_t kAdvisedM = 3072, kAdvisedN = 2560, kAdvisedK = 1536;
+
+TEST(DispatchTableEntry, CompiledLegalEntryRunsWithItsRuntimeArguments) {
   const DeviceInfo d = h100();
   KernelConfig advice = sm90_config(Layout::kTN);
   advice.raster = Raster::kAlongN;
   advice.group_size = 2;
-  g_advice = advice;
-  registry::set_advisor(&test_advisor);
   const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kTN, Accum::kF32};
-  const registry::Choice& c = registry::select(p, args_for(p), d);
-  registry::set_advisor(nullptr);
+  const OneEntryTables t = shipped_entry(p, advice, true, d);
+  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
   EXPECT_EQ(c.config, advice) << c.config.name();
   EXPECT_EQ(c.instance, registry::find(advice));
+  EXPECT_EQ(c.source, dispatch::Source::kShippedTable) << c.reason;
 }
 
-TEST(DispatchAdvisor, UncompiledOrIllegalAdviceFallsBackToTheHeuristic) {
+TEST(DispatchTableEntry, UncompiledOrIllegalEntryFallsBackToTheHeuristic) {
   const DeviceInfo d = h100();
   // A valid config that is not in the catalog.
   KernelConfig uncompiled = sm90_config(Layout::kNN);
@@ -166,36 +175,55 @@ TEST(DispatchAdvisor, UncompiledOrIllegalAdviceFallsBackToTheHeuristic) {
   }
   ASSERT_TRUE(uncompiled.validate().ok()) << uncompiled.validate().message;
   ASSERT_EQ(registry::find(uncompiled), nullptr) << uncompiled.name();
-  g_advice = uncompiled;
-  registry::set_advisor(&test_advisor);
   const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kNN, Accum::kF32};
-  const registry::Choice& c = registry::select(p, args_for(p), d);
+  const OneEntryTables t = shipped_entry(p, uncompiled, true, d);
+  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
   EXPECT_NE(c.config, uncompiled);
   EXPECT_NE(c.instance, nullptr);
-
-  // Advice for the other layout cannot implement the call.
-  g_advice = sm90_config(Layout::kTN);
-  const Problem q{kAdvisedM, kAdvisedN, kAdvisedK + 64, Layout::kNN, Accum::kF32};
-  const registry::Choice& e = registry::select(q, args_for(q), d);
-  registry::set_advisor(nullptr);
-  EXPECT_EQ(e.config.layout, Layout::kNN) << e.config.name();
+  EXPECT_EQ(c.source, dispatch::Source::kHeuristic) << c.reason;
+  EXPECT_NE(c.reason.find("cannot run"), std::string::npos) << c.reason;
 }
 
-TEST(DispatchAdvisor, AdviceBlindToSplitKYieldsToAHeuristicSplit) {
+TEST(DispatchTableEntry, EntryBlindToSplitKYieldsToAHeuristicSplit) {
   const DeviceInfo d = h100();
   const Problem p{256, 128, 16384 + 256, Layout::kTN, Accum::kF32};
-  g_advice = sm90_config(Layout::kTN);
-  g_searched_split_k = false;
-  registry::set_advisor(&test_advisor);
-  const registry::Choice& blind = registry::select(p, args_for(p), d);
+  const KernelConfig advice = sm90_config(Layout::kTN);
+  const OneEntryTables blind_tables = shipped_entry(p, advice, false, d);
+  const dispatch::Decision blind = dispatch::decide(p, args_for(p), d, blind_tables.tables());
   EXPECT_GT(blind.config.split_k, 1) << blind.config.name();
+  EXPECT_EQ(blind.source, dispatch::Source::kHeuristic) << blind.reason;
 
-  // The same advice from a search that did try split-K is taken.
-  g_searched_split_k = true;
-  const Problem q{256, 128, 16384 + 512, Layout::kTN, Accum::kF32};
-  const registry::Choice& informed = registry::select(q, args_for(q), d);
-  registry::set_advisor(nullptr);
-  EXPECT_EQ(informed.config, *g_advice) << informed.config.name();
+  // The same entry from a search that did try split-K is taken.
+  const OneEntryTables informed_tables = shipped_entry(p, advice, true, d);
+  const dispatch::Decision informed = dispatch::decide(p, args_for(p), d, informed_tables.tables());
+  EXPECT_EQ(informed.config, advice) << informed.config.name();
+}
+
+TEST(DispatchTableEntry, UserEntryWinsOverShipped) {
+  const DeviceInfo d = h100();
+  const Problem p{kAdvisedM, kAdvisedN, kAdvisedK + 128, Layout::kTN, Accum::kF32};
+  KernelConfig shipped = sm90_config(Layout::kTN), user = shipped;
+  user.raster = Raster::kAlongN;
+  OneEntryTables t = shipped_entry(p, shipped, true, d);
+  OneEntryTables u = shipped_entry(p, user, true, d);
+  const dispatch::Tables both{&u.shipped, &t.shipped};
+  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, both);
+  EXPECT_EQ(c.config, user) << c.config.name();
+  EXPECT_EQ(c.source, dispatch::Source::kUserTable) << c.reason;
+}
+
+TEST(DispatchTableEntry, TableOfAnotherDeviceIsNotUsed) {
+  DeviceInfo d = h100();
+  const Problem p{kAdvisedM, kAdvisedN, kAdvisedK + 192, Layout::kTN, Accum::kF32};
+  KernelConfig advice = sm90_config(Layout::kTN);
+  advice.raster = Raster::kAlongN;
+  OneEntryTables t = shipped_entry(p, advice, true, d);
+  d.sm_count = 114;
+  const dispatch::LoadedTable other(*t.shipped.table(), "other.table", d);
+  EXPECT_FALSE(other.usable());
+  EXPECT_NE(other.status().find("114 SMs"), std::string::npos) << other.status();
+  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, {&t.user, &other});
+  EXPECT_EQ(c.source, dispatch::Source::kHeuristic) << c.reason;
 }
 
 }  // namespace

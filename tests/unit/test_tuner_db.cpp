@@ -639,7 +639,7 @@ TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
                 timed_record(far, square, 50, 51, Disposition::kPassed)};
   const TunedTable table(db, space, /*exact=*/true);
   const Problem query{128, 9216, 4096, Layout::kTN, Accum::kF32};  // 144 tiles of 64x128: 2 waves
-  ASSERT_EQ(neighbor_rule(), NeighborRule::kSiblings) << "HGEMM_PREDICT is set in this environment";
+  ASSERT_EQ(kDefaultNeighborRule, NeighborRule::kSiblings);
   EXPECT_EQ(table.predict(query), square);
   EXPECT_EQ(table.predict_nearest(query, NeighborRule::kNearest), narrow);
   EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave

@@ -6,7 +6,9 @@
 
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
-#include "registry/registry.hpp"
+#include "dispatch/cost.hpp"
+#include "dispatch/neighbors.hpp"
+#include "dispatch/rules.hpp"
 
 namespace hgemm::tuner {
 namespace {
@@ -50,11 +52,7 @@ std::string check_compiled(const RuleInput& in) {
 }
 
 std::string check_device_smem(const RuleInput& in) {
-  const int need = in.config.smem_bytes();
-  const int have = in.space.device().max_smem_per_block_optin;
-  if (have <= 0 || need <= have) return {};
-  return "needs " + std::to_string(need) + " B of shared memory, " + in.space.device().name +
-         " allows " + std::to_string(have);
+  return dispatch::check_device_smem(in.config, in.space.device());
 }
 
 std::string check_problem(const RuleInput& in) {
@@ -64,52 +62,19 @@ std::string check_problem(const RuleInput& in) {
 }
 
 std::string check_layout_accum(const RuleInput& in) {
-  if (!in.problem) return {};
-  const KernelConfig& c = in.config;
-  if (c.layout == in.problem->layout && c.accum == in.problem->accum) return {};
-  return c.name() + " is built for " + std::string(to_string(c.layout)) + "/" +
-         std::string(to_string(c.accum)) + ", the problem is " + in.problem->name();
+  return in.problem ? dispatch::check_layout_accum(*in.problem, in.config) : std::string();
 }
 
 std::string check_tma_row_stride(const RuleInput& in) {
-  if (!in.problem) return {};
-  for (auto [name, value] : {std::pair{"K", in.problem->k}, std::pair{"N", in.problem->n}})
-    if (value % 8 != 0)
-      return std::string(name) + "=" + std::to_string(value) + " is not a multiple of 8";
-  return {};
+  return in.problem ? dispatch::check_tma_row_stride(*in.problem) : std::string();
 }
 
-// Mirrors the launcher's plan_split (sm80_launch.cu): a split that the launcher would shrink
-// is a duplicate of a smaller one, not a new candidate.
 std::string check_split_k(const RuleInput& in) {
-  const KernelConfig& c = in.config;
-  if (c.split_k == 1) return {};
-  const KernelConfig plain;
-  if (c.raster != plain.raster || c.group_size != plain.group_size)
-    return "a split runs with the default raster and group size (m, 8)";
-  if (!in.problem) return {};
-  const Problem& p = *in.problem;
-  const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
-  if (tiles >= in.space.device().sm_count)
-    return std::to_string(int64_t(tiles)) + " output tiles already fill the " +
-           std::to_string(in.space.device().sm_count) + " SMs";
-  if (p.k / c.split_k < kMinKPerSplit)
-    return "K=" + std::to_string(p.k) + " split " + std::to_string(c.split_k) +
-           " ways leaves under " + std::to_string(kMinKPerSplit) + " per split";
-  const double bytes = double(splitk_partial_bytes(p.m, p.n)) * c.split_k;
-  if (bytes > double(kMaxWorkspaceBytes))
-    return "split-K partial sums need " + std::to_string(int64_t(bytes)) +
-           " B, over the workspace limit of " + std::to_string(kMaxWorkspaceBytes);
-  return {};
+  return dispatch::check_split_k(in.problem, in.config, in.space.device().sm_count);
 }
 
 std::string check_tile_count(const RuleInput& in) {
-  if (!in.problem) return {};
-  const KernelConfig& c = in.config;
-  const double span_m = double(c.block_m) * c.cluster_m, span_n = double(c.block_n) * c.cluster_n;
-  const double tiles = std::ceil(double(in.problem->m) / span_m) *
-                       std::ceil(double(in.problem->n) / span_n) * c.cluster_m * c.cluster_n;
-  return tiles <= double(INT_MAX) ? std::string() : "more than 2^31-1 output tiles";
+  return in.problem ? dispatch::check_tile_count(*in.problem, in.config) : std::string();
 }
 
 const Rule kStructure{"structure",
@@ -147,8 +112,7 @@ std::vector<FamilySpace> build_families() {
   FamilySpace sm90{Family::kSm90Ws, {}, {}};
   sm90.axes = {
       block_m_axis({64, 128, 256}),
-      // The catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
-      block_n_axis({64, 96, 128, 160, 192, 224, 256}),
+      block_n_axis(dispatch::block_n_values(Family::kSm90Ws)),
       block_k_axis(),
       stages_axis({3, 4, 5, 6, 7, 8, 10, 12, 13, 16}),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
@@ -176,7 +140,7 @@ std::vector<FamilySpace> build_families() {
   FamilySpace sm80{Family::kSm80Mma, {}, {}};
   sm80.axes = {
       block_m_axis({32, 64, 128, 256}),
-      block_n_axis({32, 64, 128, 256}),
+      block_n_axis(dispatch::block_n_values(Family::kSm80Mma)),
       block_k_axis(),
       stages_axis({2, 3, 4, 5}),
       axis("warps_m", {1, 2, 4}, [](const KernelConfig& c) { return c.warps_m; },
@@ -243,12 +207,6 @@ SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo d
 
 bool SearchSpace::compiled(const KernelConfig& config) const {
   return compiled_instances_.count(config.instance()) > 0;
-}
-
-double shape_distance(const Problem& a, const Problem& b) {
-  auto log_ratio = [](int64_t x, int64_t y) { return std::log2(double(x) / double(y)); };
-  const double dm = log_ratio(a.m, b.m), dn = log_ratio(a.n, b.n), dk = log_ratio(a.k, b.k);
-  return dm * dm + dn * dn + dk * dk;
 }
 
 std::vector<KernelConfig> SearchSpace::declared_instances(
@@ -382,7 +340,7 @@ Features SearchSpace::features(const Problem& p, const KernelConfig& c) const {
   const double k_per_split = std::ceil(k / c.split_k);
   const double k_blocks = std::ceil(k_per_split / c.block_k);
   // The analytic cost model against the ideal (all SMs busy on useful MACs), in log2 units.
-  const double cost = registry::estimate_cost(p, c, device_);
+  const double cost = dispatch::estimate_cost(p, c, device_);
   const double ideal = m * n * k / sms;
   f.joint = {log2_safe(1 + ctas / sms) / 8,
              ctas / (waves * sms),

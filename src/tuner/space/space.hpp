@@ -19,6 +19,7 @@
 
 #include "core/config_hash.hpp"
 #include "core/device.hpp"
+#include "dispatch/neighbors.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm::tuner {
@@ -124,9 +125,7 @@ class SearchSpace {
   std::vector<KernelConfig> configs_;
 };
 
-// How far apart two problems' shapes are for borrowing tuned winners: squared log2 distance over
-// M, N and K (layout and accumulation are the caller's to match).
-double shape_distance(const Problem& a, const Problem& b);
+using dispatch::shape_distance;
 
 // A device description for CPU-side use (tests, dry runs, a database from another machine):
 // an H100 SXM's SM count, L2 and shared-memory limit unless given.

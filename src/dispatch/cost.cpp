@@ -1,0 +1,75 @@
+#include "dispatch/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "launch/launch.hpp"
+#include "launch/workspace.hpp"
+
+namespace hgemm::dispatch {
+namespace {
+
+// Relative throughput of a full tile of this shape, from the tile's operand reuse (bm*bn/(bm+bn))
+// and the family's peak; 128x256 on sm90 is 1.0. The sm80 peak (0.12) was fitted on the H100 to
+// the 120 long-K grid shapes timed with and without split-K (bench/results/2026-11-22-h100-split-k):
+// at 0.35 dispatch split 43 shapes where the unsplit sm90 kernel was faster, at 0.12 none, and
+// 7 measured wins are left unsplit. One CTA of the mma.sync kernel per SM is latency bound.
+double tile_efficiency(const KernelConfig& c) {
+  const double reuse = double(c.block_m) * c.block_n / (c.block_m + c.block_n);
+  const double reuse_ref = 128.0 * 256.0 / (128 + 256);
+  const double family_peak = c.family == Family::kSm90Ws ? 1.0 : 0.12;
+  return family_peak * std::pow(std::min(1.0, reuse / reuse_ref), 0.5);
+}
+
+// Cost units are multiply-adds of one SM at its peak (about 3.75e12/s on an H100), so one byte
+// of DRAM traffic (about 3e12 B/s for the whole chip) is worth about 1.25 units and the launch and
+// tail of an extra kernel (about 3 us) about 1.1e7.
+constexpr double kUnitsPerDramByte = 1.25;
+constexpr double kUnitsPerExtraKernel = 1.1e7;
+
+}  // namespace
+
+double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+  // Tiles are handed out a cluster at a time: a cluster tile reaching past the problem still
+  // occupies all its CTAs (the ones outside run on zero-filled operands and store nothing), and
+  // only whole clusters fit on the SMs. At M = 128 a 2x1 cluster of 128-row tiles wastes half of
+  // its SMs, which the plain tile count hid.
+  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
+  const double tiles_m = std::ceil(std::ceil(double(p.m) / c.block_m) / cluster_m) * cluster_m;
+  const double tiles_n = std::ceil(std::ceil(double(p.n) / c.block_n) / cluster_n) * cluster_n;
+  const int cluster = cluster_m * cluster_n;
+  const double slots = std::max(cluster, device.sm_count / cluster * cluster);
+  const double k_blocks = std::ceil(double(p.k) / c.block_k);
+  const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
+  const double splits = std::ceil(k_blocks / per_split);
+  const double waves = std::ceil(tiles_m * tiles_n * splits / slots);
+  // A fixed per-tile pipeline fill/drain and epilogue, worth a few k-blocks, penalises deep tiles
+  // on short K; a ping-pong kernel hides it behind the other warpgroup's mainloop.
+  const double fill =
+      c.schedule == Schedule::kPingPong ? 0.0 : double(c.num_stages) * c.block_k;
+  double cost = waves * double(c.block_m) * c.block_n * (per_split * c.block_k + fill) /
+                tile_efficiency(c);
+  if (splits > 1) {
+    // fp32 partials written once and read once, then C written.
+    const double bytes = 2.0 * splits * double(p.m) * double(p.n) * 4 + double(p.m) * p.n * 2;
+    cost += bytes * kUnitsPerDramByte + kUnitsPerExtraKernel;
+  }
+  return cost;
+}
+
+// Both families split; on the 19 ablation shapes where both could, the best sm90 split beat the
+// best sm80 split every time (bench/results/2026-11-22-h100-ablation).
+std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
+                                  const DeviceInfo& device) {
+  std::vector<int> out{1};
+  const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
+  if (tiles >= device.sm_count) return out;
+  const double split_bytes = double(splitk_partial_bytes(p.m, p.n));
+  for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
+    if (p.k / s < kMinKPerSplit || s * split_bytes > double(kMaxWorkspaceBytes)) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace hgemm::dispatch

@@ -1,0 +1,23 @@
+// The analytic cost model: the heuristic's ranking of compiled instances, the unseen-shape rule's
+// ranking of tuned neighbours' winners, and a feature of the tuner's policy.
+#pragma once
+
+#include <vector>
+
+#include "core/device.hpp"
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm::dispatch {
+
+// An estimate of a config's run time (arbitrary units; lower is better). Counts waves of output
+// tiles over the SMs, the work each tile does (padded to the tile), and a per-family/per-tile
+// efficiency. Includes the split-K reduction when config.split_k > 1. Deliberately simple: its
+// job is to be reasonable everywhere, the tuner's is to be best.
+double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device);
+
+// Split-K factors the heuristic tries for a config, 1 first: only where the unsplit grid leaves
+// SMs idle, each split keeps at least kMinKPerSplit of K, and the partials fit the workspace.
+std::vector<int> split_candidates(const Problem& problem, const KernelConfig& config,
+                                  const DeviceInfo& device);
+
+}  // namespace hgemm::dispatch

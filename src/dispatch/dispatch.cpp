@@ -1,0 +1,330 @@
+#include "dispatch/dispatch.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "dispatch/cost.hpp"
+#include "dispatch/locate.hpp"
+#include "dispatch/rules.hpp"
+#include "launch/sm90_jit.hpp"
+#include "registry/registry.hpp"
+
+namespace hgemm::dispatch {
+namespace {
+
+std::string shape(const Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " +
+         std::string(to_string(p.layout));
+}
+
+// Compiled, or buildable by the JIT when it is on; the JIT is never invoked here, so a decision
+// never waits for a compiler.
+bool runnable(const KernelConfig& config) {
+  for (const auto& inst : registry::instances())
+    if (inst.config.instance() == config.instance()) return true;
+  return config.family == Family::kSm90Ws && jit::enabled();
+}
+
+// One warning per process: the first table problem is the one worth reading; `hgemm info` and
+// hgemmGetDispatchInfo report every table's state.
+void warn_once(const std::string& message) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::fprintf(stderr, "hgemm: warning: %s; dispatch uses the cost heuristic there\n",
+                 message.c_str());
+}
+
+// Which pointers are 16-byte aligned: the only property of the pointers can_implement looks at.
+int align_class(const GemmArgs& args) {
+  auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0);
+}
+
+struct DispatchKey {
+  int64_t m, n, k;
+  int layout, accum, device, align_class;
+  bool operator==(const DispatchKey&) const = default;
+};
+
+struct DispatchKeyHash {
+  size_t operator()(const DispatchKey& k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
+                       uint64_t(k.accum), uint64_t(k.device), uint64_t(k.align_class)}) {
+      h ^= v;
+      h *= 1099511628211ull;
+    }
+    return size_t(h);
+  }
+};
+
+// A table's (or the rule's) preferred config before it is checked against the call.
+struct Advice {
+  KernelConfig config;
+  Source source;
+  std::string reason;
+  bool searched_split_k = true;
+};
+
+}  // namespace
+
+std::string_view to_string(Source source) {
+  switch (source) {
+    case Source::kUserTable: return "user table";
+    case Source::kShippedTable: return "shipped table";
+    case Source::kNeighbors: return "neighbours";
+    case Source::kHeuristic: return "heuristic";
+    case Source::kSafetyNet: return "safety net";
+  }
+  return "?";
+}
+
+LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device)
+    : table_(std::move(table)), path_(std::move(path)) {
+  if (table_->gpu != device.name || table_->sm_count != device.sm_count) {
+    status_ = path_ + " was tuned on " + table_->gpu + " (" + std::to_string(table_->sm_count) +
+              " SMs), this device is " + device.name + " (" + std::to_string(device.sm_count) +
+              " SMs): not used";
+    return;
+  }
+  usable_ = true;
+  status_ = "loaded";
+  const std::vector<TableEntry>& entries = table_->entries;
+  points_.reserve(entries.size());
+  for (const TableEntry& e : entries)
+    points_.push_back({Problem{e.m, e.n, e.k, e.layout, table_->accum}, e.config, 0.0});
+  by_shape_.resize(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) by_shape_[i] = i;
+  auto key = [&](size_t i) {
+    return std::tie(entries[i].m, entries[i].n, entries[i].k, entries[i].layout);
+  };
+  std::sort(by_shape_.begin(), by_shape_.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::sort(table_->blocked.begin(), table_->blocked.end());
+}
+
+LoadedTable LoadedTable::none(std::string path, std::string status) {
+  LoadedTable t;
+  t.path_ = std::move(path);
+  t.status_ = std::move(status);
+  return t;
+}
+
+const TableEntry* LoadedTable::find(const Problem& problem) const {
+  if (!usable_ || problem.accum != table_->accum) return nullptr;
+  const std::vector<TableEntry>& entries = table_->entries;
+  const auto wanted = std::tie(problem.m, problem.n, problem.k, problem.layout);
+  auto it = std::lower_bound(by_shape_.begin(), by_shape_.end(), wanted, [&](size_t i, const auto& w) {
+    return std::tie(entries[i].m, entries[i].n, entries[i].k, entries[i].layout) < w;
+  });
+  if (it == by_shape_.end()) return nullptr;
+  const TableEntry& e = entries[*it];
+  return std::tie(e.m, e.n, e.k, e.layout) == wanted ? &e : nullptr;
+}
+
+bool LoadedTable::blocked(const KernelConfig& config) const {
+  return table_ && std::binary_search(table_->blocked.begin(), table_->blocked.end(), config.name());
+}
+
+namespace {
+
+// Loads one table for `device` and `accum`; problems become the table's status.
+LoadedTable load_for(const std::string& path, const DeviceInfo& device, Accum accum,
+                     bool missing_is_normal) {
+  std::error_code ec;
+  if (missing_is_normal && !std::filesystem::exists(path, ec)) return LoadedTable::none(path, "");
+  try {
+    Table table = load_table(path);
+    if (table.accum != accum)
+      return LoadedTable::none(path, path + " holds a " + std::string(to_string(table.accum)) +
+                                         " table, not " + std::string(to_string(accum)));
+    return LoadedTable(std::move(table), path, device);
+  } catch (const std::exception& e) {
+    return LoadedTable::none(path, e.what());
+  }
+}
+
+}  // namespace
+
+Tables tables_for(const DeviceInfo& device, Accum accum) {
+  struct Slot {
+    LoadedTable user, shipped;
+  };
+  static std::mutex mutex;
+  static std::map<std::tuple<int, std::string, int, int>, std::unique_ptr<Slot>> slots;
+  std::lock_guard lock(mutex);
+  auto& slot = slots[{device.ordinal, device.name, device.sm_count, int(accum)}];
+  if (!slot) {
+    slot = std::make_unique<Slot>();
+    if (const std::string user = user_table_path(device.name, accum); !user.empty()) {
+      slot->user = load_for(user, device, accum, /*missing_is_normal=*/true);
+      if (!slot->user.usable() && !slot->user.status().empty())
+        warn_once("user table not used: " + slot->user.status());
+    }
+    const TableLocation shipped = locate_shipped_table(device.name, accum);
+    slot->shipped = shipped.path.empty()
+                        ? LoadedTable::none("", shipped.problem)
+                        : load_for(shipped.path, device, accum, /*missing_is_normal=*/false);
+    if (!slot->shipped.usable()) warn_once(slot->shipped.status());
+  }
+  return {&slot->user, &slot->shipped};
+}
+
+Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                const Tables& tables) {
+  auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
+  // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
+  std::optional<Advice> advice;
+  std::string no_advice = "no table is used";
+  if (usable(tables.user))
+    if (const TableEntry* e = tables.user->find(problem)) {
+      const KernelConfig& c = e->config;
+      if (runnable(c) && registry::can_implement(problem, c, args, device).ok())
+        advice = Advice{c, Source::kUserTable,
+                        "tuned winner of " + shape(problem) + " in " + tables.user->path(),
+                        e->searched_split_k};
+    }
+  if (!advice && usable(tables.shipped))
+    if (const TableEntry* e = tables.shipped->find(problem))
+      advice = Advice{e->config, Source::kShippedTable,
+                      "tuned winner of " + shape(problem) + " on " + tables.shipped->table()->gpu,
+                      e->searched_split_k};
+  if (!advice) {
+    const LoadedTable* source = usable(tables.shipped) ? tables.shipped
+                                : usable(tables.user)  ? tables.user
+                                                       : nullptr;
+    if (source) {
+      NeighborScope scope{&device,
+                          [&](const Problem& p, const KernelConfig& c) {
+                            return legal(p, c, device, runnable(c));
+                          },
+                          [&](const KernelConfig& c) { return source->blocked(c); }};
+      if (auto pick = predict_from_neighbors(problem, source->points(), kDefaultNeighborRule,
+                                             scope)) {
+        advice = Advice{pick->config, Source::kNeighbors,
+                        std::string(to_string(kDefaultNeighborRule)) +
+                            " rule: the cost model's pick among the winners of the " +
+                            std::to_string(kNeighbors) + " nearest tuned shapes, " +
+                            (pick->sibling ? "a block_n sibling of the winner of "
+                                           : "the winner of ") +
+                            shape(pick->neighbor),
+                        source->table()->measured_split_k};
+      } else {
+        no_advice = "no tuned shape's winner can run " + shape(problem);
+      }
+    }
+  }
+  Decision advised;
+  std::string advice_refused;
+  if (advice) {
+    const KernelInstance* inst = registry::find(advice->config);
+    const Status s = inst ? registry::can_implement(problem, advice->config, args, device)
+                          : Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                                            advice->config.name() + " is not compiled");
+    if (s.ok())
+      advised = {inst, advice->config, advice->source, advice->reason};
+    else
+      advice_refused = std::string(to_string(advice->source)) + " advised " +
+                       advice->config.name() + ", which cannot run it (" + s.message + ")";
+  }
+  const bool blind_to_split = advice && !advice->searched_split_k && advice->config.split_k == 1;
+  if (advised.instance && !blind_to_split) return advised;
+
+  // The heuristic: needed without usable advice, or to see whether it would split K where the
+  // advice never could have.
+  Decision heuristic;
+  double best_cost = std::numeric_limits<double>::infinity();
+  int sm90_runnable = 0;
+  std::string sm90_refusal;
+  for (const auto& inst : registry::instances()) {
+    const Status s = registry::can_implement(problem, inst.config, args, device);
+    if (inst.config.family == Family::kSm90Ws) {
+      if (s.ok()) ++sm90_runnable;
+      else if (sm90_refusal.empty()) sm90_refusal = s.message;
+    }
+    if (!s.ok()) continue;
+    for (int split : split_candidates(problem, inst.config, device)) {
+      KernelConfig config = inst.config;
+      config.split_k = split;
+      const double cost = estimate_cost(problem, config, device);
+      if (cost < best_cost) {
+        best_cost = cost;
+        heuristic.instance = &inst;
+        heuristic.config = config;
+      }
+    }
+  }
+  if (advised.instance) {
+    if (!heuristic.instance || heuristic.config.split_k == 1) return advised;
+    heuristic.source = Source::kHeuristic;
+    heuristic.reason = "split-K " + std::to_string(heuristic.config.split_k) + " by the cost model: " +
+                       std::string(to_string(advised.source)) + " advised " +
+                       advised.config.name() + ", but its search never tried split-K";
+    return heuristic;
+  }
+  if (!heuristic.instance)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                "no compiled kernel implements " + problem.name() + " on " + device.name);
+  const std::string why = advice_refused.empty() ? no_advice : advice_refused;
+  if (heuristic.config.family != Family::kSm90Ws && sm90_runnable == 0) {
+    heuristic.source = Source::kSafetyNet;
+    heuristic.reason = "no sm90 instance can run it (" +
+                       (sm90_refusal.empty() ? std::string("none compiled") : sm90_refusal) +
+                       "); " + why;
+  } else {
+    heuristic.source = Source::kHeuristic;
+    heuristic.reason = "lowest estimated cost over the compiled instances; " + why;
+  }
+  return heuristic;
+}
+
+const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+  static std::shared_mutex mutex;
+  static std::unordered_map<DispatchKey, Decision, DispatchKeyHash> cache;
+  const DispatchKey key{problem.m,          problem.n,      problem.k,        int(problem.layout),
+                        int(problem.accum), device.ordinal, align_class(args)};
+  {
+    std::shared_lock lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  Decision decision = decide(problem, args, device, tables_for(device, problem.accum));
+  std::unique_lock lock(mutex);
+  // Node-based map: the reference stays valid while other threads insert.
+  return cache.emplace(key, std::move(decision)).first->second;
+}
+
+hgemmDispatchInfo_t describe(const DeviceInfo& device, Accum accum) {
+  auto copy = [](char* out, size_t size, const std::string& s) {
+    std::snprintf(out, size, "%s", s.c_str());
+  };
+  hgemmDispatchInfo_t info{};
+  const Tables tables = tables_for(device, accum);
+  const LoadedTable& shipped = *tables.shipped;
+  copy(info.table_path, sizeof info.table_path, shipped.path());
+  if (const Table* t = shipped.table()) {
+    copy(info.tuned_gpu, sizeof info.tuned_gpu, t->gpu);
+    info.tuned_sm_count = t->sm_count;
+    info.entries = int(t->entries.size());
+  }
+  info.matches_device = shipped.usable() ? 1 : 0;
+  copy(info.status, sizeof info.status, shipped.status());
+  const LoadedTable& user = *tables.user;
+  copy(info.user_table_path, sizeof info.user_table_path, user.path());
+  if (user.usable()) info.user_entries = int(user.table()->entries.size());
+  copy(info.user_status, sizeof info.user_status, user.status());
+  copy(info.device_gpu, sizeof info.device_gpu, device.name);
+  info.device_sm_count = device.sm_count;
+  return info;
+}
+
+}  // namespace hgemm::dispatch

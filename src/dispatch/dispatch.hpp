@@ -1,0 +1,96 @@
+// Dispatch: the one place that decides which compiled kernel runs a call. In order:
+//
+//   1. user table     the user's tuned winner for this exact shape (hgemm tune writes it)
+//   2. shipped table  the shipped table's tuned winner for this exact shape
+//   3. neighbours     for a shape neither lists: the default NeighborRule (siblings) over the
+//                     shipped table's winners (the user table's when no shipped table is used)
+//   4. heuristic      the lowest estimate_cost() over the compiled instances that can run the
+//                     call and their split-K factors; also overrides 1-3 when their search never
+//                     tried split-K and the heuristic splits (the split was measured to beat the
+//                     unsplit kernels on those shapes; the table never saw it)
+//   5. safety net     the heuristic's answer when no sm90 instance can run the call: the
+//                     predicated sm80 kernel takes any shape and any 2-byte-aligned pointers
+//
+// A table entry is used only when its config is compiled (or the JIT is on) and can_implement
+// accepts the call; an exact entry that cannot run goes straight to the heuristic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "dispatch/neighbors.hpp"
+#include "dispatch/table.hpp"
+#include "hgemm/hgemm.h"
+#include "launch/launch.hpp"
+
+namespace hgemm::dispatch {
+
+enum class Source { kUserTable, kShippedTable, kNeighbors, kHeuristic, kSafetyNet };
+// "user table", "shipped table", "neighbours", "heuristic", "safety net"
+std::string_view to_string(Source source);
+
+// What dispatch runs: a compiled instance and the config it runs with, which may differ from the
+// instance's own in the run-time arguments (split-K factor, raster direction, group size); which
+// rule chose it, and why in one line.
+struct Decision {
+  const KernelInstance* instance = nullptr;
+  KernelConfig config;
+  Source source = Source::kHeuristic;
+  std::string reason;
+};
+
+// One table as dispatch holds it: where it came from, whether it is used, and its entries
+// indexed by shape.
+class LoadedTable {
+ public:
+  LoadedTable() = default;
+  // `table` as found at `path` for `device`: used only when its GPU name and SM count are the
+  // device's.
+  LoadedTable(Table table, std::string path, const DeviceInfo& device);
+  // No usable table; `status` says why ("" when none was expected, e.g. no user table).
+  static LoadedTable none(std::string path, std::string status);
+
+  bool usable() const { return usable_; }
+  const std::string& path() const { return path_; }
+  // "loaded", or why the table is not used.
+  const std::string& status() const { return status_; }
+  const Table* table() const { return table_ ? &*table_ : nullptr; }
+  const TableEntry* find(const Problem& problem) const;
+  const std::vector<TunedPoint>& points() const { return points_; }
+  bool blocked(const KernelConfig& config) const;
+
+ private:
+  std::optional<Table> table_;
+  std::string path_;
+  std::string status_;
+  bool usable_ = false;
+  std::vector<TunedPoint> points_;
+  std::vector<size_t> by_shape_;  // entry indices sorted by (m, n, k, layout)
+};
+
+struct Tables {
+  const LoadedTable* user = nullptr;
+  const LoadedTable* shipped = nullptr;
+};
+
+// The tables dispatch uses on `device` for `accum`, found and loaded on first use and then kept
+// for the process (see locate.hpp for where they are looked for). Never throws: a missing,
+// unreadable or mismatched table is reported by one warning per process on stderr, and dispatch
+// then uses the heuristic.
+Tables tables_for(const DeviceInfo& device, Accum accum);
+
+// The decision for one call, from scratch (no cache): what select() caches, explain prints and
+// the tests check with tables of their own. Throws hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED) when
+// nothing compiled can run the call.
+Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                const Tables& tables);
+
+// decide() with tables_for(), cached per shape, layout, accumulation, device and pointer-alignment
+// class, so repeated calls neither allocate nor scan.
+const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device);
+
+// What hgemmGetDispatchInfo reports: the tables tables_for() holds for `device` and `accum`.
+hgemmDispatchInfo_t describe(const DeviceInfo& device, Accum accum);
+
+}  // namespace hgemm::dispatch

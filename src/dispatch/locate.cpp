@@ -1,0 +1,77 @@
+#include "dispatch/locate.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "core/env.hpp"
+
+namespace hgemm::dispatch {
+namespace fs = std::filesystem;
+
+std::string gpu_slug(std::string_view gpu_name) {
+  std::string out;
+  for (char ch : gpu_name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) out += char(std::tolower(c));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown-gpu" : out;
+}
+
+std::string table_file_name(std::string_view gpu_name, Accum accum) {
+  return gpu_slug(gpu_name) + "-" + std::string(to_string(accum)) + ".table";
+}
+
+std::vector<std::string> shipped_table_dirs() {
+  // The object that holds this function: libhgemm.so when linked shared, else the executable.
+  // dladdr names the main program as it was invoked, so /proc/self/exe backs it up.
+  std::vector<fs::path> binaries;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&shipped_table_dirs), &info) && info.dli_fname &&
+      *info.dli_fname)
+    binaries.emplace_back(info.dli_fname);
+  std::error_code ec;
+  if (fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec) binaries.push_back(exe);
+  std::vector<std::string> dirs;
+  for (const fs::path& binary : binaries) {
+    const fs::path resolved = fs::weakly_canonical(fs::absolute(binary, ec), ec);
+    if (ec) continue;
+    const fs::path dir = resolved.parent_path();
+    for (const fs::path& d : {dir.parent_path() / "share/hgemm/tables", dir / "share/hgemm/tables"}) {
+      const std::string s = d.lexically_normal().string();
+      if (std::find(dirs.begin(), dirs.end(), s) == dirs.end()) dirs.push_back(s);
+    }
+  }
+  return dirs;
+}
+
+TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum) {
+  const std::string file = table_file_name(gpu_name, accum);
+  std::error_code ec;
+  if (const std::string db = env::db(); !db.empty()) {
+    if (fs::is_directory(db, ec)) return {(fs::path(db) / file).string(), {}};
+    if (db.ends_with(".jsonl") || db.ends_with(".jsonl.gz"))
+      return {{}, "HGEMM_DB=" + db + " is a tuning history (JSONL); dispatch reads dispatch "
+                  "tables: write one with 'hgemm db export " + db + " --table FILE'"};
+    return {db, {}};
+  }
+  const std::vector<std::string> dirs = shipped_table_dirs();
+  for (const std::string& dir : dirs)
+    if (fs::path p = fs::path(dir) / file; fs::is_regular_file(p, ec)) return {p.string(), {}};
+  std::string looked;
+  for (const std::string& dir : dirs) looked += (looked.empty() ? "" : ", ") + dir;
+  return {{}, "no dispatch table " + file + " (looked in " + (looked.empty() ? "nothing" : looked) +
+                 "; HGEMM_DB names another)"};
+}
+
+std::string user_table_path(std::string_view gpu_name, Accum accum) {
+  if (std::string path = env::user_table(); !path.empty()) return path;
+  const std::string home = env::cache_home();
+  return home.empty() ? home : home + "/tables/" + table_file_name(gpu_name, accum);
+}
+
+}  // namespace hgemm::dispatch

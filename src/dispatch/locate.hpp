@@ -1,0 +1,37 @@
+// Where dispatch finds its tables. Never through the source tree: the shipped tables sit beside
+// the library, found from the path of the shared object (or executable) that holds this code.
+//
+//   shipped  $HGEMM_DB (a table file, or a directory holding <slug>-<acc>.table), else the first
+//            of <dir>/../share/hgemm/tables/ and <dir>/share/hgemm/tables/ that has the file,
+//            <dir> being the library's (installed: <prefix>/lib) or the executable's directory
+//            (the build tree: build/, build/tests/)
+//   user     $HGEMM_USER_TABLE, else <cache>/tables/<slug>-<acc>.table with <cache> from
+//            env::cache_home() ($XDG_CACHE_HOME/hgemm or ~/.cache/hgemm); hgemm tune writes it
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm::dispatch {
+
+// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
+std::string gpu_slug(std::string_view gpu_name);
+// "<slug>-<acc>.table"
+std::string table_file_name(std::string_view gpu_name, Accum accum);
+
+// The directories searched for shipped tables, in order (without $HGEMM_DB).
+std::vector<std::string> shipped_table_dirs();
+
+struct TableLocation {
+  std::string path;      // "" when nothing was found
+  std::string problem;   // why there is no usable path ("" when `path` is set or none is expected)
+};
+
+TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum);
+// The path the user table has (it may not exist); "" when no cache directory is known.
+std::string user_table_path(std::string_view gpu_name, Accum accum);
+
+}  // namespace hgemm::dispatch

@@ -1,0 +1,111 @@
+#include "dispatch/neighbors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "dispatch/cost.hpp"
+
+namespace hgemm::dispatch {
+
+std::string_view to_string(NeighborRule rule) {
+  switch (rule) {
+    case NeighborRule::kNearest: return "nearest";
+    case NeighborRule::kCost: return "cost";
+    case NeighborRule::kScaled: return "scaled";
+    case NeighborRule::kSiblings: return "siblings";
+  }
+  return "?";
+}
+
+std::optional<NeighborRule> parse_neighbor_rule(std::string_view name) {
+  for (NeighborRule r :
+       {NeighborRule::kNearest, NeighborRule::kCost, NeighborRule::kScaled, NeighborRule::kSiblings})
+    if (name == to_string(r)) return r;
+  return std::nullopt;
+}
+
+double shape_distance(const Problem& a, const Problem& b) {
+  auto log_ratio = [](int64_t x, int64_t y) { return std::log2(double(x) / double(y)); };
+  const double dm = log_ratio(a.m, b.m), dn = log_ratio(a.n, b.n), dk = log_ratio(a.k, b.k);
+  return dm * dm + dn * dn + dk * dk;
+}
+
+const std::vector<int>& block_n_values(Family family) {
+  // sm90: the catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
+  static const std::vector<int> sm90{64, 96, 128, 160, 192, 224, 256};
+  static const std::vector<int> sm80{32, 64, 128, 256};
+  return family == Family::kSm90Ws ? sm90 : sm80;
+}
+
+std::optional<Prediction> predict_from_neighbors(const Problem& problem,
+                                                 const std::vector<TunedPoint>& points,
+                                                 NeighborRule rule, const NeighborScope& scope,
+                                                 bool leave_out_self) {
+  const DeviceInfo& device = *scope.device;
+  if (rule == NeighborRule::kSiblings) {
+    // Only the cost rule's pick is varied: over all the neighbours' winners and their siblings
+    // the model's stage term preferred shallow rings, which lost up to 44% on decode shapes.
+    std::optional<Prediction> pick =
+        predict_from_neighbors(problem, points, NeighborRule::kCost, scope, leave_out_self);
+    if (!pick) return pick;
+    const KernelConfig winner = pick->config;
+    double best_cost = estimate_cost(problem, winner, device);
+    for (int block_n : block_n_values(winner.family)) {  // ties keep the pick, then axis order
+      if (block_n == winner.block_n) continue;
+      KernelConfig sibling = winner;
+      sibling.block_n = block_n;
+      if (!scope.legal(problem, sibling) || scope.blocked(sibling)) continue;
+      const double cost = estimate_cost(problem, sibling, device);
+      if (cost < best_cost) {
+        best_cost = cost;
+        pick->config = sibling;
+        pick->sibling = true;
+      }
+    }
+    return pick;
+  }
+  // The tuned shapes of this layout and accumulation, nearest first (ties by config name, so the
+  // answer does not depend on the order of `points`).
+  std::vector<std::pair<double, const TunedPoint*>> near;
+  near.reserve(points.size());
+  for (const TunedPoint& point : points) {
+    const Problem& at = point.problem;
+    if (at.layout != problem.layout || at.accum != problem.accum) continue;
+    if (leave_out_self && at.m == problem.m && at.n == problem.n && at.k == problem.k) continue;
+    near.push_back({shape_distance(at, problem), &point});
+  }
+  std::sort(near.begin(), near.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first
+                              : x.second->config.name() < y.second->config.name();
+  });
+  const int k = rule == NeighborRule::kNearest ? 1 : kNeighbors;
+  std::optional<Prediction> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  int considered = 0;
+  for (const auto& [distance, point] : near) {
+    if (considered == k) break;
+    if (!scope.legal(problem, point->config)) continue;
+    ++considered;
+    double score = 0;
+    if (rule == NeighborRule::kCost) {
+      score = -estimate_cost(problem, point->config, device);
+    } else if (rule == NeighborRule::kScaled) {
+      // The neighbour's measured speedup, carried over by the cost model's change in
+      // efficiency (ideal work over estimated cost) from the neighbour's shape to this one.
+      const Problem& at = point->problem;
+      const double work_here = double(problem.m) * problem.n * problem.k;
+      const double work_there = double(at.m) * at.n * at.k;
+      const double eff_here = work_here / estimate_cost(problem, point->config, device);
+      const double eff_there = work_there / estimate_cost(at, point->config, device);
+      score = point->speedup * eff_here / eff_there;
+    }
+    if (!best || score > best_score) {
+      best_score = score;
+      best = Prediction{point->config, point->problem, false};
+    }
+  }
+  return best;
+}
+
+}  // namespace hgemm::dispatch

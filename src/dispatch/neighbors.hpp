@@ -1,0 +1,75 @@
+// The rule for shapes the table lacks: borrow the winners of the nearest tuned shapes. Dispatch
+// runs the default rule on the dispatch table; the tuner's TunedTable runs any of them on a JSONL
+// history (`hgemm db predict/loo --rule`). One implementation serves both, so what the tools score
+// offline is what dispatch does.
+//
+//   cost     among the winners of the kNeighbors nearest, the one the cost model
+//            (estimate_cost) finds cheapest for this shape (on the LLM suite it ran 0.963 of
+//            cuBLASLt in graph mode against nearest's 0.959, 0.986 against 0.975 offline;
+//            bench/results/2026-11-23-h100-86bd4cd)
+//   nearest  the winner of the nearest tuned shape, which carries that shape's wave quantization
+//            along (64x64 fills one wave at 128x4096 and two at 128x5120)
+//   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
+//            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
+//   siblings (the default) the cost rule's pick or one of its block_n siblings (the pick with
+//            another legal block_n of its family's axis), whichever the cost model prefers: the
+//            grid's power-of-two shapes rarely let a tile such as 128x224 win, yet at N = 3584 it
+//            fills the last wave that 128x256 leaves 61% empty
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/device.hpp"
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm::dispatch {
+
+enum class NeighborRule { kNearest, kCost, kScaled, kSiblings };
+inline constexpr NeighborRule kDefaultNeighborRule = NeighborRule::kSiblings;
+inline constexpr int kNeighbors = 8;
+// "nearest", "cost", "scaled", "siblings"; parse_neighbor_rule: nullopt for another name.
+std::string_view to_string(NeighborRule rule);
+std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
+
+// One tuned shape and its winner. `speedup` (over the reference) only matters to `scaled`.
+struct TunedPoint {
+  Problem problem;
+  KernelConfig config;
+  double speedup = 0;
+};
+
+// What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the
+// device, the shape's constraints); `blocked` whether a config failed somewhere (never a sibling).
+struct NeighborScope {
+  const DeviceInfo* device = nullptr;
+  std::function<bool(const Problem&, const KernelConfig&)> legal;
+  std::function<bool(const KernelConfig&)> blocked;
+};
+
+struct Prediction {
+  KernelConfig config;
+  Problem neighbor;    // the tuned shape whose winner it is (or whose winner it is a sibling of)
+  bool sibling = false;
+};
+
+// The rule's pick for `problem` among `points` of the same layout and accumulation, nullopt when
+// no neighbour's winner is legal. `leave_out_self`: ignore the problem's own entry, as if it had
+// never been tuned (how `hgemm db loo` scores the rules on measured problems).
+std::optional<Prediction> predict_from_neighbors(const Problem& problem,
+                                                 const std::vector<TunedPoint>& points,
+                                                 NeighborRule rule, const NeighborScope& scope,
+                                                 bool leave_out_self = false);
+
+// How far apart two problems' shapes are for borrowing tuned winners: squared log2 distance over
+// M, N and K (layout and accumulation are the caller's to match).
+double shape_distance(const Problem& a, const Problem& b);
+
+// The block_n values of a family's search axis: the siblings rule's alternatives, and the tuner's
+// block_n axis.
+const std::vector<int>& block_n_values(Family family);
+
+}  // namespace hgemm::dispatch

@@ -1,0 +1,222 @@
+#include "dispatch/table.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "core/file_io.hpp"
+
+namespace hgemm::dispatch {
+namespace {
+
+constexpr std::string_view kMagic = "hgemm-dispatch-table";
+
+// Splits `text` into lines without their comments and surrounding blanks, keeping line numbers.
+class Lines {
+ public:
+  Lines(std::string_view text, const std::string& where) : text_(text), where_(where) {}
+
+  // The next non-empty line; throws at the end of the text, naming what was expected there.
+  std::string_view next(std::string_view expected) {
+    while (pos_ < text_.size()) {
+      size_t end = text_.find('\n', pos_);
+      if (end == std::string_view::npos) end = text_.size();
+      std::string_view line = text_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      ++number_;
+      if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t'))
+        line.remove_suffix(1);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      if (!line.empty()) return line;
+    }
+    fail("ends where " + std::string(expected) + " was expected");
+  }
+
+  bool at_end() {
+    const size_t saved_pos = pos_;
+    const int saved_number = number_;
+    while (pos_ < text_.size()) {
+      size_t end = text_.find('\n', pos_);
+      if (end == std::string_view::npos) end = text_.size();
+      std::string_view line = text_.substr(pos_, end - pos_);
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos && line.front() != '#') {
+        pos_ = saved_pos;
+        number_ = saved_number;
+        return false;
+      }
+      pos_ = end + 1;
+    }
+    return true;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL,
+                where_ + ":" + std::to_string(number_) + ": " + what);
+  }
+
+ private:
+  std::string_view text_;
+  const std::string& where_;
+  size_t pos_ = 0;
+  int number_ = 0;
+};
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+int64_t to_int(Lines& lines, std::string_view token, std::string_view what, int64_t min,
+               int64_t max) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+  if (ec != std::errc() || end != token.data() + token.size() || v < min || v > max)
+    lines.fail(std::string(what) + " '" + std::string(token) + "' is not an integer in [" +
+               std::to_string(min) + ", " + std::to_string(max) + "]");
+  return v;
+}
+
+// "key value..." where the value is the rest of the line.
+std::string_view keyed(Lines& lines, std::string_view key) {
+  std::string_view line = lines.next(key);
+  if (line.substr(0, key.size()) != key || (line.size() > key.size() && line[key.size()] != ' '))
+    lines.fail("expected '" + std::string(key) + " ...', found '" + std::string(line) + "'");
+  std::string_view value = line.substr(std::min(line.size(), key.size() + 1));
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return value;
+}
+
+// Generous bounds: a table lists shapes, so a count beyond these is a corrupt file, and refusing
+// it early keeps a bad count from reserving gigabytes.
+constexpr int64_t kMaxCount = 10'000'000;
+constexpr int64_t kMaxDim = int64_t(1) << 31;
+
+}  // namespace
+
+std::string format_table(const Table& table) {
+  std::vector<const TableEntry*> sorted;
+  for (const TableEntry& e : table.entries) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(), [](const TableEntry* a, const TableEntry* b) {
+    return std::tie(a->m, a->n, a->k, a->layout) < std::tie(b->m, b->n, b->k, b->layout);
+  });
+  std::vector<std::string> names;
+  std::map<std::string, size_t> number;
+  std::vector<size_t> entry_config;
+  for (const TableEntry* e : sorted) {
+    const std::string name = e->config.name();
+    auto [it, added] = number.emplace(name, names.size());
+    if (added) names.push_back(name);
+    entry_config.push_back(it->second);
+  }
+  std::vector<std::string> blocked = table.blocked;
+  std::sort(blocked.begin(), blocked.end());
+  std::string out;
+  out.reserve(64 * (names.size() + blocked.size()) + 40 * sorted.size() + 256);
+  out += std::string(kMagic) + " " + std::to_string(kTableFormat) + "\n";
+  out += "gpu " + table.gpu + "\n";
+  out += "sm_count " + std::to_string(table.sm_count) + "\n";
+  out += "acc " + std::string(to_string(table.accum)) + "\n";
+  out += "source " + table.source + "\n";
+  out += "measured_split_k " + std::string(table.measured_split_k ? "1" : "0") + "\n";
+  out += "configs " + std::to_string(names.size()) + "\n";
+  for (const std::string& name : names) out += name + "\n";
+  out += "blocked " + std::to_string(blocked.size()) + "\n";
+  for (const std::string& name : blocked) out += name + "\n";
+  out += "entries " + std::to_string(sorted.size()) + "\n";
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const TableEntry& e = *sorted[i];
+    out += std::to_string(e.m) + " " + std::to_string(e.n) + " " + std::to_string(e.k) + " " +
+           std::string(to_string(e.layout)) + " " + std::to_string(entry_config[i]) + " " +
+           (e.searched_split_k ? "1" : "0") + "\n";
+  }
+  return out;
+}
+
+Table parse_table(std::string_view text, const std::string& where) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL, where + " is empty: not a dispatch table");
+  Lines lines(text, where);
+  const std::string_view first = lines.next("the format line");
+  const auto magic = split(first);
+  if (magic.size() != 2 || magic[0] != kMagic)
+    lines.fail("not a dispatch table (it must start with '" + std::string(kMagic) +
+               " " + std::to_string(kTableFormat) + "'; hgemm db export --table writes one)");
+  if (to_int(lines, magic[1], "format", 0, 1 << 20) != kTableFormat)
+    lines.fail("format " + std::string(magic[1]) + ", this library reads format " +
+               std::to_string(kTableFormat) + " (re-export it with this version's hgemm db export)");
+  Table t;
+  t.gpu = std::string(keyed(lines, "gpu"));
+  if (t.gpu.empty()) lines.fail("the gpu name is empty");
+  t.sm_count = int(to_int(lines, keyed(lines, "sm_count"), "sm_count", 1, 1 << 20));
+  const std::string_view acc = keyed(lines, "acc");
+  const auto accum = parse_accum(acc);
+  if (!accum) lines.fail("acc '" + std::string(acc) + "' is not f32 or f16");
+  t.accum = *accum;
+  t.source = std::string(keyed(lines, "source"));
+  t.measured_split_k = to_int(lines, keyed(lines, "measured_split_k"), "measured_split_k", 0, 1);
+  const int64_t num_configs = to_int(lines, keyed(lines, "configs"), "configs", 0, kMaxCount);
+  std::vector<KernelConfig> configs;
+  configs.reserve(size_t(num_configs));
+  for (int64_t i = 0; i < num_configs; ++i) {
+    const std::string_view name = lines.next("a config name");
+    const auto config = KernelConfig::parse(name);
+    if (!config) lines.fail("'" + std::string(name) + "' is not a kernel config name");
+    if (config->accum != t.accum)
+      lines.fail(std::string(name) + " accumulates in " + std::string(to_string(config->accum)) +
+                 ", the table is " + std::string(to_string(t.accum)));
+    configs.push_back(*config);
+  }
+  const int64_t num_blocked = to_int(lines, keyed(lines, "blocked"), "blocked", 0, kMaxCount);
+  t.blocked.reserve(size_t(num_blocked));
+  for (int64_t i = 0; i < num_blocked; ++i) t.blocked.emplace_back(lines.next("a config name"));
+  const int64_t num_entries = to_int(lines, keyed(lines, "entries"), "entries", 0, kMaxCount);
+  t.entries.reserve(size_t(num_entries));
+  for (int64_t i = 0; i < num_entries; ++i) {
+    const auto f = split(lines.next("an entry"));
+    if (f.size() != 6) lines.fail("an entry is 'm n k layout config searched_split_k'");
+    TableEntry e;
+    e.m = to_int(lines, f[0], "m", 1, kMaxDim);
+    e.n = to_int(lines, f[1], "n", 1, kMaxDim);
+    e.k = to_int(lines, f[2], "k", 1, kMaxDim);
+    const auto layout = parse_layout(f[3]);
+    if (!layout) lines.fail("layout '" + std::string(f[3]) + "' is not nn or tn");
+    e.layout = *layout;
+    e.config = configs[size_t(to_int(lines, f[4], "config number", 0, num_configs - 1))];
+    if (e.config.layout != e.layout)
+      lines.fail(e.config.name() + " is built for " + std::string(to_string(e.config.layout)) +
+                 ", the entry is " + std::string(f[3]));
+    e.searched_split_k = to_int(lines, f[5], "searched_split_k", 0, 1);
+    t.entries.push_back(e);
+  }
+  if (!lines.at_end()) lines.fail("unexpected text after the last entry");
+  std::vector<const TableEntry*> sorted;
+  for (const TableEntry& e : t.entries) sorted.push_back(&e);
+  auto key = [](const TableEntry* e) { return std::tie(e->m, e->n, e->k, e->layout); };
+  std::sort(sorted.begin(), sorted.end(), [&](auto* a, auto* b) { return key(a) < key(b); });
+  for (size_t i = 1; i < sorted.size(); ++i)
+    if (key(sorted[i - 1]) == key(sorted[i]))
+      HGEMM_THROW(HGEMM_ERROR_INTERNAL,
+                  where + ": two entries for " + std::to_string(sorted[i]->m) + "x" +
+                      std::to_string(sorted[i]->n) + "x" + std::to_string(sorted[i]->k) + " " +
+                      std::string(to_string(sorted[i]->layout)));
+  return t;
+}
+
+Table load_table(const std::string& path) {
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw_io_error("cannot read the dispatch table", path);
+  return parse_table(*text, path);
+}
+
+}  // namespace hgemm::dispatch
