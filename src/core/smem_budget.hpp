@@ -22,7 +22,7 @@ constexpr int swizzle_chunk_elems(int extent) {
 // every chunk without waiting, and the tile's TMA stores drain while the next tile's mainloop
 // runs (they only have to be done reading before the next epilogue). Otherwise it double-buffers
 // two column chunks, and a chunk waits for the store two chunks back. The two measured level on
-// short K (docs/perf-notes.md, step 6); the double buffer leaves room for a fourth stage. A
+// short K (docs/notes/perf-notes.md, step 6); the double buffer leaves room for a fourth stage. A
 // ping-pong kernel stages two tiles, one per consumer warpgroup.
 struct Sm90SmemPlan {
   int operand_bytes = 0;

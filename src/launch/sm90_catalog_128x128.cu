@@ -3,7 +3,7 @@
 // stages, direct stores), 128x128 and 128x64 cover all of M = 128 in one tile, so each B byte
 // crosses L2 once: the decode shapes with N >= 12288 (128x128) or N <= 4096 (128x64, split-K).
 // Seven stages of 128x128 and one consumer warpgroup of 128x64 (two m64 atoms each, eight
-// stages) were found through the JIT on the decode shapes (docs/perf-notes.md, step 13).
+// stages) were found through the JIT on the decode shapes (docs/notes/perf-notes.md, step 13).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

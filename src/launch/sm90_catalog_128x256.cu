@@ -2,7 +2,7 @@
 // large-shape workhorse. With 3 stages the whole C tile is staged for the TMA store and stored at
 // the tile's end; with 4 stages only two C chunks fit (core/smem_budget.hpp), and the epilogue is
 // deferred into the next tile's first k-block. Which wins depends on the shape
-// (docs/perf-notes.md, steps 6 and 7).
+// (docs/notes/perf-notes.md, steps 6 and 7).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

@@ -1,6 +1,6 @@
 // Catalog: 256x256 tiles for fp16 accumulation only. Half-width accumulators let each consumer
 // warpgroup own 128x256 (two m64n256 atoms, 128 registers), halving the operand traffic per FLOP
-// of 128x256: under the H100's power cap that bought 4-8% at 8192^3 (docs/perf-notes.md).
+// of 128x256: under the H100's power cap that bought 4-8% at 8192^3 (docs/notes/perf-notes.md).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

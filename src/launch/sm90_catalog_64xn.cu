@@ -4,7 +4,7 @@
 // stages, direct stores): cuBLASLt's tile for decode shapes (M = 128, N near 3000-3500), one
 // unsplit CTA per SM without a split-K reduction kernel; cuBLASLt runs it with 13 stages, which
 // gains 3-6% at K <= 4096 and loses at some longer K. Eight stages of 64x128 and clusters of two
-// along M (multicasting B) measured no better on the decode shapes (docs/perf-notes.md, step 12)
+// along M (multicasting B) measured no better on the decode shapes (docs/notes/perf-notes.md, step 12)
 // with eight stages; with twelve, 64x64 in a 2x1 cluster was the fastest at K >= 8192 in the
 // JIT's search (step 13), beside 64x96 (ten stages) and 64x160 (eight).
 #include "launch/sm90_instance.cuh"

@@ -4,7 +4,7 @@
 // a tile's time (K <= 1024 with large M and N). 128x128 multicasts A over a 1x2 cluster;
 // 128x256 (fp16 accumulators only: 128 registers) multicasts B over a 2x1 cluster. A 64x256
 // ping-pong tile measured 10-20% behind both, and 128x192 (192 fp32 accumulators) behind
-// 128x128 (docs/perf-notes.md, step 7).
+// 128x128 (docs/notes/perf-notes.md, step 7).
 #include "launch/sm90_instance.cuh"
 
 namespace hgemm {

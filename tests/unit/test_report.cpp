@@ -252,8 +252,8 @@ TEST(Report, ReadsGzipCompressedResults) {
   // A committed grid run, as the README's report command reads it.
   const auto grid = hgemm::bench::read_results(
       std::string(HGEMM_SOURCE_DIR) +
-      "/bench/results/2026-11-23-h100-c8bd24d/grid/bench-grid-f32.csv.gz");
-  EXPECT_EQ(grid.rows.size(), 16000u);
+      "/bench/results/2026-11-24-h100-grid/f32/bench-grid-f32.csv.gz");
+  EXPECT_EQ(grid.rows.size(), 8000u);
   // A truncated archive is refused, not read up to the damage.
   const std::string cut = testing::TempDir() + "report_cut.csv.gz";
   {

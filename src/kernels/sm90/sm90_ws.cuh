@@ -159,7 +159,7 @@ struct Traits {
   // tensor cores idle through the whole epilogue. It needs the packed tile beside the
   // accumulators (at most 192 registers, leaving room under the consumers' 232). Not for a
   // ping-pong kernel, which overlaps its epilogues already. A TMA store goes out one chunk after
-  // each k-block (Params::spread_epilogue; docs/perf-notes.md, step 16): with two chunk buffers
+  // each k-block (Params::spread_epilogue; docs/notes/perf-notes.md, step 16): with two chunk buffers
   // that beat storing every chunk after the first k-block by 5-12% at K <= 1024. A whole-tile
   // staging, which can store at the tile's end without waiting, gains from it only where a
   // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   // here on every thread may touch global memory (A, B, C, partials), so each waits for it. The
   // next kernel is let in only once this CTA's producer has issued its last load (below): let in
   // here, at the start, it cost single-consumer 64-row kernels with grids under the SM count up
-  // to 20% on decode shapes (docs/perf-notes.md, step 13), while the late signal keeps the
+  // to 20% on decode shapes (docs/notes/perf-notes.md, step 13), while the late signal keeps the
   // overlap of the next launch with our tail.
   ptx::griddepcontrol_wait();
 
