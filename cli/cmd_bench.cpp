@@ -21,6 +21,7 @@
 
 #include "args.hpp"
 #include "baselines/baselines.hpp"
+#include "bench/ceilings.hpp"
 #include "bench/environment.hpp"
 #include "bench/results_csv.hpp"
 #include "bench/timing.hpp"
@@ -313,6 +314,11 @@ int run_bench(const Settings& s, const Args& raw) {
   bench::RotatingBuffers buffers;
   bench::Timer timer(stream, s.timing);
   bench::ClockReader clocks;
+  // The card's own ceilings that day, for the report's roofline (a resumed file has them).
+  std::optional<bench::Ceilings> ceilings;
+  if (!appending)
+    ceilings = bench::measure_ceilings(stream, libs.fn(baselines::Kind::kLtHeuristic),
+                                       s.accums.front(), "cublaslt-heuristic");
 
   // The run can start: FILE from here on. Rows are appended a shape at a time (what --resume
   // relies on), so it is written in place rather than replaced at the end.
@@ -326,6 +332,12 @@ int run_bench(const Settings& s, const Args& raw) {
                                    std::to_string(s.timing.latency_calls) + " server_calls=" +
                                    std::to_string(s.timing.server_calls) + " qps=" +
                                    std::to_string(s.timing.server_qps));
+    char number[32];
+    std::snprintf(number, sizeof number, "%.3f", ceilings->dram_tbps);
+    env.emplace_back("dram_tbps", number);
+    std::snprintf(number, sizeof number, "%.1f", ceilings->peak_tflops);
+    env.emplace_back("peak_tflops", number);
+    env.emplace_back("ceilings", ceilings->method);
     csv << bench::format_environment(env) << bench::header_line() << "\n";
     csv.flush();
   }
