@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel_variant.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 
@@ -188,8 +189,8 @@ uint64_t KernelConfig::hash() const {
 }
 
 int KernelConfig::num_threads() const {
-  if (family == Family::kSm80Mma) return 32 * warps_m * warps_n;
-  return 128 * (num_consumer_wgs + 1);
+  if (family == Family::kSm80Mma) return sm80_geometry(sm80_variant(*this)).num_threads;
+  return sm90_geometry(sm90_variant(*this)).num_threads;
 }
 
 KernelConfig KernelConfig::instance() const {
@@ -202,10 +203,8 @@ KernelConfig KernelConfig::instance() const {
 }
 
 int KernelConfig::smem_bytes() const {
-  if (family == Family::kSm80Mma) return num_stages * (block_m + block_n) * block_k * 2;
-  return sm90_smem_plan(block_m, block_n, block_k, num_stages, epilogue == Epilogue::kTmaStore,
-                        schedule == Schedule::kPingPong)
-      .dynamic_bytes;
+  if (family == Family::kSm80Mma) return sm80_geometry(sm80_variant(*this)).smem_bytes;
+  return sm90_geometry(sm90_variant(*this)).smem_bytes;
 }
 
 }  // namespace hgemm

@@ -1,8 +1,10 @@
-// Host side of the sm80 mma.sync family: the compiled catalog, can_implement, and the launch that
-// picks the aligned (16-byte cp.async) or the generic (element-wise) kernel for each call.
+// Host side of the sm80 mma.sync family: the compiled catalog (launch/sm80_catalog.hpp),
+// can_implement, and the launch that picks the aligned (16-byte cp.async) or the generic
+// (element-wise) kernel for each call.
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "core/error.hpp"
 #include "kernels/sm80/sm80_mma.cuh"
 #include "launch/launch.hpp"
+#include "launch/sm80_catalog.hpp"
 #include "launch/splitk.hpp"
 
 namespace hgemm {
@@ -58,30 +61,15 @@ Status check_args(GemmArgs const& args, int block_n) {
   return Status::success();
 }
 
-template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kWarpsM, int kWarpsN,
-          Layout kLayout, Accum kAccum>
+template <Sm80Variant kVariant>
 struct Sm80Instance {
-  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  static constexpr int kSmemBytes = kNumStages * (kBlockM + kBlockN) * kBlockK * 2;
-
-  static KernelConfig config() {
-    KernelConfig c;
-    c.family = Family::kSm80Mma;
-    c.block_m = kBlockM;
-    c.block_n = kBlockN;
-    c.block_k = kBlockK;
-    c.num_stages = kNumStages;
-    c.warps_m = kWarpsM;
-    c.warps_n = kWarpsN;
-    c.layout = kLayout;
-    c.accum = kAccum;
-    return c;
-  }
+  static constexpr Sm80Geometry kGeometry = sm80_geometry(kVariant);
+  static constexpr int kThreads = kGeometry.num_threads;
+  static constexpr int kSmemBytes = kGeometry.smem_bytes;
 
   template <bool kAligned>
   static void launch_kernel(sm80::Params const& params, dim3 grid, cudaStream_t stream) {
-    auto kernel = sm80::sm80_mma_gemm_kernel<kBlockM, kBlockN, kBlockK, kNumStages, kWarpsM,
-                                             kWarpsN, kLayout, kAccum, kAligned>;
+    auto kernel = sm80::sm80_mma_gemm_kernel<sm80::Traits<kVariant>, kAligned>;
     if constexpr (kSmemBytes > kDefaultSmemLimit) {
       // The opt-in is per function and device. Setting it twice is harmless, so racing threads
       // need no lock, only a record of the devices already done.
@@ -100,9 +88,9 @@ struct Sm80Instance {
   }
 
   static void launch(KernelConfig const& config, GemmArgs const& args) {
-    if (Status s = check_args(args, kBlockN); !s.ok()) HGEMM_THROW(s.code, s.message);
-    const int64_t num_m_blocks = ceil_div(args.m, kBlockM);
-    const int64_t num_n_blocks = ceil_div(args.n, kBlockN);
+    if (Status s = check_args(args, kVariant.block_n); !s.ok()) HGEMM_THROW(s.code, s.message);
+    const int64_t num_m_blocks = ceil_div(args.m, kVariant.block_m);
+    const int64_t num_n_blocks = ceil_div(args.n, kVariant.block_n);
     sm80::Params params{static_cast<__half const*>(args.a),
                         static_cast<__half const*>(args.b),
                         static_cast<__half*>(args.c),
@@ -114,7 +102,7 @@ struct Sm80Instance {
                         0,
                         nullptr,
                         0};
-    const SplitPlan plan = plan_split(config.split_k, args, kBlockK);
+    const SplitPlan plan = plan_split(config.split_k, args, kVariant.block_k);
     const SplitScratch scratch(plan, args.stream);
     params.k_blocks_per_split =
         scratch.splits() > 1 ? plan.k_blocks_per_split : plan.total_k_blocks;
@@ -131,29 +119,15 @@ struct Sm80Instance {
                            params.n, args.stream);
   }
 
-  static KernelInstance instance() { return {config(), &launch}; }
+  static KernelInstance instance() { return {to_config(kVariant), &launch}; }
 };
-
-template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kWarpsM, int kWarpsN>
-void add_all_variants(std::vector<KernelInstance>& out) {
-  out.push_back(Sm80Instance<kBlockM, kBlockN, kBlockK, kNumStages, kWarpsM, kWarpsN, Layout::kNN,
-                             Accum::kF32>::instance());
-  out.push_back(Sm80Instance<kBlockM, kBlockN, kBlockK, kNumStages, kWarpsM, kWarpsN, Layout::kNN,
-                             Accum::kF16>::instance());
-  out.push_back(Sm80Instance<kBlockM, kBlockN, kBlockK, kNumStages, kWarpsM, kWarpsN, Layout::kTN,
-                             Accum::kF32>::instance());
-  out.push_back(Sm80Instance<kBlockM, kBlockN, kBlockK, kNumStages, kWarpsM, kWarpsN, Layout::kTN,
-                             Accum::kF16>::instance());
-}
 
 }  // namespace
 
 std::vector<KernelInstance> sm80_instances() {
-  // Kept small on purpose: each config compiles two kernels for two architectures.
-  std::vector<KernelInstance> out;
-  add_all_variants<128, 128, 32, 3, 2, 2>(out);
-  add_all_variants<64, 64, 32, 3, 2, 2>(out);
-  return out;
+  return [&]<std::size_t... kIndex>(std::index_sequence<kIndex...>) {
+    return std::vector<KernelInstance>{Sm80Instance<sm80::kCatalog[kIndex]>::instance()...};
+  }(std::make_index_sequence<sm80::kCatalog.size()>{});
 }
 
 Status sm80_can_implement(Problem const& problem, KernelConfig const& config,

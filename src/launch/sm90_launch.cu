@@ -1,12 +1,13 @@
 // Host side of the sm90 warp-specialized family: the launcher every instantiation shares (catalog
 // or compiled at run time), the compiled catalog, can_implement with its reasons, and the
-// grid-size knob. The kernels themselves are instantiated in sm90_catalog_*.cu
-// (one tile shape family per translation unit, so a parallel build compiles them side by side).
+// grid-size knob. The kernels themselves are instantiated in the catalog shards that CMake
+// generates from launch/sm90_catalog.hpp, so that a parallel build compiles them side by side.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -14,6 +15,7 @@
 #include "core/error.hpp"
 #include "kernels/sm90/sm90_ws.cuh"
 #include "launch/launch.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "launch/sm90_launch.hpp"
 #include "launch/sm90_tensor_map.hpp"
 #include "launch/splitk.hpp"
@@ -169,15 +171,10 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
 }
 
 std::vector<KernelInstance> sm90_instances() {
-  std::vector<KernelInstance> out;
-  sm90_add_catalog_128x256(out);
-  sm90_add_catalog_128x128(out);
-  sm90_add_catalog_256x128(out);
-  sm90_add_catalog_64xn(out);
-  sm90_add_catalog_256x256(out);
-  sm90_add_catalog_pingpong(out);
-  sm90_add_catalog_wavefill(out);
-  sm90_add_catalog_wavefill_decode(out);
+  std::vector<KernelInstance> out(sm90::kCatalog.size());
+  [&]<int... kShard>(std::integer_sequence<int, kShard...>) {
+    (sm90_add_catalog_shard<kShard>(out), ...);
+  }(std::make_integer_sequence<int, HGEMM_SM90_CATALOG_SHARDS>{});
   return out;
 }
 
@@ -195,9 +192,9 @@ Status sm90_can_implement(Problem const& problem, KernelConfig const& config,
                       std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor));
   if (Status s = config.validate(); !s.ok()) return s;
   if (Status s = sm90_check_args(config, args); !s.ok()) return s;
-  if (sm90_dynamic_smem_bytes(config) > device.max_smem_per_block_optin)
+  if (const int smem = sm90_geometry(config).smem_bytes; smem > device.max_smem_per_block_optin)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "needs " + std::to_string(sm90_dynamic_smem_bytes(config)) +
+                  "needs " + std::to_string(smem) +
                       " B of shared memory, " + device.name + " allows " +
                       std::to_string(device.max_smem_per_block_optin));
   return Status::success();

@@ -1,63 +1,22 @@
 // Internal interface of the sm90 launcher, shared by sm90_launch.cu (catalog, can_implement) and
-// the sm90_catalog_*.cu translation units that instantiate the kernels.
+// the generated catalog shards that instantiate the kernels.
 #pragma once
 
 #include <array>
 #include <atomic>
+#include <span>
 #include <vector>
 
 #include "hgemm/hgemm.hpp"
-#include "core/smem_budget.hpp"
+#include "core/kernel_variant.hpp"
 #include "launch/launch.hpp"
 
 namespace hgemm {
 
-// Dynamic shared memory an sm90 instantiation launches with (core/smem_budget.hpp); equal to
-// config.smem_bytes(), but usable in the instantiations' static_asserts.
-constexpr int sm90_dynamic_smem_bytes(KernelConfig const& c) {
-  return sm90_smem_plan(c.block_m, c.block_n, c.block_k, c.num_stages,
-                        c.epilogue == Epilogue::kTmaStore, c.schedule == Schedule::kPingPong)
-      .dynamic_bytes;
-}
-
-// What the host needs to launch an instantiation of `config`: block size, shared memory, cluster
-// and the TMA boxes and swizzles of the tensor maps. A function of the config alone, so that a
-// kernel compiled at run time (launch/sm90_jit) launches exactly like a catalog one; the catalog's
-// Instance static_asserts that it equals the kernel's own Traits.
-struct Sm90Geometry {
-  int num_threads = 0;
-  int smem_bytes = 0;
-  int cluster_size = 1;
-  bool b_k_major = true;  // TN: B is N x K
-  bool tma_store = false;
-  int a_box_rows = 0, a_box_k = 0, a_swizzle = 0;
-  int b_box_outer = 0, b_box_inner = 0, b_swizzle = 0;
-  int c_box_outer = 0, c_box_inner = 0, c_swizzle = 0;
-
-  constexpr bool operator==(Sm90Geometry const&) const = default;
-};
-
+// The geometry of a config's compiled instance (core/kernel_variant.hpp): what a catalog
+// instance, a kernel compiled at run time (launch/sm90_jit) and can_implement all launch with.
 constexpr Sm90Geometry sm90_geometry(KernelConfig const& c) {
-  Sm90Geometry g;
-  const bool ping_pong = c.schedule == Schedule::kPingPong;
-  g.num_threads = 128 * (c.num_consumer_wgs + 1);
-  g.smem_bytes = sm90_dynamic_smem_bytes(c);
-  g.cluster_size = c.cluster_m * c.cluster_n;
-  g.b_k_major = c.layout == Layout::kTN;
-  g.tma_store = c.epilogue == Epilogue::kTmaStore;
-  // With a cluster of 2 each CTA loads half of the operand it shares and multicasts it.
-  g.a_box_rows = c.block_m / c.cluster_n;
-  g.a_box_k = c.block_k;
-  g.a_swizzle = c.block_k * 2;
-  const int b_chunk = g.b_k_major ? c.block_k : swizzle_chunk_elems(c.block_n);
-  g.b_swizzle = b_chunk * 2;
-  g.b_box_inner = b_chunk;
-  g.b_box_outer = g.b_k_major ? c.block_n / c.cluster_m : c.block_k / c.cluster_m;
-  const int c_chunk = swizzle_chunk_elems(c.block_n);
-  g.c_swizzle = c_chunk * 2;
-  g.c_box_inner = c_chunk;
-  g.c_box_outer = ping_pong ? c.block_m : c.block_m / c.num_consumer_wgs;
-  return g;
+  return sm90_geometry(sm90_variant(c));
 }
 
 // One launchable sm90 kernel: its entry (a __global__ function, or a cudaKernel_t from a library
@@ -85,14 +44,11 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args);
 void sm90_set_max_ctas(int max_ctas);
 int sm90_max_ctas();
 
-// The catalog, one function per translation unit.
-void sm90_add_catalog_128x256(std::vector<KernelInstance>& out);
-void sm90_add_catalog_128x128(std::vector<KernelInstance>& out);
-void sm90_add_catalog_256x128(std::vector<KernelInstance>& out);
-void sm90_add_catalog_64xn(std::vector<KernelInstance>& out);
-void sm90_add_catalog_256x256(std::vector<KernelInstance>& out);
-void sm90_add_catalog_pingpong(std::vector<KernelInstance>& out);
-void sm90_add_catalog_wavefill(std::vector<KernelInstance>& out);
-void sm90_add_catalog_wavefill_decode(std::vector<KernelInstance>& out);
+// The catalog (launch/sm90_catalog.hpp) is compiled in HGEMM_SM90_CATALOG_SHARDS translation
+// units that CMake generates, each an explicit instantiation of this for its shard s
+// (launch/sm90_catalog_shard.cuh): it fills slots[i] for every catalog index i with
+// i % HGEMM_SM90_CATALOG_SHARDS == s.
+template <int kShard>
+void sm90_add_catalog_shard(std::span<KernelInstance> slots);
 
 }  // namespace hgemm

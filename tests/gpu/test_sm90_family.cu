@@ -72,35 +72,48 @@ void test_instances(hgemm::verify::Verifier& verifier) {
   }
 }
 
-template <int kBM, int kBN, int kBK, int kStages, int kWgs, int kCM, int kCN,
-          hgemm::Epilogue kEpi, hgemm::Accum kAcc, hgemm::Layout kLayout,
-          hgemm::Schedule kSchedule = hgemm::Schedule::kCooperative>
+template <hgemm::Sm90Variant kVariant>
 hgemm::KernelInstance extra() {
-  using hgemm::sm90::Traits;
-  return hgemm::sm90::Instance<
-      Traits<kBM, kBN, kBK, kStages, kWgs, kCM, kCN, kEpi, kAcc, kLayout, kSchedule>>::instance();
+  return hgemm::sm90::Instance<kVariant>::instance();
 }
 
 std::vector<hgemm::KernelInstance> extra_instances() {
+  using hgemm::Sm90Variant;
   constexpr auto kTma = hgemm::Epilogue::kTmaStore;
   constexpr auto kSt = hgemm::Epilogue::kDirect;
-  constexpr auto kF32 = hgemm::Accum::kF32;
   constexpr auto kF16 = hgemm::Accum::kF16;
   constexpr auto kNN = hgemm::Layout::kNN;
-  constexpr auto kTN = hgemm::Layout::kTN;
   constexpr auto kPP = hgemm::Schedule::kPingPong;
+  // Unnamed fields are Sm90Variant's defaults: fp32 accumulation, TN, cooperative.
   return {
-      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF32, kTN>(),
-      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF16, kNN>(),
-      extra<128, 80, 32, 4, 2, 2, 1, kSt, kF32, kNN>(),
-      extra<128, 80, 32, 4, 2, 2, 1, kSt, kF16, kTN>(),
-      extra<64, 96, 32, 4, 1, 1, 2, kSt, kF32, kNN>(),
-      extra<64, 96, 32, 4, 1, 1, 2, kTma, kF32, kTN>(),
-      extra<128, 128, 64, 3, 1, 1, 1, kTma, kF32, kNN>(),
-      extra<128, 128, 64, 3, 1, 1, 1, kSt, kF32, kTN>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1, .epilogue = kTma}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1, .epilogue = kTma,
+                        .accum = kF16, .layout = kNN}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1, .epilogue = kSt,
+                        .layout = kNN}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1, .epilogue = kSt,
+                        .accum = kF16}>(),
+      extra<Sm90Variant{.block_m = 64, .block_n = 96, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 2, .epilogue = kSt,
+                        .layout = kNN}>(),
+      extra<Sm90Variant{.block_m = 64, .block_n = 96, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 2, .epilogue = kTma}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 3,
+                        .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1, .epilogue = kTma,
+                        .layout = kNN}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 3,
+                        .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1, .epilogue = kSt}>(),
       // Ping-pong with direct stores, 32-wide k-blocks, N-major B and a cluster along N.
-      extra<64, 96, 32, 4, 2, 1, 2, kSt, kF32, kNN, kPP>(),
-      extra<128, 80, 32, 4, 2, 1, 1, kTma, kF16, kTN, kPP>(),
+      extra<Sm90Variant{.block_m = 64, .block_n = 96, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 2, .epilogue = kSt,
+                        .layout = kNN, .schedule = kPP}>(),
+      extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1, .epilogue = kTma,
+                        .accum = kF16, .schedule = kPP}>(),
   };
 }
 

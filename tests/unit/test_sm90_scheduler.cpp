@@ -148,8 +148,8 @@ TEST(Sm90Launch, SmemPlanStagesTheWholeTileWhenItFitsBesideTheRing) {
   auto plan = hgemm::sm90_smem_plan(128, 256, 64, 3, true, false);
   EXPECT_EQ(plan.staging_buffers, 4);
   EXPECT_EQ(plan.staging_chunk_elems, 64);
-  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), 147456 + 65536 + 2048);
-  EXPECT_EQ(hgemm::sm90_dynamic_smem_bytes(c), c.smem_bytes());
+  EXPECT_EQ(hgemm::sm90_geometry(c).smem_bytes, 147456 + 65536 + 2048);
+  EXPECT_EQ(hgemm::sm90_geometry(c).smem_bytes, c.smem_bytes());
   // A fourth stage leaves room for two 128x64 chunks only: 196608 + 32768 + 2048 fits.
   c.num_stages = 4;
   ASSERT_TRUE(c.validate().ok()) << c.validate().message;

@@ -16,6 +16,7 @@
 
 #include <cuda_fp16.h>
 
+#include "core/kernel_variant.hpp"
 #include "hgemm/hgemm.hpp"
 #include "ptx/cp_async.cuh"
 #include "ptx/ldmatrix.cuh"
@@ -152,26 +153,41 @@ struct TileLoader {
   }
 };
 
-template <int kBlockM, int kBlockN, int kBlockK, int kNumStages, int kWarpsM, int kWarpsN,
-          Layout kLayout, Accum kAccum, bool kAligned>
-__global__ void __launch_bounds__(32 * kWarpsM * kWarpsN)
+// The kernel's variant, wrapped: nvcc's host stubs cannot spell a class-type template argument
+// of a __global__ function, only one nested in a type argument.
+template <Sm80Variant kVariant_>
+struct Traits {
+  static constexpr Sm80Variant kVariant = kVariant_;
+};
+
+template <class Traits, bool kAligned>
+__global__ void __launch_bounds__(sm80_geometry(Traits::kVariant).num_threads)
     sm80_mma_gemm_kernel(__grid_constant__ Params const params) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Derived constants and the rules they rely on.
-  constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  constexpr int kWarpM = kBlockM / kWarpsM;  // rows of C per warp
-  constexpr int kWarpN = kBlockN / kWarpsN;  // columns of C per warp
-  constexpr int kAtomsM = kWarpM / 16;       // m16n8k16 atoms per warp along M
-  constexpr int kAtomsN = kWarpN / 8;        // ... along N
+  constexpr Sm80Variant kVariant = Traits::kVariant;
+  // Derived constants (sm80_geometry, core/kernel_variant.hpp, which the launcher uses too) and
+  // the rules they rely on.
+  constexpr Sm80Geometry kGeometry = sm80_geometry(kVariant);
+  constexpr int kBlockM = kVariant.block_m;
+  constexpr int kBlockN = kVariant.block_n;
+  constexpr int kBlockK = kVariant.block_k;
+  constexpr int kNumStages = kVariant.num_stages;
+  constexpr int kWarpsM = kVariant.warps_m;
+  constexpr int kWarpsN = kVariant.warps_n;
+  constexpr int kThreads = kGeometry.num_threads;
+  constexpr int kWarpM = kGeometry.warp_m;
+  constexpr int kWarpN = kGeometry.warp_n;
+  constexpr int kAtomsM = kGeometry.atoms_m;
+  constexpr int kAtomsN = kGeometry.atoms_n;
   constexpr int kK16Steps = kBlockK / 16;
-  constexpr bool kNN = kLayout == Layout::kNN;
-  constexpr bool kF32 = kAccum == Accum::kF32;
+  constexpr bool kNN = kGeometry.nn;
+  constexpr bool kF32 = kVariant.accum == Accum::kF32;
   static_assert(kBlockM % (16 * kWarpsM) == 0, "block_m must be a multiple of 16*warps_m");
   static_assert(kBlockN % (16 * kWarpsN) == 0,
                 "block_n must be a multiple of 16*warps_n (B is read 16 columns per ldmatrix.x4)");
   static_assert(kBlockK == 32 || kBlockK == 64, "block_k must be 32 or 64");
   static_assert(kNumStages >= 2, "the pipeline needs at least 2 stages");
-  static_assert(kAtomsM * kAtomsN * (kF32 ? 4 : 2) <= 128, "at most 128 accumulator registers");
+  static_assert(kGeometry.acc_regs <= 128, "at most 128 accumulator registers");
 
   // A tiles are m x k; B tiles are k x n for NN and n x k for TN, always contiguous along cols.
   constexpr int kRowsB = kNN ? kBlockK : kBlockN;

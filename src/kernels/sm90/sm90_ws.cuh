@@ -29,6 +29,7 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 
+#include "core/kernel_variant.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 #include "kernels/common/pipeline.cuh"
@@ -45,8 +46,8 @@
 
 namespace hgemm::sm90 {
 
-// Everything the kernel reads at run time. The tensor maps are encoded by the launcher with the
-// boxes Traits names (kABox*, kBBox*, kCBox*); see src/launch/sm90_instance.cuh.
+// Everything the kernel reads at run time. The launcher encodes the tensor maps with the boxes of
+// sm90_geometry (core/kernel_variant.hpp), which Traits reads too (kABox*, kBBox*, kCBox*).
 struct Params {
   CUtensorMap tma_a;  // A as (K, M), box (BK, BM / cluster_n)
   CUtensorMap tma_b;  // TN: B as (K, N), box (BK, BN / cluster_m)
@@ -70,34 +71,34 @@ struct Params {
   int spread_epilogue;
 };
 
-// Compile-time shape of one instantiation, shared by the kernel and its launcher.
-template <int kBlockM_, int kBlockN_, int kBlockK_, int kNumStages_, int kNumConsumerWgs_,
-          int kClusterM_, int kClusterN_, Epilogue kEpilogue_, Accum kAccum_, Layout kLayout_,
-          Schedule kSchedule_ = Schedule::kCooperative>
+// Compile-time shape of one instantiation. Every number the launcher also needs comes from
+// sm90_geometry (core/kernel_variant.hpp), the one function the launcher and the JIT use too.
+template <Sm90Variant kVariant>
 struct Traits {
-  static constexpr int kBlockM = kBlockM_;
-  static constexpr int kBlockN = kBlockN_;
-  static constexpr int kBlockK = kBlockK_;
-  static constexpr int kNumStages = kNumStages_;
-  static constexpr int kNumConsumerWgs = kNumConsumerWgs_;
-  static constexpr int kClusterM = kClusterM_;
-  static constexpr int kClusterN = kClusterN_;
-  static constexpr Epilogue kEpilogue = kEpilogue_;
-  static constexpr Accum kAccum = kAccum_;
-  static constexpr Layout kLayout = kLayout_;
-  static constexpr Schedule kSchedule = kSchedule_;
-  static constexpr bool kPingPong = kSchedule == Schedule::kPingPong;
+  static constexpr Sm90Geometry kGeometry = sm90_geometry(kVariant);
+  static constexpr int kBlockM = kVariant.block_m;
+  static constexpr int kBlockN = kVariant.block_n;
+  static constexpr int kBlockK = kVariant.block_k;
+  static constexpr int kNumStages = kVariant.num_stages;
+  static constexpr int kNumConsumerWgs = kVariant.num_consumer_wgs;
+  static constexpr int kClusterM = kVariant.cluster_m;
+  static constexpr int kClusterN = kVariant.cluster_n;
+  static constexpr Epilogue kEpilogue = kVariant.epilogue;
+  static constexpr Accum kAccum = kVariant.accum;
+  static constexpr Layout kLayout = kVariant.layout;
+  static constexpr Schedule kSchedule = kVariant.schedule;
+  static constexpr bool kPingPong = kGeometry.ping_pong;
 
-  static constexpr bool kTmaStore = kEpilogue == Epilogue::kTmaStore;
+  static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
-  static constexpr bool kBKMajor = kLayout == Layout::kTN;
-  static constexpr int kClusterSize = kClusterM * kClusterN;
-  static constexpr int kNumThreads = 128 * (kNumConsumerWgs + 1);
+  static constexpr bool kBKMajor = kGeometry.b_k_major;
+  static constexpr int kClusterSize = kGeometry.cluster_size;
+  static constexpr int kNumThreads = kGeometry.num_threads;
 
   // Each consumer warpgroup owns kWgRows rows of a tile: kWgAtomsM m64 atoms of width BN.
-  static constexpr int kWgRows = kPingPong ? kBlockM : kBlockM / kNumConsumerWgs;
+  static constexpr int kWgRows = kGeometry.wg_rows;
   // Consumer warps that release each ring slot (of every CTA of the cluster).
-  static constexpr int kSlotConsumerWarps = (kPingPong ? 1 : kNumConsumerWgs) * 4;
+  static constexpr int kSlotConsumerWarps = kGeometry.slot_consumer_warps;
   static constexpr int kWgAtomsM = kWgRows / 64;
   using Mma = ptx::WgmmaSS<kBlockN, kAccF32>;
   using AccReg = typename Mma::Reg;
@@ -116,22 +117,20 @@ struct Traits {
   static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes.
-  static constexpr int kASwizzle = kBlockK * 2;
+  static constexpr int kASwizzle = kGeometry.a_swizzle;
   static constexpr int kATileBytes = kBlockM * kBlockK * 2;
   // B in NN is N-major: BN / kBChunk column chunks, each BK rows of kBChunk halves.
-  static constexpr int kBChunk = kBKMajor ? kBlockK : swizzle_chunk_elems(kBlockN);
-  static constexpr int kBSwizzle = kBChunk * 2;
+  static constexpr int kBChunk = kGeometry.b_chunk;
+  static constexpr int kBSwizzle = kGeometry.b_swizzle;
   static constexpr int kBTileBytes = kBlockN * kBlockK * 2;
   static constexpr int kBChunkBytes = kBlockK * kBChunk * 2;  // NN only
   static constexpr uint32_t kStageBytes = kATileBytes + kBTileBytes;
 
-  // TMA boxes. With a cluster of 2 each CTA loads half of the shared operand and multicasts it:
-  // A is shared along N (cluster_n == 2), B along M (cluster_m == 2). K-major halves split rows;
-  // the N-major B splits its k-rows, keeping whole chunks.
-  static constexpr int kABoxK = kBlockK;
-  static constexpr int kABoxRows = kBlockM / kClusterN;
-  static constexpr int kBBoxInner = kBKMajor ? kBlockK : kBChunk;
-  static constexpr int kBBoxOuter = kBKMajor ? kBlockN / kClusterM : kBlockK / kClusterM;
+  // TMA boxes: with a cluster of 2, each CTA's half of the operand it multicasts.
+  static constexpr int kABoxK = kGeometry.a_box_k;
+  static constexpr int kABoxRows = kGeometry.a_box_rows;
+  static constexpr int kBBoxInner = kGeometry.b_box_inner;
+  static constexpr int kBBoxOuter = kGeometry.b_box_outer;
 
   // C staging for the TMA store (core/smem_budget.hpp): each warpgroup converts its
   // (kWgRows x BN) piece one column chunk of kCChunk halves at a time into swizzled smem buffers
@@ -139,17 +138,16 @@ struct Traits {
   // the epilogue never waits for a store of its own tile, and the stores drain during the next
   // tile's mainloop. With two buffers (when the operand ring leaves no room for the tile), a
   // chunk's stmatrix overlaps the previous chunk's store and waits for the one before it.
-  static constexpr Sm90SmemPlan kSmemPlan =
-      sm90_smem_plan(kBlockM, kBlockN, kBlockK, kNumStages, kTmaStore, kPingPong);
-  static constexpr int kCChunk = swizzle_chunk_elems(kBlockN);
-  static constexpr int kCSwizzle = kCChunk * 2;
+  static constexpr Sm90SmemPlan kSmemPlan = kGeometry.smem;
+  static constexpr int kCChunk = kGeometry.c_chunk;
+  static constexpr int kCSwizzle = kGeometry.c_swizzle;
   static constexpr int kCChunks = kBlockN / kCChunk;
   static constexpr int kCBuffers = kTmaStore ? kSmemPlan.staging_buffers : 1;
   static constexpr bool kCWholeTile = kCBuffers == kCChunks;
   static constexpr int kCBufferBytes = kWgRows * kCChunk * 2;
   static constexpr int kCStagingBytes = kNumConsumerWgs * kCBuffers * kCBufferBytes;
-  static constexpr int kCBoxInner = kCChunk;
-  static constexpr int kCBoxOuter = kWgRows;
+  static constexpr int kCBoxInner = kGeometry.c_box_inner;
+  static constexpr int kCBoxOuter = kGeometry.c_box_outer;
 
   // The tile converted to fp16 pairs: packed[mt][2 * j + upper] holds 8-column group j of atom mt,
   // rows 0-7 (upper = 0) or 8-15 (upper = 1) of each warp's 16, as one half2.
@@ -197,24 +195,7 @@ struct Traits {
   static_assert(int(sizeof(SharedStorage)) == kSmemPlan.storage_bytes,
                 "SharedStorage matches core/smem_budget.hpp");
   // Dynamic smem: the storage plus slack to align the dynamic base up to 1024 B.
-  static constexpr int kSmemBytes = kSmemPlan.dynamic_bytes;
-
-  static constexpr KernelConfig config() {
-    KernelConfig c;
-    c.family = Family::kSm90Ws;
-    c.block_m = kBlockM;
-    c.block_n = kBlockN;
-    c.block_k = kBlockK;
-    c.num_stages = kNumStages;
-    c.num_consumer_wgs = kNumConsumerWgs;
-    c.cluster_m = kClusterM;
-    c.cluster_n = kClusterN;
-    c.epilogue = kEpilogue;
-    c.accum = kAccum;
-    c.layout = kLayout;
-    c.schedule = kSchedule;
-    return c;
-  }
+  static constexpr int kSmemBytes = kGeometry.smem_bytes;
 };
 
 namespace detail {

@@ -1,0 +1,164 @@
+// A kernel variant: the fields of a KernelConfig that change generated code, as a C++20
+// structural type. The kernels take it as their one template parameter, and every quantity
+// derived from it (threads, shared memory, TMA boxes and swizzles, ...) comes from one constexpr
+// function per family, which the kernel, its launcher and the JIT share; nothing else repeats
+// the numbers. Raster order, group size and split-K are launch arguments and stay out.
+// Included by the JIT's generated sources, so it is embedded in the library (CMakeLists.txt).
+#pragma once
+
+#include "core/smem_budget.hpp"
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm {
+
+// sm90 (TMA + WGMMA, warp-specialized). The field order is the one of the kernel's former
+// positional template, so that a demangled kernel name still lists the numbers in that order.
+struct Sm90Variant {
+  int block_m = 128;
+  int block_n = 128;
+  int block_k = 64;
+  int num_stages = 4;
+  int num_consumer_wgs = 2;
+  int cluster_m = 1;
+  int cluster_n = 1;
+  Epilogue epilogue = Epilogue::kDirect;
+  Accum accum = Accum::kF32;
+  Layout layout = Layout::kTN;
+  Schedule schedule = Schedule::kCooperative;
+
+  constexpr bool operator==(Sm90Variant const&) const = default;
+};
+
+constexpr Sm90Variant sm90_variant(KernelConfig const& c) {
+  return {c.block_m,   c.block_n,  c.block_k,   c.num_stages, c.num_consumer_wgs, c.cluster_m,
+          c.cluster_n, c.epilogue, c.accum,     c.layout,     c.schedule};
+}
+
+// The config of the compiled instance (launch arguments at their defaults; KernelConfig::instance).
+constexpr KernelConfig to_config(Sm90Variant const& v) {
+  KernelConfig c;
+  c.family = Family::kSm90Ws;
+  c.block_m = v.block_m;
+  c.block_n = v.block_n;
+  c.block_k = v.block_k;
+  c.num_stages = v.num_stages;
+  c.num_consumer_wgs = v.num_consumer_wgs;
+  c.cluster_m = v.cluster_m;
+  c.cluster_n = v.cluster_n;
+  c.epilogue = v.epilogue;
+  c.accum = v.accum;
+  c.layout = v.layout;
+  c.schedule = v.schedule;
+  return c;
+}
+
+// Everything derived from an sm90 variant. The launcher reads the block size, shared memory,
+// cluster and the tensor maps' boxes and swizzles from it; the kernel reads the same fields,
+// so a tensor map always matches the boxes the kernel loads and stores.
+struct Sm90Geometry {
+  int num_threads = 0;
+  int smem_bytes = 0;  // dynamic shared memory the launch requests
+  int cluster_size = 1;
+  bool ping_pong = false;
+  bool b_k_major = true;  // TN: B is N x K
+  bool tma_store = false;
+  int wg_rows = 0;              // rows of a tile each consumer warpgroup owns
+  int slot_consumer_warps = 0;  // consumer warps of one CTA that release each ring slot
+  int a_box_rows = 0, a_box_k = 0, a_swizzle = 0;
+  int b_chunk = 0;  // B's columns per swizzle span: BK when K-major, else a chunk of BN
+  int b_box_outer = 0, b_box_inner = 0, b_swizzle = 0;
+  int c_chunk = 0;  // C's columns per staged chunk and TMA-store box
+  int c_box_outer = 0, c_box_inner = 0, c_swizzle = 0;
+  Sm90SmemPlan smem;
+
+  constexpr bool operator==(Sm90Geometry const&) const = default;
+};
+
+constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
+  Sm90Geometry g;
+  g.ping_pong = v.schedule == Schedule::kPingPong;
+  g.num_threads = 128 * (v.num_consumer_wgs + 1);
+  g.tma_store = v.epilogue == Epilogue::kTmaStore;
+  g.smem = sm90_smem_plan(v.block_m, v.block_n, v.block_k, v.num_stages, g.tma_store, g.ping_pong);
+  g.smem_bytes = g.smem.dynamic_bytes;
+  g.cluster_size = v.cluster_m * v.cluster_n;
+  g.b_k_major = v.layout == Layout::kTN;
+  // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows.
+  g.wg_rows = g.ping_pong ? v.block_m : v.block_m / v.num_consumer_wgs;
+  g.slot_consumer_warps = (g.ping_pong ? 1 : v.num_consumer_wgs) * 4;
+  // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
+  // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
+  // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.
+  g.a_box_rows = v.block_m / v.cluster_n;
+  g.a_box_k = v.block_k;
+  g.a_swizzle = v.block_k * 2;
+  g.b_chunk = g.b_k_major ? v.block_k : swizzle_chunk_elems(v.block_n);
+  g.b_swizzle = g.b_chunk * 2;
+  g.b_box_inner = g.b_chunk;
+  g.b_box_outer = g.b_k_major ? v.block_n / v.cluster_m : v.block_k / v.cluster_m;
+  g.c_chunk = swizzle_chunk_elems(v.block_n);
+  g.c_swizzle = g.c_chunk * 2;
+  g.c_box_inner = g.c_chunk;
+  g.c_box_outer = g.wg_rows;
+  return g;
+}
+
+// sm80 (cp.async + mma.sync). Field order as in the kernel's former positional template.
+struct Sm80Variant {
+  int block_m = 128;
+  int block_n = 128;
+  int block_k = 32;
+  int num_stages = 3;
+  int warps_m = 2;
+  int warps_n = 2;
+  Layout layout = Layout::kTN;
+  Accum accum = Accum::kF32;
+
+  constexpr bool operator==(Sm80Variant const&) const = default;
+};
+
+constexpr Sm80Variant sm80_variant(KernelConfig const& c) {
+  return {c.block_m, c.block_n, c.block_k, c.num_stages, c.warps_m, c.warps_n, c.layout, c.accum};
+}
+
+constexpr KernelConfig to_config(Sm80Variant const& v) {
+  KernelConfig c;
+  c.family = Family::kSm80Mma;
+  c.block_m = v.block_m;
+  c.block_n = v.block_n;
+  c.block_k = v.block_k;
+  c.num_stages = v.num_stages;
+  c.warps_m = v.warps_m;
+  c.warps_n = v.warps_n;
+  c.layout = v.layout;
+  c.accum = v.accum;
+  return c;
+}
+
+struct Sm80Geometry {
+  int num_threads = 0;
+  int smem_bytes = 0;
+  int warp_m = 0;  // rows of C per warp
+  int warp_n = 0;  // columns of C per warp
+  int atoms_m = 0;  // m16n8k16 atoms per warp along M
+  int atoms_n = 0;  // ... along N
+  int acc_regs = 0;  // accumulator registers per thread
+  bool nn = false;
+
+  constexpr bool operator==(Sm80Geometry const&) const = default;
+};
+
+constexpr Sm80Geometry sm80_geometry(Sm80Variant const& v) {
+  Sm80Geometry g;
+  g.num_threads = 32 * v.warps_m * v.warps_n;
+  g.smem_bytes = v.num_stages * (v.block_m + v.block_n) * v.block_k * 2;
+  g.warp_m = v.block_m / v.warps_m;
+  g.warp_n = v.block_n / v.warps_n;
+  g.atoms_m = g.warp_m / 16;
+  g.atoms_n = g.warp_n / 8;
+  g.acc_regs = g.atoms_m * g.atoms_n * (v.accum == Accum::kF32 ? 4 : 2);
+  g.nn = v.layout == Layout::kNN;
+  return g;
+}
+
+}  // namespace hgemm

@@ -1,0 +1,161 @@
+// The sm90 catalog: every sm90 kernel compiled into the library, in one list. A row is a tile
+// variant; it is compiled for both layouts (NN, TN) and for fp32 and fp16 accumulation, or for
+// fp16 alone where fp32 accumulators would not fit. The build splits the expanded list into
+// translation units (launch/sm90_catalog_shard.cuh); docs/design.md says how to add a row.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "core/kernel_variant.hpp"
+
+namespace hgemm::sm90 {
+
+struct CatalogRow {
+  Sm90Variant variant;  // accum and layout are expanded, their values here are ignored
+  bool fp16_only = false;
+};
+
+// The field names are spelled out so that a row reads like the config's name.
+inline constexpr CatalogRow kCatalogRows[] = {
+    // 128x256, two consumer warpgroups of m64n256, cluster 2x1 multicasting B: the large-shape
+    // workhorse. With 3 stages the whole C tile is staged for the TMA store and stored at the
+    // tile's end; with 4 only two C chunks fit (core/smem_budget.hpp), and the epilogue is
+    // deferred into the next tile's first k-block. Which wins depends on the shape
+    // (docs/notes/perf-notes.md, steps 6 and 7).
+    {{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+
+    // 128x128, two consumer warpgroups of m64n128, cluster 1x2 multicasting A: twice the tiles of
+    // 128x256 for mid-size shapes where 128x256 leaves SMs idle.
+    {{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kTmaStore}},
+    // Without a cluster (six stages, direct stores), 128x128 and 128x64 cover all of M = 128 in
+    // one tile, so each B byte crosses L2 once: the decode shapes with N >= 12288 (128x128) or
+    // N <= 4096 (128x64, split-K).
+    {{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect}},
+    // Seven stages of 128x128 and one consumer warpgroup of 128x64 (two m64 atoms each, eight
+    // stages) were found through the JIT on the decode shapes (docs/notes/perf-notes.md, step 13).
+    {{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+
+    // 256x128, two consumer warpgroups each owning 128 rows (two m64n128 atoms per k-step),
+    // cluster 2x1, direct 16-byte stores: tall tiles for large M with moderate N.
+    {{.block_m = 256, .block_n = 128, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+
+    // 64-row tiles with one consumer warpgroup, for skinny M and for shapes with too few large
+    // tiles to fill the GPU: 64x256 (m64n256, TMA store) and 64x128 (six stages, direct stores;
+    // the fastest of the family from 512^3 to 1024^3 and on M = 64).
+    {{.block_m = 64, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {{.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    // 64x64, eight or thirteen stages, direct stores: cuBLASLt's tile for decode shapes (M = 128,
+    // N near 3000-3500), one unsplit CTA per SM without a split-K reduction kernel; cuBLASLt runs
+    // it with 13 stages, which gains 3-6% at K <= 4096 and loses at some longer K. Eight stages of
+    // 64x128 and clusters of two along M (multicasting B) measured no better on the decode shapes
+    // (docs/notes/perf-notes.md, step 12) with eight stages; with twelve, 64x64 in a 2x1 cluster was
+    // the fastest at K >= 8192 in the JIT's search (step 13), beside 64x96 (ten stages) and
+    // 64x160 (eight).
+    {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 13, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 64, .block_n = 96, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 64, .block_n = 160, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+
+    // 256x256 for fp16 accumulation only. Half-width accumulators let each consumer warpgroup own
+    // 128x256 (two m64n256 atoms, 128 registers), halving the operand traffic per FLOP of
+    // 128x256: under the H100's power cap that bought 4-8% at 8192^3 (docs/notes/perf-notes.md).
+    {{.block_m = 256, .block_n = 256, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+     true},
+
+    // Ping-pong: each consumer warpgroup computes whole tiles of its own and the two take turns
+    // on the tensor cores, so one's epilogue (fp32 -> fp16, stmatrix, TMA store) runs during the
+    // other's mainloop. That matters where K is short and the epilogue is a large share of a
+    // tile's time (K <= 1024 with large M and N). 128x128 multicasts A over a 1x2 cluster;
+    // 128x256 (fp16 accumulators only: 128 registers) multicasts B over a 2x1 cluster. A 64x256
+    // ping-pong tile measured 10-20% behind both, and 128x192 (192 fp32 accumulators) behind
+    // 128x128 (docs/notes/perf-notes.md, step 7).
+    {{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kTmaStore,
+      .schedule = Schedule::kPingPong}},
+    {{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore,
+      .schedule = Schedule::kPingPong},
+     true},
+
+    // Tile widths between the powers of two, so that an N that is no multiple of 256 still fills
+    // the last wave. The grid's shapes never let them win, so they reach dispatch through the
+    // siblings rule (the cost model swaps a tuned neighbour's block_n for one of these where that
+    // fills the SMs better). Measured through the JIT on the LLM shapes (docs/notes/perf-notes.md,
+    // step 14): 128x224 at N = 3584 makes 512 tiles in 3.88 waves where 128x256 makes 448 in
+    // 3.39 (4096x3584x3584: 0.85 -> 0.95 of cuBLASLt); 128x192 at N = 4608; 128x224 at
+    // 128x28672 runs 128 CTAs where 128x256 runs 112.
+    {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    // The M = 128 decode tiles (one tile covers all of M, direct stores, six stages) in the
+    // widths between 128's neighbours, for the siblings rule: 128x96 runs N / 96 CTAs where
+    // 128x128 leaves SMs idle (128x9216x3072: 0.91 -> 0.97 of cuBLASLt through the JIT), 128x160
+    // where 128x128 needs a second wave (128x37888x3584). docs/notes/perf-notes.md, step 14.
+    {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+};
+
+constexpr std::size_t catalog_size() {
+  std::size_t n = 0;
+  for (CatalogRow const& row : kCatalogRows) n += row.fp16_only ? 2 : 4;
+  return n;
+}
+
+// The rows expanded, in the order catalog() lists them: per row, each accumulation (fp32 first),
+// then NN before TN.
+inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
+  std::array<Sm90Variant, catalog_size()> out{};
+  std::size_t i = 0;
+  for (CatalogRow const& row : kCatalogRows)
+    for (Accum accum : {Accum::kF32, Accum::kF16}) {
+      if (row.fp16_only && accum == Accum::kF32) continue;
+      for (Layout layout : {Layout::kNN, Layout::kTN}) {
+        out[i] = row.variant;
+        out[i].accum = accum;
+        out[i].layout = layout;
+        ++i;
+      }
+    }
+  return out;
+}();
+
+constexpr bool catalog_is_unique() {
+  for (std::size_t i = 0; i < kCatalog.size(); ++i)
+    for (std::size_t j = i + 1; j < kCatalog.size(); ++j)
+      if (kCatalog[i] == kCatalog[j]) return false;
+  return true;
+}
+// Two shards instantiating one kernel would define it twice.
+static_assert(catalog_is_unique(), "every sm90 catalog entry is a distinct variant");
+
+}  // namespace hgemm::sm90

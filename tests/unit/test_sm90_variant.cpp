@@ -1,0 +1,104 @@
+// The sm90 family's variants on the CPU: the catalog list and its expansion, the round trip
+// between a config and the variant its kernel is instantiated with, and the geometry derived from
+// it, which the kernel's Traits, the launcher's tensor maps and the JIT all read.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/kernel_variant.hpp"
+#include "hgemm/hgemm.hpp"
+#include "launch/sm90_catalog.hpp"
+
+using hgemm::Accum;
+using hgemm::Epilogue;
+using hgemm::Family;
+using hgemm::KernelConfig;
+using hgemm::Layout;
+using hgemm::Schedule;
+using hgemm::Sm90Variant;
+
+TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
+  std::vector<KernelConfig> compiled;
+  for (KernelConfig const& c : hgemm::catalog())
+    if (c.family == Family::kSm90Ws) compiled.push_back(c);
+  ASSERT_EQ(compiled.size(), hgemm::sm90::kCatalog.size());
+  for (size_t i = 0; i < compiled.size(); ++i)
+    EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();
+  // Each row gives both layouts of each of its accumulations.
+  size_t expanded = 0;
+  for (auto const& row : hgemm::sm90::kCatalogRows) expanded += row.fp16_only ? 2 : 4;
+  EXPECT_EQ(expanded, hgemm::sm90::kCatalog.size());
+}
+
+TEST(Sm90Variant, EveryEntryIsLegalAndRoundTrips) {
+  std::set<std::string> names;
+  for (Sm90Variant const& v : hgemm::sm90::kCatalog) {
+    const KernelConfig c = hgemm::to_config(v);
+    EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+    EXPECT_TRUE(names.insert(c.name()).second) << "twice: " << c.name();
+    EXPECT_EQ(hgemm::sm90_variant(c), v) << c.name();
+    const auto parsed = KernelConfig::parse(c.name());
+    ASSERT_TRUE(parsed.has_value()) << c.name();
+    EXPECT_EQ(hgemm::sm90_variant(*parsed), v) << c.name();
+    const hgemm::Sm90Geometry g = hgemm::sm90_geometry(v);
+    EXPECT_EQ(g.num_threads, c.num_threads()) << c.name();
+    EXPECT_EQ(g.smem_bytes, c.smem_bytes()) << c.name();
+  }
+}
+
+TEST(Sm90Variant, GeometryOfTheWorkhorse) {
+  constexpr Sm90Variant tn{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 3,
+                           .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1,
+                           .epilogue = Epilogue::kTmaStore};
+  constexpr hgemm::Sm90Geometry g = hgemm::sm90_geometry(tn);
+  static_assert(g.num_threads == 384);
+  EXPECT_EQ(g.smem_bytes, 215040);  // what `hgemm info` listed before variants were one struct
+  EXPECT_EQ(g.cluster_size, 2);
+  EXPECT_TRUE(g.tma_store);
+  EXPECT_TRUE(g.b_k_major);
+  EXPECT_EQ(g.wg_rows, 64);
+  EXPECT_EQ(g.a_box_rows, 128);  // no cluster along N: A is not multicast
+  EXPECT_EQ(g.a_box_k, 64);
+  EXPECT_EQ(g.a_swizzle, 128);
+  EXPECT_EQ(g.b_box_outer, 128);  // each CTA of the 2x1 cluster loads half of B's 256 rows
+  EXPECT_EQ(g.b_box_inner, 64);
+  EXPECT_EQ(g.c_box_outer, 64);
+  EXPECT_EQ(g.c_box_inner, 64);
+  EXPECT_EQ(g.c_swizzle, 128);
+  EXPECT_EQ(g.smem.staging_buffers, 4);  // the whole C tile is staged
+
+  Sm90Variant nn = tn;
+  nn.layout = Layout::kNN;
+  const hgemm::Sm90Geometry gn = hgemm::sm90_geometry(nn);
+  EXPECT_FALSE(gn.b_k_major);
+  EXPECT_EQ(gn.b_chunk, 64);
+  EXPECT_EQ(gn.b_box_outer, 32);  // N-major B splits its 64 k-rows over the cluster
+  EXPECT_EQ(gn.smem_bytes, g.smem_bytes);
+}
+
+TEST(Sm90Variant, PingPongWarpgroupsOwnWholeTiles) {
+  constexpr Sm90Variant pp{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 5,
+                           .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 2,
+                           .epilogue = Epilogue::kTmaStore, .schedule = Schedule::kPingPong};
+  const hgemm::Sm90Geometry g = hgemm::sm90_geometry(pp);
+  EXPECT_TRUE(g.ping_pong);
+  EXPECT_EQ(g.wg_rows, 128);
+  EXPECT_EQ(g.c_box_outer, 128);
+  EXPECT_EQ(g.slot_consumer_warps, 4);
+  EXPECT_EQ(g.a_box_rows, 64);  // the 1x2 cluster multicasts A
+  Sm90Variant coop = pp;
+  coop.schedule = Schedule::kCooperative;
+  EXPECT_EQ(hgemm::sm90_geometry(coop).wg_rows, 64);
+  EXPECT_EQ(hgemm::sm90_geometry(coop).slot_consumer_warps, 8);
+}
+
+TEST(Sm90Variant, LaunchArgumentsAreNotPartOfTheVariant) {
+  KernelConfig c = hgemm::to_config(hgemm::sm90::kCatalog[0]);
+  c.split_k = 4;
+  c.raster = hgemm::Raster::kAlongN;
+  c.group_size = 4;
+  EXPECT_EQ(hgemm::sm90_variant(c), hgemm::sm90::kCatalog[0]);
+  EXPECT_EQ(hgemm::to_config(hgemm::sm90_variant(c)), c.instance());
+}
