@@ -1,8 +1,8 @@
 // hgemm db: reads and maintains tuning databases (schema: docs/tuner.md).
 //   show    the best config per tuned shape, as dispatch would pick it
 //   stats   counts by disposition, the blocklist, win counts, the geomean speedup
-//   export  the best-per-shape table as CSV, the dispatch table (--table), or the database
-//           rewritten without its bad lines
+//   export  the best-per-shape table as CSV, the dispatch table (--table), the winners merged
+//           into the user table (--user-table), or the database rewritten without its bad lines
 //   merge   several databases (e.g. from other machines' runs of the same GPU) into one
 //   predict what dispatch would run for given shapes, and where the answer comes from
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "args.hpp"
 #include "core/device.hpp"
 #include "core/file_io.hpp"
+#include "dispatch/locate.hpp"
 #include "dispatch/table.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
@@ -28,6 +29,7 @@
 #include "tuner/db/leave_one_out.hpp"
 #include "tuner/db/table_export.hpp"
 #include "tuner/db/tuned_table.hpp"
+#include "tuner/db/user_table.hpp"
 #include "tuner/policy/softmax_policy.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner_commands.hpp"
@@ -46,6 +48,11 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   without its unreadable lines (atomically)
   export [PATH] --table FILE      the dispatch table of --acc's winners (what the library ships
                                   and reads; docs/tuner.md), written atomically
+  export [PATH] --user-table [--table FILE]
+                                  --acc's winners merged into the user table (what hgemm tune
+                                  writes; its other shapes are kept), or into FILE; default:
+                                  $HGEMM_USER_TABLE, else $XDG_CACHE_HOME/hgemm/tables/, else
+                                  ~/.cache/hgemm/tables/<gpu>-<acc>.table
   merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
                                   refuses files of different devices
   predict [PATH] (--shape LIST | --suite S) [--rule R]
@@ -251,6 +258,27 @@ int export_table(const std::string& path, const std::string& out, Accum accum) {
   return db.errors.empty() ? 0 : 1;
 }
 
+// For a database tuned before hgemm tune wrote user tables, or tuned with --no-user-table.
+int export_user_table(const std::string& path, const std::optional<std::string>& into,
+                      Accum accum) {
+  const Database db = load_reporting(path, false);
+  if (db.header.empty()) throw ArgError(path + " has no header: not a tuning database");
+  const dispatch::Table tuned =
+      export_table(db, accum, std::filesystem::path(path).filename().string());
+  const std::string target = into ? *into : dispatch::user_table_path(tuned.gpu, accum);
+  if (target.empty())
+    throw ArgError("no cache directory (neither XDG_CACHE_HOME nor HOME is set): name the user "
+                   "table with --table FILE");
+  std::vector<Problem> shapes;
+  for (const dispatch::TableEntry& e : tuned.entries)
+    shapes.push_back({e.m, e.n, e.k, e.layout, accum});
+  const UserTableWrite w = update_user_table(target, tuned, shapes);
+  std::printf("merged %zu %s entries (%s, %d SMs) into the user table %s (%zu entries)\n",
+              w.written, std::string(to_string(accum)).c_str(), tuned.gpu.c_str(), tuned.sm_count,
+              w.path.c_str(), w.entries);
+  return db.errors.empty() ? 0 : 1;
+}
+
 int predict(const std::string& path, Accum accum, const std::vector<Shape>& shapes,
             const std::optional<Layout>& layout, NeighborRule rule) {
   const Database db = load_reporting(path, false);
@@ -353,7 +381,7 @@ std::string default_path(Accum accum) {
 int cmd_db(const Args& raw) {
   try {
     ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule"},
-                    {"help"});
+                    {"help", "user-table"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
       std::fputs(kHelp, pos.empty() && !args.flag("help") ? stderr : stdout);
@@ -377,6 +405,8 @@ int cmd_db(const Args& raw) {
     if (sub != "show" && sub != "stats" && sub != "export" && sub != "predict" && sub != "loo")
       throw ArgError("unknown db command '" + sub + "' (show, stats, export, merge, predict, loo)");
     if (pos.size() > 2) throw ArgError("unexpected argument '" + pos[2] + "'");
+    if (args.flag("user-table") && sub != "export")
+      throw ArgError("--user-table belongs to export");
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
@@ -412,6 +442,10 @@ int cmd_db(const Args& raw) {
       return loo(path, args.get_or("table", path), rules, layout);
     }
     if (sub == "stats") return stats(path);
+    if (args.flag("user-table")) {
+      if (args.get("out")) throw ArgError("export --user-table takes no --out");
+      return export_user_table(path, args.get("table"), *accum);
+    }
     if (auto table = args.get("table")) {
       if (args.get("out")) throw ArgError("export takes --out FILE or --table FILE, not both");
       return export_table(path, *table, *accum);

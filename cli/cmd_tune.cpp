@@ -6,6 +6,10 @@
 // (`hgemm tune ... --shard i/n --device d`, by fork/exec), each tuning every n-th shape into its
 // own shard file next to the database, then merges the shard files into the database
 // (atomically) once every worker has exited.
+//
+// The user table: after each problem (so an interrupted run keeps what it finished), the winners
+// of the problems this run tuned are merged into the user table dispatch reads for this GPU and
+// accumulation (src/tuner/db/user_table.hpp); a launcher does it once, after its merge.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -29,11 +33,13 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/suite.hpp"
+#include "dispatch/locate.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
 #include "progress.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/tuned_table.hpp"
+#include "tuner/db/user_table.hpp"
 #include "tuner/measure/gpu_measurer.hpp"
 #include "tuner/measure/synthetic_measurer.hpp"
 #include "tuner/space/space.hpp"
@@ -83,6 +89,12 @@ constexpr const char* kHelp =
   --seed S           policy and verifier seed (default 24301)
   --time-limit S     stop after the shape in progress once S seconds have passed; exit code 3
                      means "incomplete, rerun with --resume"
+  --user-table FILE  merge the winners of the shapes tuned here into FILE, the dispatch table
+                     whose entries win over the shipped table's for their shapes (default:
+                     $HGEMM_USER_TABLE, else $XDG_CACHE_HOME/hgemm/tables/<gpu>-<acc>.table,
+                     else ~/.cache/hgemm/tables/...; with --measurer synthetic, only FILE).
+                     Rewritten after each shape; a new process dispatches from it at once
+  --no-user-table    leave the user table alone
   --measurer M       gpu (default) or synthetic: a deterministic made-up landscape that needs no
                      GPU, for trying the pipeline (needs --db)
   --shard I/N        (worker) tune shapes I, I+N, I+2N, ... into PATH.shardIofN
@@ -111,6 +123,8 @@ struct Settings {
   std::optional<Shard> shard;
   std::optional<int> device;
   bool synthetic = false;
+  std::optional<std::string> user_table;  // --user-table FILE
+  bool no_user_table = false;
   GpuMeasurerOptions gpu;
   double time_limit_s = 0;
 };
@@ -132,8 +146,8 @@ Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
                    "include", "remeasure-before", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
-                   "shard", "device"},
-                  {"resume", "quick-verify", "help"});
+                   "shard", "device", "user-table"},
+                  {"resume", "quick-verify", "help", "no-user-table"});
   Settings s;
   *help = args.flag("help");
   if (*help) return s;
@@ -193,6 +207,13 @@ Settings parse_settings(const Args& raw, bool* help) {
   if (s.synthetic && !s.db)
     throw ArgError("--measurer synthetic needs --db: its made-up numbers must not land in the "
                    "default database");
+  s.user_table = args.get("user-table");
+  s.no_user_table = args.flag("no-user-table");
+  if (s.user_table && s.no_user_table)
+    throw ArgError("--user-table and --no-user-table are exclusive");
+  if (s.user_table && s.accums.size() > 1)
+    throw ArgError("--user-table FILE holds one accumulation: pass one --acc, or leave "
+                   "--user-table out (the default names one table per accumulation)");
   const std::string mode = args.get_or("mode", "graph");
   if (mode == "graph") s.gpu.mode = bench::Mode::kGraph;
   else if (mode == "offline") s.gpu.mode = bench::Mode::kOffline;
@@ -238,6 +259,39 @@ std::set<std::string> distinct(const std::map<Accum, std::string>& paths) {
   std::set<std::string> out;
   for (const auto& [accum, path] : paths) out.insert(path);
   return out;
+}
+
+// The user table each accumulation's winners go to (none with --no-user-table, and none for made-up
+// timings unless named), each checked before anything is tuned: an existing table of another
+// device or accumulation, or one that does not parse, is the user's and is never overwritten.
+std::map<Accum, std::string> user_table_paths(const Settings& s, const DeviceInfo& device) {
+  std::map<Accum, std::string> out;
+  if (s.no_user_table || (s.synthetic && !s.user_table)) return out;
+  std::map<std::string, Accum> owner;
+  for (Accum a : s.accums) {
+    const std::string path = s.user_table ? *s.user_table : dispatch::user_table_path(device.name, a);
+    if (path.empty()) {
+      std::fprintf(stderr, "hgemm tune: note: no cache directory (neither XDG_CACHE_HOME nor "
+                           "HOME is set): no user table is written\n");
+      return {};
+    }
+    if (auto [it, added] = owner.emplace(path, a); !added)
+      throw ArgError("HGEMM_USER_TABLE=" + path + " names one table for both accumulations: "
+                     "pass one --acc, or --user-table FILE per run");
+    read_user_table(path, device.name, device.sm_count, a);
+    out[a] = path;
+  }
+  return out;
+}
+
+std::string file_name(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+void print_user_table(const UserTableWrite& w) {
+  std::printf("  user table: %s (%zu entries, %zu from this run; a new process dispatches from "
+              "it)\n",
+              w.path.c_str(), w.entries, w.written);
 }
 
 Fingerprint running_fingerprint(const Settings& s, const DeviceInfo& device) {
@@ -299,6 +353,8 @@ int run_worker(const Settings& s) {
   // History: every database this run writes to and this worker's own shard file (their records
   // count toward budgets with --resume), then the --history files (warm start only).
   const auto paths = db_paths(s, device.name);
+  const std::map<Accum, std::string> user_tables =
+      s.shard ? std::map<Accum, std::string>{} : user_table_paths(s, device);
   auto load_checked = [&](const std::string& file, std::vector<Record>& into, bool written) {
     Database db = load_database(file);
     for (const std::string& e : db.errors)
@@ -318,9 +374,18 @@ int run_worker(const Settings& s) {
     into.insert(into.end(), db.records.begin(), db.records.end());
   };
   std::vector<Record> history, warm_only;
+  // The databases as they grow, for the user table's winners: exported as `hgemm db export`
+  // would export the file, without reading it back after every problem.
+  std::map<std::string, Database> written;
   for (const std::string& path : distinct(paths)) {
+    const size_t before = history.size();
     load_checked(path, history, true);
     if (s.shard) load_checked(shard_path(path, *s.shard), history, true);
+    if (!user_tables.empty()) {
+      Database& db = written[path];
+      db.header = fingerprint;
+      db.records.assign(history.begin() + long(before), history.end());
+    }
   }
   for (const std::string& file : s.history) load_checked(file, warm_only, false);
 
@@ -347,6 +412,26 @@ int run_worker(const Settings& s) {
   Progress progress(label, long(problems.size()));
   const bool draw = !s.shard && isatty(STDERR_FILENO);
   std::vector<ProblemResult> results;
+  std::map<Accum, std::vector<Problem>> tuned_problems;
+  std::map<Accum, UserTableWrite> user_writes;
+  std::set<Accum> user_table_failed;
+  // A failed write costs the user table, never the run: the database has every record, and
+  // `hgemm db export DB --user-table` rebuilds the table from it.
+  auto update_user_table_for = [&](Accum a) {
+    const auto where = user_tables.find(a);
+    if (where == user_tables.end() || user_table_failed.count(a)) return;
+    const std::string& db_path = paths.at(a);
+    try {
+      const dispatch::Table tuned =
+          export_problems(written.at(db_path), a, tuned_problems[a], file_name(db_path));
+      user_writes[a] = update_user_table(where->second, tuned, tuned_problems[a]);
+    } catch (const Error& e) {
+      user_table_failed.insert(a);
+      std::fprintf(stderr, "hgemm %s: warning: user table not updated: %s; tuning goes on (hgemm "
+                           "db export %s --acc %s --user-table writes it later)\n",
+                   label.c_str(), e.what(), db_path.c_str(), std::string(to_string(a)).c_str());
+    }
+  };
   long candidates = 0, failures = 0;
   bool stopped_early = false;
   for (const Problem& p : problems) {
@@ -355,7 +440,13 @@ int run_worker(const Settings& s) {
       break;
     }
     DatabaseWriter& writer = *writers.at(paths.at(p.accum));
-    const ProblemResult r = tuner.tune(p, [&](const Record& rec) { writer.append(rec); });
+    Database* kept = written.count(paths.at(p.accum)) ? &written.at(paths.at(p.accum)) : nullptr;
+    const ProblemResult r = tuner.tune(p, [&](const Record& rec) {
+      writer.append(rec);
+      if (kept) kept->records.push_back(rec);
+    });
+    tuned_problems[p.accum].push_back(p);
+    update_user_table_for(p.accum);
     candidates += r.measured_now;
     failures += r.failures_now;
     results.push_back(r);
@@ -386,6 +477,7 @@ int run_worker(const Settings& s) {
               failures, geomean_speedup(results), tuner.blocklist().size(), progress.seconds());
   for (const auto& [path, writer] : writers)
     std::printf("  database: %s\n", writer->path().c_str());
+  for (const auto& [accum, w] : user_writes) print_user_table(w);
   if (stopped_early) {
     std::printf("INCOMPLETE: --time-limit %.0f s reached; rerun with --resume to continue\n",
                 s.time_limit_s);
@@ -433,10 +525,11 @@ std::vector<std::string> worker_args(const Args& raw, Shard shard, int device) {
 }
 
 int run_launcher(const Settings& s, const Args& raw) {
-  const std::string gpu_name =
-      s.synthetic ? nominal_device("synthetic").name : current_device().name;
+  const DeviceInfo device = s.synthetic ? nominal_device("synthetic") : current_device();
+  const std::string& gpu_name = device.name;
   const std::vector<int> gpus = resolve_gpus(s);
   const auto paths = db_paths(s, gpu_name);
+  const std::map<Accum, std::string> user_tables = user_table_paths(s, device);
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) HGEMM_THROW(HGEMM_ERROR_INTERNAL, "cannot find this executable: " + ec.message());
@@ -495,6 +588,21 @@ int run_launcher(const Settings& s, const Args& raw) {
     for (const std::string& file : merged_files) std::filesystem::remove(file, ec);
     std::printf("tune: merged %zu worker files into %s (%zu records)\n", merged_files.size(),
                 path.c_str(), merged.records.size());
+  }
+  // The workers leave the user table to the launcher: several read-merge-writes of one file at
+  // once would lose each other's shapes.
+  for (const auto& [accum, table_path] : user_tables) {
+    const std::string& db_path = paths.at(accum);
+    if (!std::filesystem::exists(db_path)) continue;
+    const std::vector<Problem> problems = expand_problems(s.shapes, s.layouts, {accum});
+    const dispatch::Table tuned =
+        export_problems(load_database(db_path), accum, problems, file_name(db_path));
+    // Only shapes with a winner are replaced: a worker that died may never have reached the
+    // others, whose entries then stay as they were.
+    std::vector<Problem> replaced;
+    for (const dispatch::TableEntry& e : tuned.entries)
+      replaced.push_back({e.m, e.n, e.k, e.layout, accum});
+    print_user_table(update_user_table(table_path, tuned, replaced));
   }
   return worst;
 }

@@ -145,6 +145,11 @@ void run(const Problem& problem, const KernelConfig& config, const void* a, cons
 // The config that run(problem, ...) would use for these pointers on the current device.
 KernelConfig select_config(const Problem& problem, const void* a, const void* b, const void* c);
 
+// Reads the dispatch tables again on the next call: tables load once per process, so a process
+// running when `hgemm tune` wrote the user table sees it only after this (a new process sees it
+// at once). Safe while other threads call run(); each reload keeps the earlier tables' memory.
+void reload_tables();
+
 // Every config compiled into this build.
 std::vector<KernelConfig> catalog();
 

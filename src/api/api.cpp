@@ -124,6 +124,8 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
   return dispatch::select(problem, args, *device).config;
 }
 
+void reload_tables() { dispatch::reload_tables(); }
+
 std::vector<KernelConfig> catalog() {
   std::vector<KernelConfig> out;
   for (const auto& inst : registry::instances()) out.push_back(inst.config);

@@ -51,9 +51,13 @@ int align_class(const GemmArgs& args) {
   return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0);
 }
 
+// Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what
+// a concurrent call holds.
+std::atomic<int> g_generation{0};
+
 struct DispatchKey {
   int64_t m, n, k;
-  int layout, accum, device, align_class;
+  int layout, accum, device, align_class, generation;
   bool operator==(const DispatchKey&) const = default;
 };
 
@@ -61,7 +65,8 @@ struct DispatchKeyHash {
   size_t operator()(const DispatchKey& k) const {
     uint64_t h = 1469598103934665603ull;
     for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                       uint64_t(k.accum), uint64_t(k.device), uint64_t(k.align_class)}) {
+                       uint64_t(k.accum), uint64_t(k.device), uint64_t(k.align_class),
+                       uint64_t(k.generation)}) {
       h ^= v;
       h *= 1099511628211ull;
     }
@@ -161,9 +166,10 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
     LoadedTable user, shipped;
   };
   static std::mutex mutex;
-  static std::map<std::tuple<int, std::string, int, int>, std::unique_ptr<Slot>> slots;
+  static std::map<std::tuple<int, int, std::string, int, int>, std::unique_ptr<Slot>> slots;
   std::lock_guard lock(mutex);
-  auto& slot = slots[{device.ordinal, device.name, device.sm_count, int(accum)}];
+  auto& slot = slots[{g_generation.load(std::memory_order_acquire), device.ordinal, device.name,
+                      device.sm_count, int(accum)}];
   if (!slot) {
     slot = std::make_unique<Slot>();
     if (const std::string user = user_table_path(device.name, accum); !user.empty()) {
@@ -292,7 +298,8 @@ const Decision& select(const Problem& problem, const GemmArgs& args, const Devic
   static std::shared_mutex mutex;
   static std::unordered_map<DispatchKey, Decision, DispatchKeyHash> cache;
   const DispatchKey key{problem.m,          problem.n,      problem.k,        int(problem.layout),
-                        int(problem.accum), device.ordinal, align_class(args)};
+                        int(problem.accum), device.ordinal, align_class(args),
+                        g_generation.load(std::memory_order_acquire)};
   {
     std::shared_lock lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -302,6 +309,8 @@ const Decision& select(const Problem& problem, const GemmArgs& args, const Devic
   // Node-based map: the reference stays valid while other threads insert.
   return cache.emplace(key, std::move(decision)).first->second;
 }
+
+void reload_tables() { g_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 hgemmDispatchInfo_t describe(const DeviceInfo& device, Accum accum) {
   auto copy = [](char* out, size_t size, const std::string& s) {

@@ -75,7 +75,7 @@ struct Tables {
 };
 
 // The tables dispatch uses on `device` for `accum`, found and loaded on first use and then kept
-// for the process (see locate.hpp for where they are looked for). Never throws: a missing,
+// for the process, until reload_tables() (see locate.hpp for where they are looked for). Never throws: a missing,
 // unreadable or mismatched table is reported by one warning per process on stderr, and dispatch
 // then uses the heuristic.
 Tables tables_for(const DeviceInfo& device, Accum accum);
@@ -89,6 +89,12 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
 // decide() with tables_for(), cached per shape, layout, accumulation, device and pointer-alignment
 // class, so repeated calls neither allocate nor scan.
 const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device);
+
+// The next tables_for() and select() find and load the tables again, so a process sees a user
+// table that `hgemm tune` wrote after its first call. Earlier tables and cached decisions are
+// kept, never freed (each reload costs the memory of one set), because a call on another thread
+// may still be reading them: that keeps the per-call path free of any lock but the cache's.
+void reload_tables();
 
 // What hgemmGetDispatchInfo reports: the tables tables_for() holds for `device` and `accum`.
 hgemmDispatchInfo_t describe(const DeviceInfo& device, Accum accum);

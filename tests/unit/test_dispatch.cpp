@@ -210,6 +210,16 @@ TEST(DispatchTableEntry, UserEntryWinsOverShipped) {
   const dispatch::Decision c = dispatch::decide(p, args_for(p), d, both);
   EXPECT_EQ(c.config, user) << c.config.name();
   EXPECT_EQ(c.source, dispatch::Source::kUserTable) << c.reason;
+
+  // Only for its shape: another shape the shipped table lists keeps the shipped winner.
+  const Problem q{kAdvisedM, kAdvisedN, kAdvisedK + 256, Layout::kTN, Accum::kF32};
+  dispatch::Table shipped_two = *t.shipped.table();
+  shipped_two.entries.push_back({q.m, q.n, q.k, q.layout, shipped, true});
+  const dispatch::LoadedTable shipped_table(shipped_two, "shipped.table", d);
+  const dispatch::Decision other =
+      dispatch::decide(q, args_for(q), d, {&u.shipped, &shipped_table});
+  EXPECT_EQ(other.config, shipped) << other.config.name();
+  EXPECT_EQ(other.source, dispatch::Source::kShippedTable) << other.reason;
 }
 
 TEST(DispatchTableEntry, TableOfAnotherDeviceIsNotUsed) {

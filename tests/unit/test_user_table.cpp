@@ -1,0 +1,233 @@
+// The user table: merging a run's winners into it, writing it, `hgemm tune` and `hgemm db export
+// --user-table` keeping it, and dispatch reading it again after reload_tables().
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "core/error.hpp"
+#include "core/file_io.hpp"
+#include "dispatch/dispatch.hpp"
+#include "dispatch/locate.hpp"
+#include "dispatch/table.hpp"
+#include "hgemm/hgemm.hpp"
+#include "temp_dir.hpp"
+#include "tuner/db/database.hpp"
+#include "tuner/db/user_table.hpp"
+#include "tuner/space/space.hpp"
+
+namespace {
+
+using namespace hgemm;
+
+constexpr const char* kGpu = "NVIDIA H100 80GB HBM3";
+constexpr const char* kConfig = "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn";
+
+KernelConfig config(const char* name = kConfig) {
+  const auto c = KernelConfig::parse(name);
+  EXPECT_TRUE(c) << name << " no longer parses";
+  return c.value_or(KernelConfig{});
+}
+
+dispatch::Table table(std::vector<dispatch::TableEntry> entries, int sm_count = 132) {
+  dispatch::Table t;
+  t.gpu = kGpu;
+  t.sm_count = sm_count;
+  t.accum = Accum::kF32;
+  t.source = "a.jsonl";
+  t.entries = std::move(entries);
+  return t;
+}
+
+dispatch::TableEntry entry(int64_t m, const KernelConfig& c) {
+  return {m, 4096, 4096, Layout::kTN, c, true};
+}
+
+Problem problem(int64_t m) { return {m, 4096, 4096, Layout::kTN, Accum::kF32}; }
+
+const dispatch::TableEntry* find(const dispatch::Table& t, int64_t m) {
+  for (const auto& e : t.entries)
+    if (e.m == m) return &e;
+  return nullptr;
+}
+
+std::string measurement(int64_t m, const char* config, double us) {
+  return "{\"type\":\"measurement\",\"m\":" + std::to_string(m) +
+         ",\"n\":4096,\"k\":4096,\"layout\":\"tn\",\"acc\":\"f32\",\"config\":\"" + config +
+         "\",\"disposition\":\"passed\",\"median_us\":" + std::to_string(us) +
+         ",\"p20_us\":" + std::to_string(us) + ",\"p80_us\":" + std::to_string(us) +
+         ",\"reference_us\":200.0,\"policy\":\"rl\",\"timestamp\":\"2026-11-23T00:00:00Z\"}\n";
+}
+
+const std::string kHeader =
+    "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":\"132\"}\n";
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+TEST(UserTable, MergeKeepsOtherShapesAndReplacesRetunedOnes) {
+  KernelConfig old_winner = config(), new_winner = config();
+  old_winner.group_size = 1;
+  new_winner.group_size = 16;
+  dispatch::Table existing =
+      table({entry(128, old_winner), entry(256, old_winner), entry(512, old_winner)});
+  existing.blocked = {"sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn"};
+  dispatch::Table tuned = table({entry(256, new_winner), entry(1024, new_winner)});
+  tuned.source = "b.jsonl";
+  tuned.measured_split_k = true;
+  tuned.blocked = {"sm80_mma_64x64x32_s3_w2x2_sk1_f32_tn"};
+  // 512 was re-tuned and has no winner now: its old entry goes.
+  const dispatch::Table merged =
+      tuner::merge_tables(existing, tuned, {problem(256), problem(512), problem(1024)});
+  ASSERT_EQ(merged.entries.size(), 3u);
+  EXPECT_EQ(find(merged, 128)->config, old_winner);
+  EXPECT_EQ(find(merged, 256)->config, new_winner);
+  EXPECT_EQ(find(merged, 1024)->config, new_winner);
+  EXPECT_EQ(find(merged, 512), nullptr);
+  EXPECT_EQ(merged.gpu, kGpu);
+  EXPECT_EQ(merged.sm_count, 132);
+  EXPECT_EQ(merged.source, "b.jsonl");
+  EXPECT_TRUE(merged.measured_split_k);
+  EXPECT_EQ(merged.blocked.size(), 2u);
+  // Another accumulation's problems replace nothing.
+  const dispatch::Table f16_only = tuner::merge_tables(
+      existing, table({}), {Problem{128, 4096, 4096, Layout::kTN, Accum::kF16}});
+  EXPECT_EQ(f16_only.entries.size(), 3u);
+
+  EXPECT_THROW(tuner::merge_tables(existing, table({}, 114), {}), Error);
+}
+
+TEST(UserTable, UpdateCreatesTheDirectoryAndWritesAtomically) {
+  TempDir dir;
+  const std::string path = dir.file("cache/hgemm/tables/user.table");
+  const tuner::UserTableWrite first =
+      tuner::update_user_table(path, table({entry(128, config())}), {problem(128)});
+  EXPECT_EQ(first.entries, 1u);
+  EXPECT_EQ(first.written, 1u);
+  const tuner::UserTableWrite second =
+      tuner::update_user_table(path, table({entry(256, config())}), {problem(256)});
+  EXPECT_EQ(second.entries, 2u);
+  EXPECT_EQ(second.written, 1u);
+  const dispatch::Table back = dispatch::load_table(path);
+  EXPECT_EQ(back.gpu, kGpu);
+  EXPECT_EQ(back.sm_count, 132);
+  EXPECT_EQ(back.accum, Accum::kF32);
+  EXPECT_EQ(back.entries.size(), 2u);
+  // Nothing but the table is left beside it (no temp file).
+  int files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir.file("cache/hgemm/tables"))) {
+    ++files;
+    EXPECT_EQ(f.path().filename(), "user.table");
+  }
+  EXPECT_EQ(files, 1);
+
+  // The user's tuning is never overwritten blind: another device's table, or a foreign file.
+  EXPECT_THROW(tuner::update_user_table(path, table({entry(512, config())}, 114), {}), Error);
+  write(dir.file("foreign.table"), "not a table\n");
+  EXPECT_THROW(tuner::update_user_table(dir.file("foreign.table"), table({}), {}), Error);
+  EXPECT_EQ(dispatch::load_table(path).entries.size(), 2u);
+}
+
+// The winners are export_table's (the highest mean reward), restricted to the problems asked for.
+TEST(UserTable, ExportProblemsChoosesAsTheTableExport) {
+  TempDir dir;
+  KernelConfig slow = config(), fast = config();
+  slow.group_size = 1;
+  fast.group_size = 16;
+  write(dir.file("db.jsonl"), kHeader + measurement(128, slow.name().c_str(), 190.0) +
+                                  measurement(128, fast.name().c_str(), 150.0) +
+                                  measurement(256, slow.name().c_str(), 100.0));
+  const tuner::Database db = tuner::load_database(dir.file("db.jsonl"));
+  ASSERT_TRUE(db.errors.empty()) << db.errors.front();
+  const dispatch::Table t = tuner::export_problems(db, Accum::kF32, {problem(128)}, "db.jsonl");
+  ASSERT_EQ(t.entries.size(), 1u);
+  EXPECT_EQ(t.entries[0].config, fast);
+  EXPECT_EQ(t.gpu, kGpu);
+  EXPECT_EQ(t.sm_count, 132);
+}
+
+TEST(UserTable, TuneMergesItsWinnersIntoTheUserTable) {
+  TempDir dir;
+  const std::string user = dir.file("new/dir/user.table");
+  // An entry of an earlier run, on the synthetic measurer's device.
+  dispatch::Table earlier = table({entry(96, config())});
+  earlier.gpu = tuner::nominal_device("synthetic").name;
+  earlier.sm_count = tuner::nominal_device("synthetic").sm_count;
+  std::filesystem::create_directories(dir.file("new/dir"));
+  write(user, dispatch::format_table(earlier));
+  const std::string tune = "tune --measurer synthetic --shape 256x256x256,512x512x512 --layout tn "
+                           "--acc f32 --budget 4 --db " + dir.file("db.jsonl");
+  const CliResult r = run_cli(tune + " --user-table " + user);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("user table: " + user + " (3 entries, 2 from this run"),
+            std::string::npos)
+      << r.output;
+  const dispatch::Table back = dispatch::load_table(user);
+  EXPECT_EQ(back.gpu, earlier.gpu);
+  EXPECT_EQ(back.entries.size(), 3u);
+  EXPECT_NE(find(back, 96), nullptr);
+  EXPECT_NE(find(back, 256), nullptr);
+
+  // Made-up timings reach no user table unless one is named; --no-user-table writes none.
+  const std::string env = "XDG_CACHE_HOME=" + dir.file("cache") + " HGEMM_USER_TABLE=";
+  EXPECT_EQ(run_cli(tune, env).code, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cache")));
+  const CliResult skipped = run_cli(tune + " --no-user-table", env);
+  EXPECT_EQ(skipped.code, 0) << skipped.output;
+  EXPECT_EQ(skipped.output.find("user table:"), std::string::npos) << skipped.output;
+
+  EXPECT_EQ(run_cli(tune + " --user-table " + user + " --no-user-table").code, 2);
+  const CliResult both = run_cli("tune --measurer synthetic --shape 256x256x256 --acc f32,f16 "
+                                 "--db " + dir.file("db2.jsonl") + " --user-table " + user);
+  EXPECT_EQ(both.code, 2) << both.output;
+  EXPECT_NE(both.output.find("one accumulation"), std::string::npos) << both.output;
+}
+
+TEST(UserTable, DbExportMergesIntoTheDefaultUserTable) {
+  TempDir dir;
+  write(dir.file("db.jsonl"), kHeader + measurement(128, kConfig, 150.0));
+  const std::string env =
+      "CUDA_VISIBLE_DEVICES=-1 HGEMM_USER_TABLE= XDG_CACHE_HOME=" + dir.file("cache");
+  const CliResult r = run_cli("db export " + dir.file("db.jsonl") + " --user-table", env);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string expected =
+      dir.file("cache") + "/hgemm/tables/" + dispatch::table_file_name(kGpu, Accum::kF32);
+  EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  EXPECT_EQ(dispatch::load_table(expected).entries.size(), 1u);
+  // --table FILE names the table to merge into.
+  const CliResult named = run_cli(
+      "db export " + dir.file("db.jsonl") + " --user-table --table " + dir.file("u.table"), env);
+  ASSERT_EQ(named.code, 0) << named.output;
+  EXPECT_EQ(dispatch::load_table(dir.file("u.table")).entries.size(), 1u);
+  EXPECT_EQ(run_cli("db show " + dir.file("db.jsonl") + " --user-table", env).code, 2);
+}
+
+// Tables load once per process; reload_tables() makes the next call read them again.
+TEST(UserTable, ReloadPicksUpANewUserTable) {
+  TempDir dir;
+  DeviceInfo device = tuner::nominal_device("described reload GPU", 132);
+  device.ordinal = 0;
+  const std::string path = dir.file("user.table");
+  const char* saved = std::getenv("HGEMM_USER_TABLE");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("HGEMM_USER_TABLE", path.c_str(), 1);
+  EXPECT_FALSE(dispatch::tables_for(device, Accum::kF32).user->usable());
+  dispatch::Table t = table({entry(128, config())});
+  t.gpu = device.name;
+  write_file_atomically(path, dispatch::format_table(t));
+  const dispatch::LoadedTable* before = dispatch::tables_for(device, Accum::kF32).user;
+  EXPECT_FALSE(before->usable());
+  hgemm::reload_tables();
+  const dispatch::LoadedTable* after = dispatch::tables_for(device, Accum::kF32).user;
+  EXPECT_TRUE(after->usable()) << after->status();
+  EXPECT_NE(after->find(problem(128)), nullptr);
+  EXPECT_FALSE(before->usable());  // still valid: earlier tables are kept
+  if (saved) ::setenv("HGEMM_USER_TABLE", saved_value.c_str(), 1);
+  else ::unsetenv("HGEMM_USER_TABLE");
+}
+
+}  // namespace
