@@ -10,6 +10,7 @@
 #include "core/suite.hpp"
 #include "dispatch/dispatch.hpp"
 #include "hgemm/hgemm.hpp"
+#include "tuner/space/space.hpp"
 
 namespace hgemm::cli {
 namespace {
@@ -27,18 +28,6 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   --gpu h100   decide for a described H100 SXM (132 SMs) instead of the current device: no GPU
                needed
 )";
-
-DeviceInfo described_h100() {
-  DeviceInfo d;
-  d.ordinal = 0;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.l2_bytes = 50 << 20;
-  d.max_smem_per_block_optin = 232448;
-  return d;
-}
 
 // 256-byte aligned stand-ins: dispatch looks only at the pointers' alignment.
 GemmArgs stand_in_args(const Problem& problem) {
@@ -80,7 +69,8 @@ int cmd_explain(const Args& raw) {
     DeviceInfo device;
     if (auto gpu = args.get("gpu")) {
       if (*gpu != "h100") throw ArgError("--gpu knows only h100");
-      device = described_h100();
+      device = tuner::nominal_device("NVIDIA H100 80GB HBM3", 132);
+      device.ordinal = 0;
     } else {
       const DeviceInfo* current = nullptr;
       if (Status s = query_current_device(&current); !s.ok())

@@ -16,27 +16,8 @@
 
 namespace {
 
-constexpr const char* kNoDevice = "CUDA_VISIBLE_DEVICES=-1";
 // Stands for a results file of an earlier run, which a failed run must not touch.
 const std::string kPrecious = "# an earlier run's results\nm,n,k\n4096,4096,4096\n";
-
-const std::string kDatabase =
-    "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":\"132\"}\n"
-    "{\"type\":\"measurement\",\"m\":4096,\"n\":4096,\"k\":4096,\"layout\":\"tn\",\"acc\":\"f32\","
-    "\"config\":\"sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn\",\"disposition\":\"passed\","
-    "\"median_us\":190.0,\"p20_us\":189.0,\"p80_us\":191.0,\"reference_us\":194.0,"
-    "\"speedup\":1.02,\"policy\":\"rl\",\"timestamp\":\"2026-11-23T00:00:00Z\"}\n";
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A missing device is named as such, with the runtime's error name, and never as an outdated
 // driver (cudaErrorInsufficientDriver's own text, which is what the runtime says without one).

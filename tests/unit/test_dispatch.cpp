@@ -9,20 +9,15 @@
 #include "dispatch/cost.hpp"
 #include "dispatch/dispatch.hpp"
 #include "registry/registry.hpp"
+#include "tuner/space/space.hpp"
 
 namespace {
 
 using namespace hgemm;
 
 DeviceInfo h100() {
-  DeviceInfo d;
+  DeviceInfo d = tuner::nominal_device("described H100", 132);
   d.ordinal = 0;
-  d.name = "described H100";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.l2_bytes = 50 << 20;
-  d.max_smem_per_block_optin = 227 * 1024;
   return d;
 }
 

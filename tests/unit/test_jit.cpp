@@ -21,13 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 KernelConfig parse(const char* name) {
   auto c = KernelConfig::parse(name);
   EXPECT_TRUE(c.has_value()) << name;

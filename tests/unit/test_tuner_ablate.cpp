@@ -267,13 +267,6 @@ TEST(TunerAblate, RejectsTablesWithoutTimings) {
   EXPECT_EQ(size_bucket(Problem{16384, 16384, 16384}), 4);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // An exhaustive table over `shapes` (TN, f32) from the synthetic measurer, at dir/exh.jsonl.
 std::string synthetic_table(const TempDir& dir, const std::string& shapes) {
   const std::string db = dir.file("exh.jsonl");

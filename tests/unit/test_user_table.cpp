@@ -65,10 +65,6 @@ std::string measurement(int64_t m, const char* config, double us) {
 const std::string kHeader =
     "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":\"132\"}\n";
 
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 TEST(UserTable, MergeKeepsOtherShapesAndReplacesRetunedOnes) {
   KernelConfig old_winner = config(), new_winner = config();
   old_winner.group_size = 1;
