@@ -378,11 +378,15 @@ int run_bench(const Settings& s, const Args& raw) {
           } else if (impl.config) {
             e.fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
                                         cudaStream_t st) { run(p, cfg, a, b, c, st); };
+          } else if (impl.pdl) {
+            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+              run(p, a, b, c, st);
+            };
           } else {
-            // The launch setting is global, so it is set around each call (and restored).
-            e.fn = [pdl = impl.pdl && env::pdl()](
-                       const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-              const bool before = set_programmatic_launch(pdl);
+            // The launch setting is global, so hgemm-nopdl turns it off around each of its calls
+            // and restores it.
+            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+              const bool before = set_programmatic_launch(false);
               try {
                 run(p, a, b, c, st);
               } catch (...) {

@@ -199,8 +199,6 @@ struct Baselines::Impl {
   void* workspace = nullptr;
   cudaStream_t stream = nullptr;
   bool bound = false;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
   std::unordered_map<PlanKey, std::unique_ptr<Plan>, PlanKeyHash> plans;
   std::unordered_map<SelectionKey, Chosen, SelectionKeyHash> selections;
   const float f32_one = 1.0f;
@@ -318,8 +316,6 @@ Baselines::Baselines() : impl_(std::make_unique<Impl>()) {
   HGEMM_CUBLAS_CHECK(cublasCreate(&impl_->blas));
   HGEMM_CUBLAS_CHECK(cublasLtCreate(&impl_->lt));
   HGEMM_CUDA_CHECK(cudaMalloc(&impl_->workspace, kWorkspaceBytes));
-  HGEMM_CUDA_CHECK(cudaEventCreate(&impl_->start));
-  HGEMM_CUDA_CHECK(cudaEventCreate(&impl_->stop));
 }
 
 Baselines::~Baselines() {
@@ -328,8 +324,6 @@ Baselines::~Baselines() {
   // destroyed by its owner, so the whole device is synchronized instead.
   if (impl_->bound) cudaDeviceSynchronize();
   impl_->plans.clear();
-  if (impl_->stop) cudaEventDestroy(impl_->stop);
-  if (impl_->start) cudaEventDestroy(impl_->start);
   if (impl_->workspace) cudaFree(impl_->workspace);
   if (impl_->lt) cublasLtDestroy(impl_->lt);
   if (impl_->blas) cublasDestroy(impl_->blas);
