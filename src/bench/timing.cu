@@ -88,6 +88,33 @@ double percentile(std::vector<double> samples, double q) {
   return samples[lo] + (pos - double(lo)) * (samples[hi] - samples[lo]);
 }
 
+namespace {
+
+double spread_of(double p20, double median, double p80) {
+  if (!(median > 0)) return std::nan("");
+  return (p80 - p20) / median;
+}
+
+}  // namespace
+
+double relative_spread(const std::vector<double>& samples) {
+  if (samples.empty()) return std::nan("");
+  return spread_of(percentile(samples, 0.2), percentile(samples, 0.5), percentile(samples, 0.8));
+}
+
+double Timing::relative_spread() const {
+  if (!ok() || samples == 0) return std::nan("");
+  return spread_of(p20_ms, median_ms, p80_ms);
+}
+
+SpreadBar spread_bar(double spread, double k, double floor, double ceiling) {
+  SpreadBar b;
+  b.spread = spread;
+  b.bar = std::isnan(spread) ? spread : std::max(floor, k * spread);
+  b.usable = b.bar <= ceiling;  // false for NaN
+  return b;
+}
+
 void fill_uniform(void* halves, int64_t n, uint32_t seed, cudaStream_t stream) {
   if (n <= 0) return;
   const int threads = 256;

@@ -55,6 +55,8 @@ struct Timing {
   std::exception_ptr failure;    // what a call threw; the contender was dropped from the rounds
 
   bool ok() const { return !failure; }
+  // The spread of the samples, (p80_ms - p20_ms) / median_ms; NaN for a failed timing.
+  double relative_spread() const;
   // What `failure` says (its what(), or a fixed text for a non-standard exception).
   std::string failure_message() const;
 };
@@ -76,6 +78,22 @@ inline int rotation_sets(int64_t bytes_per_set, int64_t l2_bytes, int max_sets =
 
 // Percentile of samples with linear interpolation between order statistics (q in [0, 1]).
 double percentile(std::vector<double> samples, double q);
+
+// Run-to-run spread of a list of times relative to their median, (p80 - p20) / median; NaN
+// without samples or with a median that is not positive.
+double relative_spread(const std::vector<double>& samples);
+
+// The bar of a check that two times agree, taken from the spread the run itself measured
+// instead of a constant: on a power-capped H100 the clock, and with it the noise, changes from
+// run to run. bar = max(floor, k * spread). `usable` is false when the bar exceeds `ceiling` or
+// the spread is NaN: a bar that wide would accept real differences, so a check on it must fail
+// rather than pass.
+struct SpreadBar {
+  double spread = 0;
+  double bar = 0;
+  bool usable = false;
+};
+SpreadBar spread_bar(double spread, double k, double floor, double ceiling);
 
 // Rotated A, B and C sets for one problem size, in one device allocation reused across shapes.
 // A and B hold uniform [-1, 1] values. NN and TN share buffers: B has K*N elements either way.

@@ -1,15 +1,19 @@
 // The results CSV (schema round trip, tolerant reading, errors with line numbers), the harness's
-// pure helpers (rotation set count, percentiles), and `hgemm bench` argument errors, which must
-// exit 2 before any device call (this binary runs on the CPU-only CI machine).
+// pure helpers (rotation set count, percentiles, the spread of a timing and the bars derived
+// from it), and `hgemm bench` argument errors, which must exit 2 before any device call (this
+// binary runs on the CPU-only CI machine).
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 #include "bench/results_csv.hpp"
 #include "bench/timing.hpp"
@@ -184,6 +188,46 @@ TEST(BenchMath, PercentilesInterpolate) {
   EXPECT_DOUBLE_EQ(hgemm::bench::percentile(v, 0.2), 1.8);
   EXPECT_DOUBLE_EQ(hgemm::bench::percentile({1, 2, 3, 4}, 0.5), 2.5);
   EXPECT_TRUE(std::isnan(hgemm::bench::percentile({}, 0.5)));
+}
+
+TEST(BenchMath, RelativeSpreadIsP20ToP80OverTheMedian) {
+  using hgemm::bench::relative_spread;
+  using Samples = std::vector<double>;
+  // p20 1.8, median 3, p80 4.2: (4.2 - 1.8) / 3.
+  EXPECT_NEAR(relative_spread(Samples{5, 1, 4, 2, 3}), 0.8, 1e-12);
+  EXPECT_DOUBLE_EQ(relative_spread(Samples{2, 2, 2}), 0);
+  EXPECT_TRUE(std::isnan(relative_spread(Samples{})));
+  EXPECT_TRUE(std::isnan(relative_spread(Samples{0, 0, 0})));
+
+  hgemm::bench::Timing t;
+  t.samples = 9;
+  t.p20_ms = 0.19;
+  t.median_ms = 0.2;
+  t.p80_ms = 0.21;
+  EXPECT_NEAR(t.relative_spread(), 0.1, 1e-12);
+  // A timing with no rounds, or one whose contender threw, has no spread to offer.
+  EXPECT_TRUE(std::isnan(hgemm::bench::Timing{}.relative_spread()));
+  t.failure = std::make_exception_ptr(std::runtime_error("planted"));
+  EXPECT_TRUE(std::isnan(t.relative_spread()));
+}
+
+TEST(BenchMath, SpreadBarHasAFloorAndFailsAboveItsCeiling) {
+  using hgemm::bench::spread_bar;
+  // A quiet run: the floor.
+  auto b = spread_bar(0.001, 2, 0.03, 0.15);
+  EXPECT_DOUBLE_EQ(b.spread, 0.001);
+  EXPECT_DOUBLE_EQ(b.bar, 0.03);
+  EXPECT_TRUE(b.usable);
+  // A noisy run: k times its spread.
+  b = spread_bar(0.06, 2, 0.03, 0.15);
+  EXPECT_DOUBLE_EQ(b.bar, 0.12);
+  EXPECT_TRUE(b.usable);
+  EXPECT_TRUE(spread_bar(0.075, 2, 0.03, 0.15).usable);
+  // Too noisy to compare anything: not usable, so a check built on it fails.
+  b = spread_bar(0.08, 2, 0.03, 0.15);
+  EXPECT_DOUBLE_EQ(b.bar, 0.16);
+  EXPECT_FALSE(b.usable);
+  EXPECT_FALSE(spread_bar(std::nan(""), 2, 0.03, 0.15).usable);
 }
 
 TEST(BenchMath, ModeNames) {
