@@ -24,8 +24,9 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --suite S        named suite (bench/suites/S.txt) or a file of "M N K" lines
   --layout L       nn,tn (default both)
   --acc A          f32,f16 (default both)
-  --impl I         dispatch (default: what hgemmRun runs), config:NAME, or family:sm80|sm90
-                   (every compiled instance of the family that can implement the shape)
+  --impl I         dispatch (default: what hgemmRun runs), config:NAME, or
+                   family:sm80|sm90|decode (every compiled instance of the family that can
+                   implement the shape)
   --split-k S      run the chosen configs with S K-splits (1..64)
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
@@ -49,14 +50,18 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
   }
   if (impl.rfind("family:", 0) == 0) {
     const std::string fam = impl.substr(7);
-    if (fam != "sm80" && fam != "sm90") throw ArgError("unknown family '" + fam + "'");
-    const Family family = fam == "sm80" ? Family::kSm80Mma : Family::kSm90Ws;
+    if (fam != "sm80" && fam != "sm90" && fam != "decode")
+      throw ArgError("unknown family '" + fam + "'");
+    const Family family = fam == "sm80"   ? Family::kSm80Mma
+                          : fam == "sm90" ? Family::kSm90Ws
+                                          : Family::kDecode;
     std::vector<Target> out;
     for (const auto& c : catalog())
       if (c.family == family && c.layout == layout && c.accum == accum) out.push_back({c.name(), c});
     return out;
   }
-  throw ArgError("--impl must be dispatch, config:NAME or family:sm80|sm90, got '" + impl + "'");
+  throw ArgError("--impl must be dispatch, config:NAME or family:sm80|sm90|decode, got '" + impl +
+                 "'");
 }
 
 // --split-k rewrites every explicit config (dispatch picks its own).
@@ -64,7 +69,8 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
                                 int split_k) {
   std::vector<Target> out = targets_for(impl, layout, accum);
   if (split_k == 0) return out;
-  if (impl == "dispatch") throw ArgError("--split-k needs --impl config:NAME or family:sm80|sm90");
+  if (impl == "dispatch")
+    throw ArgError("--split-k needs --impl config:NAME or family:sm80|sm90|decode");
   for (Target& t : out) {
     t.config->split_k = split_k;
     if (Status s = t.config->validate(); !s.ok()) throw ArgError(s.message);

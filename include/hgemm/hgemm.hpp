@@ -70,6 +70,7 @@ struct Problem {
 enum class Family : uint8_t {
   kSm80Mma = 0,  // cp.async + ldmatrix + mma.sync; predicated, runs any shape (the safety net)
   kSm90Ws = 1,   // TMA + WGMMA, warp-specialized, persistent
+  kDecode = 2,   // M <= 16: mma.sync over a cp.async stream of B, K split across warps
 };
 
 enum class Raster : uint8_t { kAlongM = 0, kAlongN = 1 };
@@ -87,6 +88,7 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 //   sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn
 //   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn   (cooperative)
 //   sm90_pp_64x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn    (ping-pong: each warpgroup a 64x256 tile)
+//   decode_n32_k64_s4_w4_f32_tn   (M <= 16: columns per CTA, K per warp and stage, stages, warps)
 // The most K-splits a config may ask for.
 inline constexpr int kMaxSplitK = 64;
 
@@ -97,7 +99,7 @@ struct KernelConfig {
   int block_k = 32;
   int num_stages = 3;
   int warps_m = 2;           // sm80: warp grid inside the block
-  int warps_n = 2;
+  int warps_n = 2;           // decode: the warps that split K (warps_m = 1)
   int num_consumer_wgs = 1;  // sm90: consumer warpgroups (a producer warpgroup comes on top)
   Schedule schedule = Schedule::kCooperative;  // sm90 with two consumer warpgroups
   int cluster_m = 1;         // sm90: CTAs per cluster along M and N

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decode_variant.hpp"
 #include "core/kernel_variant.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
@@ -104,9 +105,42 @@ Status validate_sm90(const KernelConfig& c) {
   return Status::success();
 }
 
+// The decode kernel (kernels/sm80/sm80_decode.cuh) static_asserts the same rules.
+Status validate_decode(const KernelConfig& c) {
+  if (c.block_m != kDecodeMaxM)
+    return invalid(c, "decode computes up to 16 rows of C (block_m 16): A's rows are the mma's "
+                      "two n8 column blocks");
+  if (c.block_n != 8 && c.block_n != 16 && c.block_n != 32 && c.block_n != 64 &&
+      c.block_n != 128)
+    return invalid(c, "decode block_n must be 8, 16, 32, 64 or 128 (B rows fill m16 tiles)");
+  if (c.layout == Layout::kNN && c.block_n % 64 != 0)
+    return invalid(c, "decode NN needs block_n 64 or 128: B is transposed in registers, a "
+                      "lane's 16-byte piece of a B row holds 8 columns and a warp's 8 lane "
+                      "groups 64");
+  if (c.block_k != 32 && c.block_k != 64 && c.block_k != 128 && c.block_k != 256)
+    return invalid(c, "decode block_k must be 32, 64, 128 or 256 (k32 chunks: 4 lanes x 8 "
+                      "halves of each row)");
+  if (c.num_stages < 2 || c.num_stages > 8) return invalid(c, "decode needs 2 to 8 stages");
+  if (c.warps_m != 1 || (c.warps_n != 1 && c.warps_n != 2 && c.warps_n != 4 && c.warps_n != 8))
+    return invalid(c, "decode splits K over 1, 2, 4 or 8 warps (warps_n; warps_m is 1)");
+  if (c.split_k != 1)
+    return invalid(c, "decode does not split K across CTAs (sk1): its warps reduce in shared "
+                      "memory");
+  if (c.num_consumer_wgs != 1 || c.cluster_m != 1 || c.cluster_n != 1 ||
+      c.schedule != Schedule::kCooperative || c.epilogue != Epilogue::kDirect)
+    return invalid(c, "decode has no warpgroups, clusters or TMA (w1, c1x1, st)");
+  if (c.raster != Raster::kAlongM || c.group_size != 8)
+    return invalid(c, "decode has no persistent scheduler (raster m8)");
+  return Status::success();
+}
+
 }  // namespace
 
 std::string KernelConfig::name() const {
+  if (family == Family::kDecode)
+    return "decode_n" + std::to_string(block_n) + "_k" + std::to_string(block_k) + "_s" +
+           std::to_string(num_stages) + "_w" + std::to_string(warps_n) + "_" +
+           std::string(to_string(accum)) + "_" + std::string(to_string(layout));
   std::string tile = std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
                      std::to_string(block_k);
   std::string tail = "_sk" + std::to_string(split_k) + "_" + std::string(to_string(accum)) + "_" +
@@ -125,6 +159,20 @@ std::string KernelConfig::name() const {
 std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
   auto t = split_tokens(name, '_');
   KernelConfig c;
+  if (t.size() == 7 && t[0] == "decode") {
+    DecodeVariant v;
+    auto accum = parse_accum(t[5]);
+    auto layout = parse_layout(t[6]);
+    if (!parse_prefixed(t[1], "n", v.block_n) || !parse_prefixed(t[2], "k", v.block_k) ||
+        !parse_prefixed(t[3], "s", v.num_stages) || !parse_prefixed(t[4], "w", v.num_warps) ||
+        !accum || !layout)
+      return std::nullopt;
+    v.accum = *accum;
+    v.layout = *layout;
+    c = to_config(v);
+    if (c.name() != name) return std::nullopt;
+    return c;
+  }
   size_t i = 0;
   int tile[3];
   if (t.size() == 8 && t[0] == "sm80" && t[1] == "mma") {
@@ -171,7 +219,9 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
 }
 
 Status KernelConfig::validate() const {
-  Status s = family == Family::kSm80Mma ? validate_sm80(*this) : validate_sm90(*this);
+  Status s = family == Family::kSm80Mma  ? validate_sm80(*this)
+             : family == Family::kDecode ? validate_decode(*this)
+                                         : validate_sm90(*this);
   if (!s.ok()) return s;
   if (smem_bytes() > kMaxSmemPerBlock)
     return invalid(*this, "needs " + std::to_string(smem_bytes()) + " B of shared memory, over " +
@@ -190,6 +240,7 @@ uint64_t KernelConfig::hash() const {
 
 int KernelConfig::num_threads() const {
   if (family == Family::kSm80Mma) return sm80_geometry(sm80_variant(*this)).num_threads;
+  if (family == Family::kDecode) return decode_geometry(decode_variant(*this)).num_threads;
   return sm90_geometry(sm90_variant(*this)).num_threads;
 }
 
@@ -204,6 +255,7 @@ KernelConfig KernelConfig::instance() const {
 
 int KernelConfig::smem_bytes() const {
   if (family == Family::kSm80Mma) return sm80_geometry(sm80_variant(*this)).smem_bytes;
+  if (family == Family::kDecode) return decode_geometry(decode_variant(*this)).smem_bytes;
   return sm90_geometry(sm90_variant(*this)).smem_bytes;
 }
 

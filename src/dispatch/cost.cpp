@@ -30,6 +30,16 @@ constexpr double kUnitsPerExtraKernel = 1.1e7;
 }  // namespace
 
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+  if (c.family == Family::kDecode) {
+    // A stream of B: the DRAM bytes of A, B and C, or, where larger, the L2 traffic of B plus A
+    // re-read by every CTA (L2 taken as twice DRAM's bandwidth); slower in proportion where the
+    // grid leaves SMs without a CTA. Not fitted to measurements yet.
+    const double ctas = std::ceil(double(p.n) / c.block_n);
+    const double dram = 2.0 * (double(p.n) * p.k + double(p.m) * p.k + double(p.m) * p.n);
+    const double l2 = 2.0 * (double(p.n) * p.k + ctas * double(p.m) * p.k) / 2.0;
+    const double busy = std::min(1.0, ctas / std::max(1, device.sm_count));
+    return std::max(dram, l2) * kUnitsPerDramByte / busy;
+  }
   // Tiles are handed out a cluster at a time: a cluster tile reaching past the problem still
   // occupies all its CTAs (the ones outside run on zero-filled operands and store nothing), and
   // only whole clusters fit on the SMs. At M = 128 a 2x1 cluster of 128-row tiles wastes half of
@@ -57,11 +67,13 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
   return cost;
 }
 
-// Both families split; on the 19 ablation shapes where both could, the best sm90 split beat the
-// best sm80 split every time (bench/results/2026-11-22-h100-ablation).
+// The sm90 and sm80 families split (decode's warps split K inside the CTA); on the 19 ablation
+// shapes where both could, the best sm90 split beat the best sm80 split every time
+// (bench/results/2026-11-22-h100-ablation).
 std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
                                   const DeviceInfo& device) {
   std::vector<int> out{1};
+  if (c.family == Family::kDecode) return out;
   const double tiles = std::ceil(double(p.m) / c.block_m) * std::ceil(double(p.n) / c.block_n);
   if (tiles >= device.sm_count) return out;
   const double split_bytes = double(splitk_partial_bytes(p.m, p.n));

@@ -13,8 +13,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/decode_variant.hpp"
 #include "core/error.hpp"
 #include "dispatch/cost.hpp"
+#include "dispatch/decode_rule.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/rules.hpp"
 #include "launch/sm90_jit.hpp"
@@ -91,6 +93,7 @@ std::string_view to_string(Source source) {
     case Source::kNeighbors: return "neighbours";
     case Source::kHeuristic: return "heuristic";
     case Source::kSafetyNet: return "safety net";
+    case Source::kDecode: return "decode rule";
   }
   return "?";
 }
@@ -205,6 +208,29 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
       advice = Advice{e->config, Source::kShippedTable,
                       "tuned winner of " + shape(problem) + " on " + tables.shipped->table()->gpu,
                       e->searched_split_k};
+  // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile.
+  std::string decode_refusal;
+  if (!advice && problem.m <= kDecodeMaxM) {
+    std::vector<const KernelInstance*> runnable;
+    std::vector<KernelConfig> configs;
+    for (const auto& inst : registry::instances()) {
+      if (inst.config.family != Family::kDecode) continue;
+      const Status s = registry::can_implement(problem, inst.config, args, device);
+      if (s.ok()) {
+        runnable.push_back(&inst);
+        configs.push_back(inst.config);
+      } else if (decode_refusal.empty() && inst.config.layout == problem.layout &&
+                 inst.config.accum == problem.accum) {
+        decode_refusal = s.message;
+      }
+    }
+    if (auto choice = choose_decode(problem, configs, device.sm_count)) {
+      const bool tabled = usable(tables.user) || usable(tables.shipped);
+      return Decision{runnable[choice->index], configs[choice->index], Source::kDecode,
+                      choice->reason + "; " +
+                          (tabled ? "no table entry for " + shape(problem) : no_advice)};
+    }
+  }
   if (!advice) {
     const LoadedTable* source = usable(tables.shipped) ? tables.shipped
                                 : usable(tables.user)  ? tables.user
@@ -238,7 +264,11 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
                           : Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                                             advice->config.name() + " is not compiled");
     if (s.ok())
-      advised = {inst, advice->config, advice->source, advice->reason};
+      advised = {inst, advice->config, advice->source,
+                 advice->reason + (decode_refusal.empty()
+                                       ? std::string()
+                                       : "; the decode family cannot run it (" + decode_refusal +
+                                             ")")};
     else
       advice_refused = std::string(to_string(advice->source)) + " advised " +
                        advice->config.name() + ", which cannot run it (" + s.message + ")";
@@ -281,8 +311,9 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
   if (!heuristic.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 "no compiled kernel implements " + problem.name() + " on " + device.name);
-  const std::string why = advice_refused.empty() ? no_advice : advice_refused;
-  if (heuristic.config.family != Family::kSm90Ws && sm90_runnable == 0) {
+  std::string why = advice_refused.empty() ? no_advice : advice_refused;
+  if (!decode_refusal.empty()) why += "; the decode family cannot run it (" + decode_refusal + ")";
+  if (heuristic.config.family == Family::kSm80Mma && sm90_runnable == 0) {
     heuristic.source = Source::kSafetyNet;
     heuristic.reason = "no sm90 instance can run it (" +
                        (sm90_refusal.empty() ? std::string("none compiled") : sm90_refusal) +

@@ -2,13 +2,15 @@
 //
 //   1. user table     the user's tuned winner for this exact shape (hgemm tune writes it)
 //   2. shipped table  the shipped table's tuned winner for this exact shape
-//   3. neighbours     for a shape neither lists: the default NeighborRule (siblings) over the
+//   3. decode         for M <= 16 when neither table lists the shape: the decode family, its
+//                     width chosen by the decode rule (dispatch/decode_rule.hpp)
+//   4. neighbours     for a shape neither lists: the default NeighborRule (siblings) over the
 //                     shipped table's winners (the user table's when no shipped table is used)
-//   4. heuristic      the lowest estimate_cost() over the compiled instances that can run the
-//                     call and their split-K factors; also overrides 1-3 when their search never
-//                     tried split-K and the heuristic splits (the split was measured to beat the
-//                     unsplit kernels on those shapes; the table never saw it)
-//   5. safety net     the heuristic's answer when no sm90 instance can run the call: the
+//   5. heuristic      the lowest estimate_cost() over the compiled instances that can run the
+//                     call and their split-K factors; also overrides 1, 2 and 4 when their search
+//                     never tried split-K and the heuristic splits (the split was measured to beat
+//                     the unsplit kernels on those shapes; the table never saw it)
+//   6. safety net     the heuristic's answer when no sm90 instance can run the call: the
 //                     predicated sm80 kernel takes any shape and any 2-byte-aligned pointers
 //
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
@@ -26,8 +28,8 @@
 
 namespace hgemm::dispatch {
 
-enum class Source { kUserTable, kShippedTable, kNeighbors, kHeuristic, kSafetyNet };
-// "user table", "shipped table", "neighbours", "heuristic", "safety net"
+enum class Source { kUserTable, kShippedTable, kNeighbors, kHeuristic, kSafetyNet, kDecode };
+// "user table", "shipped table", "neighbours", "heuristic", "safety net", "decode rule"
 std::string_view to_string(Source source);
 
 // What dispatch runs: a compiled instance and the config it runs with, which may differ from the

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 
+#include "core/decode_variant.hpp"
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
 
@@ -26,6 +27,18 @@ std::string check_tma_row_stride(const Problem& problem) {
   for (auto [name, value] : {std::pair{"K", problem.k}, std::pair{"N", problem.n}})
     if (value % 8 != 0)
       return std::string(name) + "=" + std::to_string(value) + " is not a multiple of 8";
+  return {};
+}
+
+std::string check_decode_shape(const Problem& problem, const KernelConfig& c) {
+  if (problem.m > kDecodeMaxM)
+    return "decode computes at most 16 rows; M=" + std::to_string(problem.m);
+  if (problem.k % 8 != 0)
+    return "decode copies rows in 16-byte pieces: K=" + std::to_string(problem.k) +
+           " is not a multiple of 8";
+  if (c.layout == Layout::kNN && problem.n % 8 != 0)
+    return "decode NN copies B's rows in 16-byte pieces: N=" + std::to_string(problem.n) +
+           " is not a multiple of 8";
   return {};
 }
 
@@ -66,6 +79,8 @@ bool legal(const Problem& problem, const KernelConfig& config, const DeviceInfo&
   if (!check_layout_accum(problem, config).empty()) return false;
   if (config.family == Family::kSm90Ws &&
       (!check_tma_row_stride(problem).empty() || !check_tile_count(problem, config).empty()))
+    return false;
+  if (config.family == Family::kDecode && !check_decode_shape(problem, config).empty())
     return false;
   return check_split_k(&problem, config, device.sm_count).empty();
 }

@@ -17,6 +17,8 @@ std::string check_device_smem(const KernelConfig& config, const DeviceInfo& devi
 std::string check_layout_accum(const Problem& problem, const KernelConfig& config);
 // sm90: TMA global strides are multiples of 16 bytes (K % 8 == 0 and N % 8 == 0).
 std::string check_tma_row_stride(const Problem& problem);
+// decode: at most 16 rows, and 16-byte copies of A's and B's rows (K % 8 == 0; NN: N % 8 == 0).
+std::string check_decode_shape(const Problem& problem, const KernelConfig& config);
 // sm90: the persistent scheduler numbers output tiles (whole clusters) in int32.
 std::string check_tile_count(const Problem& problem, const KernelConfig& config);
 // A split only where the unsplit grid leaves SMs idle, each split keeps kMinKPerSplit of K, the

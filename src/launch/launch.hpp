@@ -70,4 +70,9 @@ std::vector<KernelInstance> sm90_instances();
 Status sm90_can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                           const DeviceInfo& device);
 
+// M <= 16 (launch/sm80_decode_launch.cu).
+std::vector<KernelInstance> decode_instances();
+Status decode_can_implement(const Problem& problem, const KernelConfig& config,
+                            const GemmArgs& args, const DeviceInfo& device);
+
 }  // namespace hgemm

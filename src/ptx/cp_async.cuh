@@ -1,6 +1,7 @@
 // cp.async (sm_80+): asynchronous global -> shared copies that bypass registers, grouped and
-// waited on per thread. Only the 16-byte .cg form is wrapped: it skips L1, which is what a GEMM
-// streaming operands through shared memory wants.
+// waited on per thread. Only 16-byte copies are wrapped: the .cg form skips L1, which is what a
+// GEMM streaming operands through shared memory wants; the .ca form keeps a small shared
+// operand in L1.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,25 @@ namespace hgemm::ptx {
 __device__ __forceinline__ void cp_async_cg_16(uint32_t smem_addr, void const* gmem,
                                                uint32_t src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr), "l"(gmem),
+               "r"(src_bytes)
+               : "memory");
+}
+
+// The same, also asking L2 to fetch the whole 256-byte block around `gmem` from DRAM: for an
+// operand streamed once, in 64-byte pieces per warp instruction, the neighbouring pieces of the
+// same rows then come from L2 instead of as separate DRAM requests.
+__device__ __forceinline__ void cp_async_cg_16_l2_256(uint32_t smem_addr, void const* gmem,
+                                                      uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(smem_addr),
+               "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+
+// The .ca form allocates in L1 as well: for a small operand that CTAs resident on one SM read at
+// about the same time.
+__device__ __forceinline__ void cp_async_ca_16(uint32_t smem_addr, void const* gmem,
+                                               uint32_t src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr), "l"(gmem),
                "r"(src_bytes)
                : "memory");
 }

@@ -1,4 +1,4 @@
-// The catalog: every compiled instance, lookup by config, and can_implement over both families.
+// The catalog: every compiled instance, lookup by config, and can_implement over the families.
 #include "registry/registry.hpp"
 
 #include "core/error.hpp"
@@ -10,6 +10,8 @@ const std::vector<KernelInstance>& instances() {
     std::vector<KernelInstance> v = sm90_instances();
     auto sm80 = sm80_instances();
     v.insert(v.end(), sm80.begin(), sm80.end());
+    auto decode = decode_instances();
+    v.insert(v.end(), decode.begin(), decode.end());
     return v;
   }();
   return all;
@@ -32,6 +34,7 @@ Status can_implement(const Problem& problem, const KernelConfig& config, const G
                                "/" + std::string(to_string(config.accum)) + ", the problem is " +
                                problem.name());
   if (config.family == Family::kSm90Ws) return sm90_can_implement(problem, config, args, device);
+  if (config.family == Family::kDecode) return decode_can_implement(problem, config, args, device);
   return sm80_can_implement(problem, config, args, device);
 }
 

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 
+#include "core/decode_variant.hpp"
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
 #include "dispatch/cost.hpp"
@@ -73,6 +74,10 @@ std::string check_split_k(const RuleInput& in) {
   return dispatch::check_split_k(in.problem, in.config, in.space.device().sm_count);
 }
 
+std::string check_decode_shape(const RuleInput& in) {
+  return in.problem ? dispatch::check_decode_shape(*in.problem, in.config) : std::string();
+}
+
 std::string check_tile_count(const RuleInput& in) {
   return in.problem ? dispatch::check_tile_count(*in.problem, in.config) : std::string();
 }
@@ -104,6 +109,11 @@ const Rule kSplitK{"split_k",
                    "raster), each split keeps at least 256 of K, and the fp32 partial sums fit "
                    "the 32 MiB workspace",
                    check_split_k};
+const Rule kDecodeShape{"decode_shape",
+                        "the decode kernel computes at most 16 rows (one m16n8k16 tile) and copies "
+                        "A's and B's rows in 16-byte pieces: M <= 16, K % 8 == 0, and N % 8 == 0 "
+                        "for NN",
+                        check_decode_shape};
 const Rule kTileCount{"tile_count",
                       "the persistent scheduler numbers output tiles (whole clusters) in int32",
                       check_tile_count};
@@ -151,7 +161,19 @@ std::vector<FamilySpace> build_families() {
   };
   // The predicated safety net takes any shape and any 2-byte-aligned pointers.
   sm80.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum, kSplitK};
-  return {sm90, sm80};
+
+  // M <= 16: no run-time axes (no raster, no split-K); block_m is 16 and warps_m 1 throughout.
+  FamilySpace decode{Family::kDecode, {}, {}};
+  decode.axes = {
+      block_n_axis(dispatch::block_n_values(Family::kDecode)),
+      axis("block_k", {32, 64, 128, 256}, [](const KernelConfig& c) { return c.block_k; },
+           [](KernelConfig& c, int x) { c.block_k = x; }),
+      stages_axis({2, 3, 4, 5, 6, 8}),
+      axis("num_warps", {1, 2, 4, 8}, [](const KernelConfig& c) { return c.warps_n; },
+           [](KernelConfig& c, int x) { c.warps_n = x; }),
+  };
+  decode.rules = {kStructure, kCompiled, kDeviceSmem, kProblem, kLayoutAccum, kDecodeShape};
+  return {sm90, sm80, decode};
 }
 
 double log2_safe(double x) { return std::log2(std::max(x, 1e-30)); }
@@ -273,7 +295,8 @@ std::vector<KernelConfig> SearchSpace::neighbors(const KernelConfig& config) con
 
 std::vector<KernelConfig> SearchSpace::declared(Family family, Layout layout, Accum accum) const {
   const FamilySpace& fs = family_space(family);
-  KernelConfig seed;
+  // Decode fixes block_m and warps_m (KernelConfig::validate), which no axis varies.
+  KernelConfig seed = family == Family::kDecode ? to_config(DecodeVariant{}) : KernelConfig{};
   seed.family = family;
   seed.layout = layout;
   seed.accum = accum;
