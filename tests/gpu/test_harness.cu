@@ -462,13 +462,14 @@ class StandaloneLt {
 };
 
 // The harness's offline time of cublaslt-best against StandaloneLt's, each repeated kRepeats
-// times alternating which goes first, medians compared. An even count gives both sides the first
-// place equally often, so an order effect cannot bias one median: in the runs that failed the
-// former fixed 10% bar the harness, then always first, took 14-18% less time. The spread is the
-// largest p20-p80 spread of: each side's repetitions, and the harness's rounds within one
-// measurement (the harness takes a median of rounds where the standalone timing averages one
-// block; when the clock dips, those two part by up to about the rounds' spread). The negative
-// control is cublaslt-best run twice per call, timed by the harness in the same measurements.
+// times alternating which goes first, the fastest run of each compared. An even count gives both
+// sides the first place equally often: in the runs that failed the former fixed 10% bar the
+// harness, then always first, took 14-18% less time. Fastest runs, not medians: eager timing on
+// the power-capped card swings with the clock, and one side's repetitions spread up to 24%
+// (p20-p80, device call at d6dd4f9) while their fastest runs, both at the top clock, agreed. The
+// spread is the larger of each side's gap between its two fastest runs and the harness's rounds'
+// p20-p80 within one measurement. The negative control is cublaslt-best run twice per call, timed
+// by the harness in the same measurements.
 void test_cross_check(cudaStream_t stream) {
   constexpr int kRepeats = 6;
   const auto& device = hgemm::current_device();
@@ -501,20 +502,25 @@ void test_cross_check(cudaStream_t stream) {
         doubled.push_back(t[1].median_ms);
         if (r % 2 == 0) standalone.push_back(own.time_ms());
       }
-      const double h = hgemm::bench::percentile(harness, 0.5);
-      const double o = hgemm::bench::percentile(standalone, 0.5);
-      const double h_spread = hgemm::bench::relative_spread(harness);
+      // The relative gap between the two fastest of `runs`.
+      auto fast_gap = [](std::vector<double> runs) {
+        std::sort(runs.begin(), runs.end());
+        return runs.size() < 2 ? std::numeric_limits<double>::quiet_NaN() : runs[1] / runs[0] - 1;
+      };
+      const double h = *std::min_element(harness.begin(), harness.end());
+      const double o = *std::min_element(standalone.begin(), standalone.end());
+      const double h_spread = fast_gap(harness);
       const double r_spread = hgemm::bench::percentile(rounds_spread, 0.5);
-      const double o_spread = hgemm::bench::relative_spread(standalone);
+      const double o_spread = fast_gap(standalone);
       const auto bar = agreement_bar(max_spread({h_spread, r_spread, o_spread}));
       check(bar.usable && apart(h, o) <= bar.bar,
             "harness cublaslt-best offline matches a standalone timing on " + p.name() +
-                fmt(": harness %.4f ms, standalone %.4f ms (medians of %.0f alternating runs), ",
+                fmt(": harness %.4f ms, standalone %.4f ms (fastest of %.0f alternating runs), ",
                     h, o, kRepeats) +
                 fmt("%.1f%% apart; ", 100 * apart(h, o)) + bar_text(bar) +
-                fmt(" (harness runs %.1f%%, its rounds %.1f%%, standalone runs %.1f%%)",
+                fmt(" (harness's two fastest runs %.1f%% apart, its rounds %.1f%%, standalone's %.1f%%)",
                     100 * h_spread, 100 * r_spread, 100 * o_spread));
-      const double d = hgemm::bench::percentile(doubled, 0.5);
+      const double d = *std::min_element(doubled.begin(), doubled.end());
       check(apart(d, o) > bar.bar,
             "negative control on " + p.name() +
                 ": the harness's time of two calls per call differs from the standalone time " +
