@@ -29,12 +29,8 @@
 namespace {
 
 using gpu_checks::check;
+using gpu_checks::gemm_with;
 using gpu_checks::fill_kernel;
-
-hgemm::verify::GemmFn gemm_with(hgemm::KernelConfig const& config) {
-  return [config](hgemm::Problem const& p, void const* a, void const* b, void* c,
-                  cudaStream_t s) { hgemm::run(p, config, a, b, c, s); };
-}
 
 // Verifies `config` on `p` with the persistent grid capped at `max_ctas` CTAs (0: no cap); the
 // caller puts the cap back to 0 when done.
@@ -182,24 +178,10 @@ void test_repeatable() {
   fill_kernel<<<256, 256>>>(a, m * k, 11);
   fill_kernel<<<256, 256>>>(b, k * n, 12);
   CUDA_OK(cudaGetLastError());
-  std::vector<uint16_t> h0(m * n), h1(m * n);
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
-    hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
-    CUDA_OK(cudaMemset(c0, 0xff, m * n * 2));
-    CUDA_OK(cudaMemset(c1, 0x7f, m * n * 2));
-    bool ok = true;
-    try {
-      hgemm::run(p, inst.config, a, b, c0, nullptr);
-      hgemm::run(p, inst.config, a, b, c1, nullptr);
-    } catch (hgemm::Error const& e) {
-      ok = false;
-      std::printf("     %s\n", e.what());
-    }
-    CUDA_OK(cudaDeviceSynchronize());
-    CUDA_OK(cudaMemcpy(h0.data(), c0, m * n * 2, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(h1.data(), c1, m * n * 2, cudaMemcpyDeviceToHost));
-    ok = ok && std::memcmp(h0.data(), h1.data(), m * n * 2) == 0;
-    check(ok, "bitwise repeatable " + inst.config.name() + " " + p.name());
+    const hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+    check(gpu_checks::repeatable(gemm_with(inst.config), p, a, b, c0, c1),
+          "bitwise repeatable " + inst.config.name() + " " + p.name());
   }
   for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
 }
@@ -211,7 +193,8 @@ void test_repeatable() {
 // split-K (a reduction kernel between the GEMMs) and unsplit runs.
 void test_programmatic_chain() {
   const int64_t n = 1024;
-  __half *a, *b, *c[3], *d[3];
+  __half *a, *b;
+  void *c[3], *d[3];
   CUDA_OK(cudaMalloc(&a, n * n * 2));
   CUDA_OK(cudaMalloc(&b, n * n * 2));
   for (int i = 0; i < 3; ++i) {
@@ -223,34 +206,14 @@ void test_programmatic_chain() {
   CUDA_OK(cudaGetLastError());
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::vector<uint16_t> h0(n * n), h1(n * n);
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
     if (inst.config.layout != hgemm::Layout::kTN) continue;
     for (int splits : {1, 4}) {
       hgemm::KernelConfig config = inst.config;
       config.split_k = splits;
-      hgemm::Problem p{n, n, n, config.layout, config.accum};
-      bool ok = true;
-      try {
-        hgemm::set_programmatic_launch(true);
-        hgemm::run(p, config, a, b, c[0], stream);
-        hgemm::run(p, config, c[0], b, c[1], stream);
-        hgemm::run(p, config, c[1], b, c[2], stream);
-        hgemm::set_programmatic_launch(false);
-        for (int i = 0; i < 3; ++i) {
-          hgemm::run(p, config, i == 0 ? a : d[i - 1], b, d[i], stream);
-          CUDA_OK(cudaStreamSynchronize(stream));
-        }
-      } catch (hgemm::Error const& e) {
-        ok = false;
-        std::printf("     %s\n", e.what());
-      }
-      hgemm::set_programmatic_launch(true);
-      CUDA_OK(cudaStreamSynchronize(stream));
-      CUDA_OK(cudaMemcpy(h0.data(), c[2], n * n * 2, cudaMemcpyDeviceToHost));
-      CUDA_OK(cudaMemcpy(h1.data(), d[2], n * n * 2, cudaMemcpyDeviceToHost));
-      ok = ok && std::memcmp(h0.data(), h1.data(), n * n * 2) == 0;
-      check(ok, "programmatic launch chain of 3 equals the synchronized one " + config.name());
+      const hgemm::Problem p{n, n, n, config.layout, config.accum};
+      check(gpu_checks::programmatic_chain_matches(gemm_with(config), p, a, b, c, d, stream),
+            "programmatic launch chain of 3 equals the synchronized one " + config.name());
     }
   }
   CUDA_OK(cudaStreamDestroy(stream));
@@ -291,37 +254,13 @@ void test_split_k_graph_replay() {
   CUDA_OK(cudaGetLastError());
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::vector<uint16_t> h0(m * n), h1(m * n);
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
     if (inst.config.layout != hgemm::Layout::kTN) continue;
     hgemm::KernelConfig config = inst.config;
     config.split_k = 4;
-    hgemm::Problem p{m, n, k, config.layout, config.accum};
-    bool ok = true;
-    try {
-      cudaGraph_t graph;
-      cudaGraphExec_t exec;
-      CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-      hgemm::run(p, config, a, b, c, stream);
-      CUDA_OK(cudaStreamEndCapture(stream, &graph));
-      CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-      for (uint32_t replay = 0; replay < 4 && ok; ++replay) {
-        fill_kernel<<<256, 256, 0, stream>>>(a, m * k, 100 + replay);
-        CUDA_OK(cudaGetLastError());
-        CUDA_OK(cudaGraphLaunch(exec, stream));
-        hgemm::run(p, config, a, b, d, stream);
-        CUDA_OK(cudaStreamSynchronize(stream));
-        CUDA_OK(cudaMemcpy(h0.data(), c, m * n * 2, cudaMemcpyDeviceToHost));
-        CUDA_OK(cudaMemcpy(h1.data(), d, m * n * 2, cudaMemcpyDeviceToHost));
-        ok = std::memcmp(h0.data(), h1.data(), m * n * 2) == 0;
-      }
-      CUDA_OK(cudaGraphExecDestroy(exec));
-      CUDA_OK(cudaGraphDestroy(graph));
-    } catch (hgemm::Error const& e) {
-      ok = false;
-      std::printf("     %s\n", e.what());
-    }
-    check(ok, "split-K graph replays equal direct calls " + config.name());
+    const hgemm::Problem p{m, n, k, config.layout, config.accum};
+    check(gpu_checks::graph_replay_matches(gemm_with(config), p, a, b, c, d, stream, 100),
+          "split-K graph replays equal direct calls " + config.name());
   }
   CUDA_OK(cudaStreamDestroy(stream));
   for (void* ptr : {(void*)a, (void*)b, (void*)c, (void*)d}) CUDA_OK(cudaFree(ptr));
