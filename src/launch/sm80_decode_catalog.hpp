@@ -2,14 +2,15 @@
 // the library. A row is compiled for fp32 and fp16 accumulation, for TN, and for NN where the
 // width allows it (NN transposes B in registers in groups of 64 columns). Dispatch's decode rule
 // (dispatch/decode_rule.hpp) takes, per width, the first row of that width; the others are for
-// the tuner. None of these has been timed yet: the depths below come from the budget each width
-// can afford (comments), to be replaced by measurements.
+// the tuner. The depths below come from the budget each width can afford (comments); the rows
+// dispatch takes were first timed in bench/results/2026-11-24-h100-d999474, the others not yet.
 #pragma once
 
 #include <array>
 #include <cstddef>
 
 #include "core/decode_variant.hpp"
+#include "launch/catalog_distinct.hpp"
 
 namespace hgemm::decode {
 
@@ -65,12 +66,6 @@ inline constexpr std::array<DecodeVariant, catalog_size()> kCatalog = [] {
   return out;
 }();
 
-constexpr bool catalog_is_unique() {
-  for (std::size_t i = 0; i < kCatalog.size(); ++i)
-    for (std::size_t j = i + 1; j < kCatalog.size(); ++j)
-      if (kCatalog[i] == kCatalog[j]) return false;
-  return true;
-}
-static_assert(catalog_is_unique(), "every decode catalog entry is a distinct variant");
+static_assert(all_distinct(kCatalog), "every decode catalog entry is a distinct variant");
 
 }  // namespace hgemm::decode

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "core/kernel_variant.hpp"
+#include "launch/catalog_distinct.hpp"
 
 namespace hgemm::sm90 {
 
@@ -149,13 +150,6 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
   return out;
 }();
 
-constexpr bool catalog_is_unique() {
-  for (std::size_t i = 0; i < kCatalog.size(); ++i)
-    for (std::size_t j = i + 1; j < kCatalog.size(); ++j)
-      if (kCatalog[i] == kCatalog[j]) return false;
-  return true;
-}
-// Two shards instantiating one kernel would define it twice.
-static_assert(catalog_is_unique(), "every sm90 catalog entry is a distinct variant");
+static_assert(all_distinct(kCatalog), "every sm90 catalog entry is a distinct variant");
 
 }  // namespace hgemm::sm90
