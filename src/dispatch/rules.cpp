@@ -18,9 +18,7 @@ std::string check_device_smem(const KernelConfig& config, const DeviceInfo& devi
 }
 
 std::string check_layout_accum(const Problem& problem, const KernelConfig& c) {
-  if (c.layout == problem.layout && c.accum == problem.accum) return {};
-  return c.name() + " is built for " + std::string(to_string(c.layout)) + "/" +
-         std::string(to_string(c.accum)) + ", the problem is " + problem.name();
+  return layout_accum_mismatch(problem, c);
 }
 
 std::string check_tma_row_stride(const Problem& problem) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -21,6 +22,15 @@ struct GemmArgs {
   int64_t k = 0;
   cudaStream_t stream = nullptr;
 };
+
+// Why `config` cannot run `problem` for its layout or accumulation (every kernel is compiled for
+// one of each), or empty when it can. The families' can_implement and dispatch's rules say it in
+// these words.
+inline std::string layout_accum_mismatch(const Problem& problem, const KernelConfig& config) {
+  if (config.layout == problem.layout && config.accum == problem.accum) return {};
+  return config.name() + " is built for " + std::string(to_string(config.layout)) + "/" +
+         std::string(to_string(config.accum)) + ", the problem is " + problem.name();
+}
 
 // sm80 split-K partial sums, one buffer per split: fp32, rows padded to an even number of
 // columns so that each thread's column pair stores as one float2. The launcher sizes its scratch

@@ -113,10 +113,8 @@ Status decode_can_implement(Problem const& problem, KernelConfig const& config,
                             GemmArgs const& args, DeviceInfo const& device) {
   if (config.family != Family::kDecode)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED, "not a decode config");
-  if (config.layout != problem.layout || config.accum != problem.accum)
-    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "built for " + std::string(to_string(config.layout)) + "/" +
-                      std::string(to_string(config.accum)) + ", the problem is " + problem.name());
+  if (std::string why = layout_accum_mismatch(problem, config); !why.empty())
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, why);
   if (device.cc() < 80)
     return refuse(config, HGEMM_ERROR_ARCH_UNSUPPORTED,
                   "needs compute capability 8.0, " + device.name + " has " +

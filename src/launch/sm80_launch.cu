@@ -134,12 +134,8 @@ Status sm80_can_implement(Problem const& problem, KernelConfig const& config,
                           GemmArgs const& args, DeviceInfo const& device) {
   if (config.family != Family::kSm80Mma)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, config.name() + " is not an sm80 config");
-  if (config.layout != problem.layout || config.accum != problem.accum)
-    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
-                           config.name() + " is built for " +
-                               std::string(to_string(config.layout)) + "/" +
-                               std::string(to_string(config.accum)) + ", the problem is " +
-                               problem.name());
+  if (std::string why = layout_accum_mismatch(problem, config); !why.empty())
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, why);
   if (device.cc() < 80)
     return Status::failure(HGEMM_ERROR_ARCH_UNSUPPORTED,
                            config.name() + " needs compute capability 8.0, " + device.name +

@@ -182,10 +182,8 @@ Status sm90_can_implement(Problem const& problem, KernelConfig const& config,
                           GemmArgs const& args, DeviceInfo const& device) {
   if (config.family != Family::kSm90Ws)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED, "not an sm90 config");
-  if (config.layout != problem.layout || config.accum != problem.accum)
-    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "built for " + std::string(to_string(config.layout)) + "/" +
-                      std::string(to_string(config.accum)) + ", the problem is " + problem.name());
+  if (std::string why = layout_accum_mismatch(problem, config); !why.empty())
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, why);
   if (!device.is_sm90())
     return refuse(config, HGEMM_ERROR_ARCH_UNSUPPORTED,
                   "needs an sm_90 device (H100/H200); " + device.name + " is " +

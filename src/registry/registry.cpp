@@ -28,11 +28,7 @@ Status can_implement(const Problem& problem, const KernelConfig& config, const G
                      const DeviceInfo& device) {
   if (Status s = problem.validate(); !s.ok()) return s;
   if (Status s = config.validate(); !s.ok()) return s;
-  if (config.layout != problem.layout || config.accum != problem.accum)
-    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
-                           config.name() + " is built for " + std::string(to_string(config.layout)) +
-                               "/" + std::string(to_string(config.accum)) + ", the problem is " +
-                               problem.name());
+  // Each family's can_implement checks the layout and accumulation first.
   if (config.family == Family::kSm90Ws) return sm90_can_implement(problem, config, args, device);
   if (config.family == Family::kDecode) return decode_can_implement(problem, config, args, device);
   return sm80_can_implement(problem, config, args, device);
