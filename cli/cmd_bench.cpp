@@ -431,7 +431,9 @@ int run_bench(const Settings& s, const Args& raw) {
           if (!report.passed())
             e.detail = report.summary();
           else if (!e.impl->baseline)
-            e.detail = select_config(e.problem, a0, b0, c0).name() +
+            // A config: impl runs its own config; only plain hgemm runs dispatch's choice.
+            e.detail = (e.impl->config ? *e.impl->config
+                                       : select_config(e.problem, a0, b0, c0)).name() +
                        (e.impl->pdl && programmatic_launch(device) ? ", PDL" : ", no PDL");
         } catch (const Error& err) {
           e.disposition = std::string(err.status() == HGEMM_ERROR_NOT_SUPPORTED
