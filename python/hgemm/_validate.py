@@ -54,14 +54,17 @@ def _check_tensor(name, t):
                          f"tensor (move it with .cuda())")
 
 
+# An empty matrix holds nothing to lay out, and a dimension of size 1 takes any stride.
 def _row_major(shape, stride):
     rows, cols = shape
-    return (cols <= 1 or stride[1] == 1) and (rows <= 1 or stride[0] == cols)
+    return rows == 0 or cols == 0 or (
+        (cols == 1 or stride[1] == 1) and (rows == 1 or stride[0] == cols))
 
 
 def _column_major(shape, stride):
     rows, cols = shape
-    return (rows <= 1 or stride[0] == 1) and (cols <= 1 or stride[1] == rows)
+    return rows == 0 or cols == 0 or (
+        (rows == 1 or stride[0] == 1) and (cols == 1 or stride[1] == rows))
 
 
 def _same_device(pairs):
@@ -145,7 +148,7 @@ def check_linear(x, weight, bias=None):
         m *= d
     expected = 1
     for size, stride in reversed(list(zip(x.shape, x.stride()))):
-        if size != 1 and stride != expected:
+        if m * k and size != 1 and stride != expected:
             raise ValueError(f"{_describe('x', x)}: must be row-major contiguous so that its "
                              f"leading dimensions flatten without a copy, got strides "
                              f"{tuple(x.stride())} (pass x.contiguous())")

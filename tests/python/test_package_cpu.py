@@ -72,6 +72,11 @@ class Validation(unittest.TestCase):
         self.assertEqual(_validate.check_matmul(a, Tensor((4, 16)).t()), (8, 4, 16, "tn"))
         out = Tensor((8, 4))
         self.assertEqual(_validate.check_matmul(a, Tensor((16, 4)), out, "f16"), (8, 4, 16, "nn"))
+        # Empty matrices take any strides (PyTorch gives a [5, 0] tensor strides (1, 1)).
+        self.assertEqual(_validate.check_matmul(Tensor((5, 0), strides=(1, 1)), Tensor((0, 7))),
+                         (5, 7, 0, "nn"))
+        self.assertEqual(_validate.check_linear(Tensor((0, 3, 16), strides=(1, 1, 1)),
+                                                Tensor((32, 16))), (0, 32, 16, "tn"))
         # Size-1 dimensions carry any stride.
         self.assertEqual(_validate.check_matmul(Tensor((1, 16), strides=(99, 1)), Tensor((16, 4))),
                          (1, 4, 16, "nn"))
