@@ -67,6 +67,16 @@ def _column_major(shape, stride):
         (rows == 1 or stride[0] == 1) and (cols == 1 or stride[1] == rows))
 
 
+def _major(name, t):
+    """'row' or 'column': how the 2-D t is stored, which must be one of the two."""
+    if _row_major(t.shape, t.stride()):
+        return "row"
+    if _column_major(t.shape, t.stride()):
+        return "column"
+    raise ValueError(f"{_describe(name, t)}: must be row-major or column-major contiguous, got "
+                     f"strides {tuple(t.stride())} (pass {name}.contiguous())")
+
+
 def _same_device(pairs):
     first_name, first = pairs[0]
     for name, t in pairs[1:]:
@@ -105,13 +115,7 @@ def check_matmul(a, b, out=None, acc="f32"):
     if not _row_major(a.shape, a.stride()):
         raise ValueError(f"{_describe('a', a)}: must be row-major contiguous, got strides "
                          f"{tuple(a.stride())} (hgemm does not copy: pass a.contiguous())")
-    if _row_major(b.shape, b.stride()):
-        layout = NN
-    elif _column_major(b.shape, b.stride()):
-        layout = TN
-    else:
-        raise ValueError(f"{_describe('b', b)}: must be row-major or column-major contiguous, "
-                         f"got strides {tuple(b.stride())} (pass b.contiguous())")
+    layout = NN if _major("b", b) == "row" else TN
     if out is not None:
         if tuple(out.shape) != (m, n):
             raise ValueError(f"{_describe('out', out)}: must have shape {(m, n)}, the product's")
@@ -153,12 +157,5 @@ def check_linear(x, weight, bias=None):
                              f"leading dimensions flatten without a copy, got strides "
                              f"{tuple(x.stride())} (pass x.contiguous())")
         expected *= size
-    if _row_major(weight.shape, weight.stride()):
-        layout = TN
-    elif _column_major(weight.shape, weight.stride()):
-        layout = NN
-    else:
-        raise ValueError(f"{_describe('weight', weight)}: must be row-major or column-major "
-                         f"contiguous, got strides {tuple(weight.stride())} "
-                         f"(pass weight.contiguous())")
+    layout = TN if _major("weight", weight) == "row" else NN
     return m, n, k, layout

@@ -87,6 +87,24 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
+// The body of a C entry point, with every exception turned into a status and its message kept
+// for hgemmLastErrorMessage(): nothing thrown crosses into C.
+template <class Body>
+hgemmStatus_t c_entry(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const Error& e) {
+    g_last_error = e.what();
+    return e.status();
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HGEMM_ERROR_INTERNAL;
+  } catch (...) {
+    g_last_error = "unknown exception";
+    return HGEMM_ERROR_INTERNAL;
+  }
+}
+
 // Enum values are checked before the cast: a C caller can pass any integer.
 bool known_layout(hgemmLayout_t layout) {
   if (int(layout) == HGEMM_LAYOUT_NN || int(layout) == HGEMM_LAYOUT_TN) return true;
@@ -180,21 +198,12 @@ extern "C" {
 hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t N, int64_t K,
                        hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream) {
   using namespace hgemm;
-  try {
+  return c_entry([&] {
     if (!known_layout(layout) || !known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
     Problem problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)};
     run(problem, A, B, C, stream);
     return HGEMM_SUCCESS;
-  } catch (const Error& e) {
-    g_last_error = e.what();
-    return e.status();
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  } catch (...) {
-    g_last_error = "unknown exception";
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
 }
 
 const char* hgemmStatusString(hgemmStatus_t status) {
@@ -222,7 +231,7 @@ int hgemmGetVersion(void) { return HGEMM_VERSION; }
 
 hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) {
   using namespace hgemm;
-  try {
+  return c_entry([&] {
     if (!info) {
       g_last_error = "info is NULL";
       return HGEMM_ERROR_NULL_POINTER;
@@ -235,16 +244,13 @@ hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) 
     }
     *info = dispatch::describe(*device, static_cast<Accum>(acc));
     return HGEMM_SUCCESS;
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
 }
 
 hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout, hgemmAccum_t acc,
                            hgemmExplanation_t* out) {
   using namespace hgemm;
-  try {
+  return c_entry([&] {
     if (!out) {
       g_last_error = "out is NULL";
       return HGEMM_ERROR_NULL_POINTER;
@@ -257,25 +263,16 @@ hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout
     std::snprintf(out->rule, sizeof out->rule, "%s", e.rule.c_str());
     std::snprintf(out->reason, sizeof out->reason, "%s", e.reason.c_str());
     return HGEMM_SUCCESS;
-  } catch (const Error& e) {
-    g_last_error = e.what();
-    return e.status();
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
 }
 
 void hgemmReloadTables(void) { hgemm::reload_tables(); }
 
 hgemmStatus_t hgemmSetUserTable(const char* path) {
-  try {
+  return hgemm::c_entry([&] {
     hgemm::set_user_table(path ? path : "");
     return HGEMM_SUCCESS;
-  } catch (const std::exception& e) {
-    hgemm::g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
 }
 
 }  // extern "C"
