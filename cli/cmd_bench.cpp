@@ -116,7 +116,7 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
       if (!cfg) throw ArgError("'" + item.substr(7) + "' is not a kernel config name");
       add({item, std::nullopt, cfg});
     } else if (item == "torch") {
-      throw ArgError("torch rows come from python/bench_torch.py, not from hgemm bench");
+      throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
                      "' (hgemm, hgemm-nopdl, cublas, cublaslt-heuristic, cublaslt-autotune, "

@@ -1,4 +1,4 @@
-// hgemm report: reads results CSVs (from hgemm bench and python/bench_torch.py), merges them and
+// hgemm report: reads results CSVs (from hgemm bench and python -m hgemm.bench), merges them and
 // prints the paper's summary tables as Markdown. The arithmetic lives in src/bench/report.cpp.
 // --html hands the same files to python/hgemm_report.py, which draws the figures with matplotlib.
 #include <cerrno>
@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kHelp = R"(usage: hgemm report FILE... [options]
 
-Summarizes results CSVs (hgemm bench, python/bench_torch.py) as Markdown: speedup statistics per
+Summarizes results CSVs (hgemm bench, python -m hgemm.bench) as Markdown: speedup statistics per
 baseline and mode (Table 1), the same clipped at 1 (Table 2), geometric means by FLOP bucket, and
 the worst shapes per baseline. Definitions: docs/benchmarking.md.
 

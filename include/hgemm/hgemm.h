@@ -81,6 +81,28 @@ typedef struct {
  * HGEMM_ERROR_NO_DEVICE without a device. */
 hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info);
 
+/* The kernel hgemmRun would run for one problem on the current device, for pointers aligned as
+ * cudaMalloc's are, the rule that chose it and why. Strings are NUL-terminated and truncated to
+ * fit. Fails as hgemmRun does for bad sizes and enums, and with HGEMM_ERROR_NULL_POINTER for a
+ * NULL out, HGEMM_ERROR_NO_DEVICE without a device. */
+typedef struct {
+  char config[128];   /* the kernel config's name, e.g. sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn */
+  char rule[64];      /* "user table", "shipped table", "neighbours", "heuristic", "safety net",
+                         "decode rule" */
+  char reason[1024];  /* why, in one line */
+} hgemmExplanation_t;
+hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout, hgemmAccum_t acc,
+                           hgemmExplanation_t* out);
+
+/* Reads the dispatch tables again on the next call: a process that was running when `hgemm tune`
+ * wrote the user table sees it only after this. Safe while other threads call hgemmRun. */
+void hgemmReloadTables(void);
+
+/* The user table dispatch reads (its entries win over the shipped table's) instead of
+ * $HGEMM_USER_TABLE or the default in the cache directory; NULL or "" restores those. Reloads
+ * the tables. The file need not exist yet: hgemmGetDispatchInfo says whether it was used. */
+hgemmStatus_t hgemmSetUserTable(const char* path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,6 +152,19 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
 // at once). Safe while other threads call run(); each reload keeps the earlier tables' memory.
 void reload_tables();
 
+// What hgemmExplain reports: the config run(problem, ...) would use for pointers aligned as
+// cudaMalloc's are, on the current device, the rule that chose it and why. Throws hgemm::Error.
+struct Explanation {
+  KernelConfig config;
+  std::string rule;
+  std::string reason;
+};
+Explanation explain(const Problem& problem);
+
+// The user table dispatch reads instead of $HGEMM_USER_TABLE or the default; "" restores those.
+// Reloads the tables (reload_tables()).
+void set_user_table(const std::string& path);
+
 // Every config compiled into this build.
 std::vector<KernelConfig> catalog();
 

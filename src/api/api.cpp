@@ -13,6 +13,7 @@
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
 #include "dispatch/dispatch.hpp"
+#include "dispatch/locate.hpp"
 #include "registry/registry.hpp"
 
 namespace hgemm {
@@ -86,6 +87,37 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
+// The body of a C entry point, with every exception turned into a status and its message kept
+// for hgemmLastErrorMessage(): nothing thrown crosses into C.
+template <class Body>
+hgemmStatus_t c_entry(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const Error& e) {
+    g_last_error = e.what();
+    return e.status();
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HGEMM_ERROR_INTERNAL;
+  } catch (...) {
+    g_last_error = "unknown exception";
+    return HGEMM_ERROR_INTERNAL;
+  }
+}
+
+// Enum values are checked before the cast: a C caller can pass any integer.
+bool known_layout(hgemmLayout_t layout) {
+  if (int(layout) == HGEMM_LAYOUT_NN || int(layout) == HGEMM_LAYOUT_TN) return true;
+  g_last_error = "unknown layout value " + std::to_string(int(layout));
+  return false;
+}
+
+bool known_accum(hgemmAccum_t acc) {
+  if (int(acc) == HGEMM_ACC_F32 || int(acc) == HGEMM_ACC_F16) return true;
+  g_last_error = "unknown accumulation value " + std::to_string(int(acc));
+  return false;
+}
+
 }  // namespace
 
 void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream) {
@@ -126,6 +158,25 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
 
 void reload_tables() { dispatch::reload_tables(); }
 
+Explanation explain(const Problem& problem) {
+  if (Status s = problem.validate(); !s.ok()) raise(s);
+  const DeviceInfo* device = nullptr;
+  if (Status s = query_current_device(&device); !s.ok()) raise(s);
+  // Stand-ins as aligned as cudaMalloc's: dispatch looks only at the pointers' alignment.
+  const GemmArgs args{reinterpret_cast<const void*>(uintptr_t(0x10000)),
+                      reinterpret_cast<const void*>(uintptr_t(0x20000)),
+                      reinterpret_cast<void*>(uintptr_t(0x30000)),
+                      problem.m, problem.n, problem.k, nullptr};
+  const dispatch::Decision d =
+      dispatch::decide(problem, args, *device, dispatch::tables_for(*device, problem.accum));
+  return {d.config, std::string(dispatch::to_string(d.source)), d.reason};
+}
+
+void set_user_table(const std::string& path) {
+  dispatch::set_user_table_override(path);
+  dispatch::reload_tables();
+}
+
 std::vector<KernelConfig> catalog() {
   std::vector<KernelConfig> out;
   for (const auto& inst : registry::instances()) out.push_back(inst.config);
@@ -147,29 +198,12 @@ extern "C" {
 hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t N, int64_t K,
                        hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream) {
   using namespace hgemm;
-  try {
-    // Enum values are checked before the cast: a C caller can pass any integer.
-    if (int(layout) != HGEMM_LAYOUT_NN && int(layout) != HGEMM_LAYOUT_TN) {
-      g_last_error = "unknown layout value " + std::to_string(int(layout));
-      return HGEMM_ERROR_INVALID_ENUM;
-    }
-    if (int(acc) != HGEMM_ACC_F32 && int(acc) != HGEMM_ACC_F16) {
-      g_last_error = "unknown accumulation value " + std::to_string(int(acc));
-      return HGEMM_ERROR_INVALID_ENUM;
-    }
+  return c_entry([&] {
+    if (!known_layout(layout) || !known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
     Problem problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)};
     run(problem, A, B, C, stream);
     return HGEMM_SUCCESS;
-  } catch (const Error& e) {
-    g_last_error = e.what();
-    return e.status();
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  } catch (...) {
-    g_last_error = "unknown exception";
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
 }
 
 const char* hgemmStatusString(hgemmStatus_t status) {
@@ -197,15 +231,12 @@ int hgemmGetVersion(void) { return HGEMM_VERSION; }
 
 hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) {
   using namespace hgemm;
-  try {
+  return c_entry([&] {
     if (!info) {
       g_last_error = "info is NULL";
       return HGEMM_ERROR_NULL_POINTER;
     }
-    if (int(acc) != HGEMM_ACC_F32 && int(acc) != HGEMM_ACC_F16) {
-      g_last_error = "unknown accumulation value " + std::to_string(int(acc));
-      return HGEMM_ERROR_INVALID_ENUM;
-    }
+    if (!known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
     const DeviceInfo* device = nullptr;
     if (Status s = query_current_device(&device); !s.ok()) {
       g_last_error = s.message;
@@ -213,10 +244,35 @@ hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) 
     }
     *info = dispatch::describe(*device, static_cast<Accum>(acc));
     return HGEMM_SUCCESS;
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  }
+  });
+}
+
+hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout, hgemmAccum_t acc,
+                           hgemmExplanation_t* out) {
+  using namespace hgemm;
+  return c_entry([&] {
+    if (!out) {
+      g_last_error = "out is NULL";
+      return HGEMM_ERROR_NULL_POINTER;
+    }
+    if (!known_layout(layout) || !known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
+    const Explanation e =
+        explain(Problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)});
+    *out = hgemmExplanation_t{};
+    std::snprintf(out->config, sizeof out->config, "%s", e.config.name().c_str());
+    std::snprintf(out->rule, sizeof out->rule, "%s", e.rule.c_str());
+    std::snprintf(out->reason, sizeof out->reason, "%s", e.reason.c_str());
+    return HGEMM_SUCCESS;
+  });
+}
+
+void hgemmReloadTables(void) { hgemm::reload_tables(); }
+
+hgemmStatus_t hgemmSetUserTable(const char* path) {
+  return hgemm::c_entry([&] {
+    hgemm::set_user_table(path ? path : "");
+    return HGEMM_SUCCESS;
+  });
 }
 
 }  // extern "C"

@@ -1,6 +1,6 @@
 // The benchmark results file: `# key=value` environment lines, a header row, then one row per
 // shape x implementation x layout x mode (docs/benchmarking.md documents every column).
-// Written by `hgemm bench` and python/bench_torch.py, read by `hgemm report` and by --resume.
+// Written by `hgemm bench` and python -m hgemm.bench (python/hgemm/bench.py), read by `hgemm report` and by --resume.
 // Pure text handling: nothing here touches a device.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <mutex>
 
 #include "core/env.hpp"
 
@@ -68,7 +69,21 @@ TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum) {
                  "; HGEMM_DB names another)"};
 }
 
+namespace {
+std::mutex g_override_mutex;
+std::string g_user_table_override;
+}  // namespace
+
+void set_user_table_override(std::string path) {
+  std::lock_guard lock(g_override_mutex);
+  g_user_table_override = std::move(path);
+}
+
 std::string user_table_path(std::string_view gpu_name, Accum accum) {
+  {
+    std::lock_guard lock(g_override_mutex);
+    if (!g_user_table_override.empty()) return g_user_table_override;
+  }
   if (std::string path = env::user_table(); !path.empty()) return path;
   const std::string home = env::cache_home();
   return home.empty() ? home : home + "/tables/" + table_file_name(gpu_name, accum);

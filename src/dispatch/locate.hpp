@@ -5,7 +5,7 @@
 //            of <dir>/../share/hgemm/tables/ and <dir>/share/hgemm/tables/ that has the file,
 //            <dir> being the library's (installed: <prefix>/lib) or the executable's directory
 //            (the build tree: build/, build/tests/)
-//   user     $HGEMM_USER_TABLE, else <cache>/tables/<slug>-<acc>.table with <cache> from
+//   user     the path set by hgemmSetUserTable, else $HGEMM_USER_TABLE, else <cache>/tables/<slug>-<acc>.table with <cache> from
 //            env::cache_home() ($XDG_CACHE_HOME/hgemm or ~/.cache/hgemm); hgemm tune writes it
 #pragma once
 
@@ -33,5 +33,7 @@ struct TableLocation {
 TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum);
 // The path the user table has (it may not exist); "" when no cache directory is known.
 std::string user_table_path(std::string_view gpu_name, Accum accum);
+// A path user_table_path() returns ahead of $HGEMM_USER_TABLE (hgemmSetUserTable); "" clears it.
+void set_user_table_override(std::string path);
 
 }  // namespace hgemm::dispatch

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -92,6 +93,29 @@ int no_device_child() {
                              HGEMM_LAYOUT_NN, HGEMM_ACC_F32, nullptr);
   std::printf("%s | %s\n", hgemmStatusString(s), hgemmLastErrorMessage());
   return s == HGEMM_ERROR_NO_DEVICE ? 0 : 1;
+}
+
+// hgemmExplain names the config that hgemmRun's dispatch picks for cudaMalloc'd pointers.
+void test_explain() {
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{8, 4096, 4096},
+                         std::tuple{1000, 1000, 1000}, std::tuple{17, 33, 65}}) {
+    for (hgemmLayout_t layout : {HGEMM_LAYOUT_NN, HGEMM_LAYOUT_TN}) {
+      void *a = nullptr, *b = nullptr, *c = nullptr;
+      CUDA_OK(cudaMalloc(&a, size_t(m) * k * 2));
+      CUDA_OK(cudaMalloc(&b, size_t(k) * n * 2));
+      CUDA_OK(cudaMalloc(&c, size_t(m) * n * 2));
+      const hgemm::Problem p{m, n, k, static_cast<hgemm::Layout>(layout), hgemm::Accum::kF32};
+      hgemmExplanation_t e{};
+      const hgemmStatus_t s = hgemmExplain(m, n, k, layout, HGEMM_ACC_F32, &e);
+      const std::string chosen = hgemm::select_config(p, a, b, c).name();
+      check(s == HGEMM_SUCCESS && chosen == e.config && e.rule[0] && e.reason[0],
+            "hgemmExplain " + p.name() + ": " + e.config + " (" + e.rule + ") vs dispatch's " +
+                chosen);
+      CUDA_OK(cudaFree(a));
+      CUDA_OK(cudaFree(b));
+      CUDA_OK(cudaFree(c));
+    }
+  }
 }
 
 // Unaligned (2-byte aligned) pointers go through the safety net and verify.
@@ -235,6 +259,7 @@ int main(int argc, char** argv) {
   if (!gpu_checks::device_present("GPU tests never skip")) return 1;
   test_device_error_paths();
   test_no_device(argv[0]);
+  test_explain();
   test_unaligned();
   test_graph_capture(1024, 512, 768);
   test_graph_capture(256, 128, 16384);  // split-K on an H100 (tests/unit/test_dispatch.cpp)

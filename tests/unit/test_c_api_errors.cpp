@@ -81,3 +81,15 @@ TEST(CApi, StatusStringsAreDistinctAndNamed) {
   EXPECT_NE(std::string(hgemmStatusString(static_cast<hgemmStatus_t>(999))).find("UNKNOWN"),
             std::string::npos);
 }
+
+TEST(CApi, ExplainRefusesBadArgumentsBeforeTheDevice) {
+  hgemmExplanation_t e;
+  expect_status(hgemmExplain(8, 8, 8, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, nullptr),
+                HGEMM_ERROR_NULL_POINTER, "out");
+  expect_status(hgemmExplain(8, 0, 8, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, &e),
+                HGEMM_ERROR_INVALID_SIZE, "positive");
+  expect_status(hgemmExplain(8, 8, 8, static_cast<hgemmLayout_t>(7), HGEMM_ACC_F32, &e),
+                HGEMM_ERROR_INVALID_ENUM, "layout");
+  expect_status(hgemmExplain(8, 8, 8, HGEMM_LAYOUT_NN, static_cast<hgemmAccum_t>(3), &e),
+                HGEMM_ERROR_INVALID_ENUM, "accumulation");
+}

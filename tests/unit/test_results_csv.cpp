@@ -260,7 +260,7 @@ TEST(BenchCli, ArgumentErrorsExitTwoBeforeTouchingTheDevice) {
   expect_bench_error("--shape 64x64 " + out, "--shape expects MxNxK");
   expect_bench_error("--shape 64x0x64 " + out, "--shape expects MxNxK");
   expect_bench_error("--suite smoke " + out + " --impl cublas,bogus", "unknown implementation");
-  expect_bench_error("--suite smoke " + out + " --impl torch", "bench_torch.py");
+  expect_bench_error("--suite smoke " + out + " --impl torch", "python -m hgemm.bench");
   expect_bench_error("--suite smoke " + out + " --impl config:bogus", "not a kernel config name");
   expect_bench_error("--suite smoke " + out + " --modes offline,warm", "unknown mode 'warm'");
   expect_bench_error("--suite smoke " + out + " --layout nt", "unknown layout 'nt'");

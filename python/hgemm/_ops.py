@@ -1,0 +1,161 @@
+"""The PyTorch ops: hgemm::mm and hgemm::mm_out, registered with torch.library.custom_op so that
+torch.compile, torch.export and CUDA graphs see them as ordinary ops, and hgemm.matmul and
+hgemm.linear on top of them.
+
+Both ops take b in its stored, row-major form and a layout that says what it is: 'nn', b is
+[K, N]; 'tn', b is [N, K] (a Linear weight), and the product is a @ b.T. They run on the current
+CUDA stream of the inputs' device.
+"""
+
+import torch
+
+from . import _hgemm, _validate
+from ._library import ACCS, LAYOUTS, raise_last_error
+
+_validate.use_torch(torch.Tensor, torch.float16)
+
+try:
+    # The raw handle, without building a torch.cuda.Stream object per call.
+    _current_stream = torch._C._cuda_getCurrentRawStream
+except AttributeError:
+    def _current_stream(index):
+        return torch.cuda.current_stream(index).cuda_stream
+
+
+def _product_shape(a, b, layout):
+    return a.shape[0], (b.shape[1] if layout == "nn" else b.shape[0]), a.shape[1]
+
+
+def _launch(a, b, out, layout, acc):
+    m, n, k = _product_shape(a, b, layout)
+    if m == 0 or n == 0:
+        return
+    if k == 0:
+        out.zero_()
+        return
+    # The ops' contract is row-major operands; a compiled graph may hand over others.
+    a = a if a.is_contiguous() else a.contiguous()
+    b = b if b.is_contiguous() else b.contiguous()
+    index = a.get_device()
+    if index != torch.cuda.current_device():
+        with torch.cuda.device(index):
+            status = _hgemm.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k,
+                                LAYOUTS[layout], ACCS[acc], _current_stream(index))
+    else:
+        status = _hgemm.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k,
+                            LAYOUTS[layout], ACCS[acc], _current_stream(index))
+    if status != _hgemm.SUCCESS:
+        raise_last_error(status)
+
+
+def _mm(a, b, layout, acc):
+    m, n, _ = _product_shape(a, b, layout)
+    out = torch.empty((m, n), dtype=torch.float16, device=a.device)
+    _launch(a, b, out, layout, acc)
+    return out
+
+
+@torch.library.custom_op("hgemm::mm", mutates_args=())
+def mm(a: torch.Tensor, b: torch.Tensor, layout: str, acc: str) -> torch.Tensor:
+    """a [M, K] times b ([K, N] for layout 'nn', [N, K] transposed for 'tn'): a new [M, N]."""
+    return _mm(a, b, layout, acc)
+
+
+@mm.register_fake
+def _mm_fake(a, b, layout, acc):
+    m, n, _ = _product_shape(a, b, layout)
+    return a.new_empty((m, n))
+
+
+@torch.library.custom_op("hgemm::mm_out", mutates_args=("out",))
+def mm_out(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, layout: str, acc: str) -> None:
+    """mm written into out ([M, N], row-major)."""
+    _launch(a, b, out, layout, acc)
+
+
+@mm_out.register_fake
+def _mm_out_fake(a, b, out, layout, acc):
+    return None
+
+
+def _setup_context(ctx, inputs, output):
+    a, b, layout, acc = inputs
+    ctx.save_for_backward(a, b)
+    ctx.layout = layout
+    ctx.acc = acc
+
+
+def _backward(ctx, grad):
+    # C = A B (nn) or A W^T (tn), with A [M, K] row-major. dA = dC B^T is hgemm's tn with B as the
+    # stored [K, N] operand, and dC W is its nn with W [N, K]. dB needs A transposed, a layout
+    # hgemm does not take, so torch.matmul computes it.
+    a, b = ctx.saved_tensors
+    grad = grad.contiguous()
+    grad_a = grad_b = None
+    if ctx.needs_input_grad[0]:
+        grad_a = mm(grad, b, "tn" if ctx.layout == "nn" else "nn", ctx.acc)
+    if ctx.needs_input_grad[1]:
+        grad_b = torch.matmul(a.t(), grad) if ctx.layout == "nn" else torch.matmul(grad.t(), a)
+    return grad_a, grad_b, None, None
+
+
+torch.library.register_autograd("hgemm::mm", _backward, setup_context=_setup_context)
+
+_dispatch_stack_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+_function_mode_enabled = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+
+
+def _direct(*tensors):
+    """Whether an eager call can skip the PyTorch dispatcher (the op's cost, several microseconds,
+    is as long as a decode-sized GEMM): plain tensors, nothing to differentiate, and no tracing,
+    compiling or dispatch or function mode that has to see the op."""
+    if _dispatch_stack_depth is None or _function_mode_enabled is None:
+        return False
+    if torch.compiler.is_compiling() or _dispatch_stack_depth() or _function_mode_enabled():
+        return False
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if type(t) is not torch.Tensor or (grad and t.requires_grad):
+            return False
+    return True
+
+
+def matmul(a, b, *, out=None, acc="f32"):
+    """a @ b for float16 CUDA tensors a [M, K] and b [K, N], on the current CUDA stream.
+
+    a must be row-major contiguous; b row-major ([K, N], layout nn) or column-major (the .t() of a
+    row-major [N, K], layout tn). Nothing is copied: other layouts raise ValueError. acc 'f32'
+    accumulates in fp32, 'f16' in fp16. With out ([M, N] float16, row-major), the product is
+    written there and out is returned; out does not support autograd."""
+    m, n, k, layout = _validate.check_matmul(a, b, out, acc)
+    stored = b if layout == "nn" else b.t()
+    if out is None:
+        if _direct(a, b):
+            return _mm(a, stored, layout, acc)
+        return mm(a, stored, layout, acc)
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        raise RuntimeError("hgemm.matmul with out= does not support autograd, and a or b "
+                           "requires grad")
+    if _direct(a, b, out):
+        _launch(a, stored, out, layout, acc)
+    else:
+        mm_out(a, stored, out, layout, acc)
+    return out
+
+
+def linear(x, weight, bias=None, *, acc="f32"):
+    """x @ weight.T + bias, as torch.nn.functional.linear, for float16 CUDA tensors: x [..., K]
+    row-major contiguous, weight [N, K] (row-major, or the .t() of a row-major [K, N]), bias [N]
+    or None. The leading dimensions of x are flattened into M; the bias is added by PyTorch."""
+    m, n, k, layout = _validate.check_linear(x, weight, bias)
+    _validate.check_acc(acc)
+    x2 = x.reshape(m, k)
+    stored = weight if layout == "tn" else weight.t()
+    if _direct(x, weight):
+        y = _mm(x2, stored, layout, acc)
+    else:
+        y = mm(x2, stored, layout, acc)
+    y = y.reshape(*x.shape[:-1], n)
+    if bias is not None:
+        y = y + bias
+    return y

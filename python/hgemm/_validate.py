@@ -1,0 +1,161 @@
+"""Argument checks for hgemm.matmul and hgemm.linear, done before anything reaches the GPU.
+
+They read only what every tensor exposes (shape, dtype, device, stride()), never import torch,
+and so are tested on small stand-in objects on machines without PyTorch. Each failure names the
+argument and the problem: TypeError for what is not a tensor or has the wrong dtype, ValueError
+for the wrong device, shape or layout.
+"""
+
+NN = "nn"
+TN = "tn"
+ACCUMULATIONS = ("f32", "f16")
+_TENSOR_ATTRIBUTES = ("shape", "dtype", "device", "stride", "data_ptr")
+
+# Set by use_torch(): isinstance and dtype comparisons, which torch.compile traces without a
+# graph break where it might not trace hasattr() and str().
+_tensor_type = None
+_float16 = None
+
+
+def use_torch(tensor_type, float16):
+    global _tensor_type, _float16
+    _tensor_type = tensor_type
+    _float16 = float16
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def _is_tensor(t):
+    if _tensor_type is not None:
+        return isinstance(t, _tensor_type)
+    return all(hasattr(t, attr) for attr in _TENSOR_ATTRIBUTES)
+
+
+def _is_float16(t):
+    if _float16 is not None:
+        return t.dtype == _float16
+    return _dtype_name(t) == "float16"
+
+
+def _describe(name, t):
+    return f"{name} ({_dtype_name(t)} {tuple(t.shape)} on {t.device})"
+
+
+def _check_tensor(name, t):
+    if not _is_tensor(t):
+        raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    if not _is_float16(t):
+        raise TypeError(f"{_describe(name, t)}: hgemm takes float16 only, got {_dtype_name(t)} "
+                        f"(convert with .half())")
+    if t.device.type != "cuda":
+        raise ValueError(f"{_describe(name, t)}: must be a CUDA tensor, got a {t.device.type} "
+                         f"tensor (move it with .cuda())")
+
+
+# An empty matrix holds nothing to lay out, and a dimension of size 1 takes any stride.
+def _row_major(shape, stride):
+    rows, cols = shape
+    return rows == 0 or cols == 0 or (
+        (cols == 1 or stride[1] == 1) and (rows == 1 or stride[0] == cols))
+
+
+def _column_major(shape, stride):
+    rows, cols = shape
+    return rows == 0 or cols == 0 or (
+        (rows == 1 or stride[0] == 1) and (cols == 1 or stride[1] == rows))
+
+
+def _major(name, t):
+    """'row' or 'column': how the 2-D t is stored, which must be one of the two."""
+    if _row_major(t.shape, t.stride()):
+        return "row"
+    if _column_major(t.shape, t.stride()):
+        return "column"
+    raise ValueError(f"{_describe(name, t)}: must be row-major or column-major contiguous, got "
+                     f"strides {tuple(t.stride())} (pass {name}.contiguous())")
+
+
+def _same_device(pairs):
+    first_name, first = pairs[0]
+    for name, t in pairs[1:]:
+        if t.device != first.device:
+            raise ValueError(f"{name} is on {t.device} but {first_name} is on {first.device}: "
+                             f"all tensors must be on one device")
+
+
+def check_acc(acc):
+    if acc not in ACCUMULATIONS:
+        raise ValueError(f"acc must be 'f32' or 'f16', got {acc!r}")
+
+
+def check_matmul(a, b, out=None, acc="f32"):
+    """Checks hgemm.matmul(a, b, out=out, acc=acc) and returns (m, n, k, layout): a is [M, K]
+    row-major; b is [K, N] row-major (layout nn) or column-major, that is the transpose of a
+    row-major [N, K] tensor such as a Linear weight's .t() (layout tn). Nothing is copied."""
+    check_acc(acc)
+    _check_tensor("a", a)
+    _check_tensor("b", b)
+    if len(a.shape) != 2:
+        raise ValueError(f"{_describe('a', a)}: must be 2-D [M, K]; hgemm.linear flattens "
+                         f"leading dimensions")
+    if len(b.shape) != 2:
+        raise ValueError(f"{_describe('b', b)}: must be 2-D [K, N]")
+    m, k = a.shape
+    if b.shape[0] != k:
+        raise ValueError(f"inner dimensions differ: a is {tuple(a.shape)} and b is "
+                         f"{tuple(b.shape)} (a's columns must equal b's rows)")
+    n = b.shape[1]
+    pairs = [("a", a), ("b", b)]
+    if out is not None:
+        _check_tensor("out", out)
+        pairs.append(("out", out))
+    _same_device(pairs)
+    if not _row_major(a.shape, a.stride()):
+        raise ValueError(f"{_describe('a', a)}: must be row-major contiguous, got strides "
+                         f"{tuple(a.stride())} (hgemm does not copy: pass a.contiguous())")
+    layout = NN if _major("b", b) == "row" else TN
+    if out is not None:
+        if tuple(out.shape) != (m, n):
+            raise ValueError(f"{_describe('out', out)}: must have shape {(m, n)}, the product's")
+        if not _row_major(out.shape, out.stride()):
+            raise ValueError(f"{_describe('out', out)}: must be row-major contiguous, got strides "
+                             f"{tuple(out.stride())}")
+    return m, n, k, layout
+
+
+def check_linear(x, weight, bias=None):
+    """Checks hgemm.linear(x, weight, bias) and returns (m, n, k, layout): x is [..., K] whose
+    leading dimensions flatten without a copy (row-major contiguous), weight [N, K] row-major
+    (layout tn) or the transpose of a row-major [K, N] (layout nn), bias [N] or None."""
+    _check_tensor("x", x)
+    _check_tensor("weight", weight)
+    if len(x.shape) < 1:
+        raise ValueError(f"{_describe('x', x)}: must have at least one dimension [..., K]")
+    if len(weight.shape) != 2:
+        raise ValueError(f"{_describe('weight', weight)}: must be 2-D [N, K]")
+    n, k = weight.shape
+    if x.shape[-1] != k:
+        raise ValueError(f"inner dimensions differ: x is {tuple(x.shape)} and weight is "
+                         f"{tuple(weight.shape)} (x's last dimension must equal weight's second)")
+    pairs = [("x", x), ("weight", weight)]
+    if bias is not None:
+        _check_tensor("bias", bias)
+        if tuple(bias.shape) != (n,):
+            raise ValueError(f"{_describe('bias', bias)}: must have shape ({n},), the weight's "
+                             f"output features")
+        pairs.append(("bias", bias))
+    _same_device(pairs)
+    m = 1
+    for d in x.shape[:-1]:
+        m *= d
+    expected = 1
+    for size, stride in reversed(list(zip(x.shape, x.stride()))):
+        if m * k and size != 1 and stride != expected:
+            raise ValueError(f"{_describe('x', x)}: must be row-major contiguous so that its "
+                             f"leading dimensions flatten without a copy, got strides "
+                             f"{tuple(x.stride())} (pass x.contiguous())")
+        expected *= size
+    layout = TN if _major("weight", weight) == "row" else NN
+    return m, n, k, layout
