@@ -3,8 +3,8 @@
  * hgemmGemm (below): the general call, C = act(alpha * A * B + beta * C + bias), any storage
  * order, leading dimensions, strided batches, fp16 or bf16.
  *
- * hgemmRun: A is M x K row-major and C is M x N row-major. With HGEMM_LAYOUT_NN, B is K x N row-major;
- * with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
+ * hgemmRun: A is M x K row-major and C is M x N row-major. With HGEMM_LAYOUT_NN, B is K x N
+ * row-major; with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
  * All pointers are device pointers to __half. The call is thread-safe, can be captured into a
  * CUDA graph, and after the first call for a shape on a device it neither allocates nor
  * synchronizes.
@@ -128,7 +128,9 @@ hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info);
  *               batch_count = 1, packed leading dimensions, and either row-major A and C with B
  *               of either order (B row-major: NN; column-major: TN), or column-major C with
  *               column-major B and A of either order, run as C^T = B^T A^T. Same kernels, same
- *               speed as hgemmRun.
+ *               speed as hgemmRun. Its sm90 kernels need A, B and C 16-byte aligned and K and
+ *               C's row (N, or M for column-major C) multiples of 8; the other calls on this
+ *               path run on its predicated sm80 kernel, as hgemmRun's do.
  *   safety net  every other legal call: a tiled mma.sync kernel (sm_80 and later) that handles
  *               every combination, any alignment, in one launch for all batches; correct, not
  *               tuned.
@@ -156,7 +158,7 @@ typedef struct {
   int64_t m, n, k;
   int64_t lda, ldb, ldc;         /* 0: packed */
   int64_t batch_count;           /* default 1 */
-  int64_t stride_a, stride_b, stride_c; /* elements between batches; ignored for one batch */
+  int64_t stride_a, stride_b, stride_c; /* elements between batches, >= 0; unused for one */
   const void* bias;              /* NULL: none */
   void* workspace;               /* NULL: the library's pool */
   size_t workspace_size;         /* bytes at workspace */

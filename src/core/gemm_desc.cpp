@@ -31,9 +31,15 @@ struct Operand {
   int64_t ld_or_packed() const { return ld == 0 ? row_length() : ld; }
 };
 
-Operand operand_a(const GemmDesc& d) { return {"A", "lda", d.m, d.k, d.order_a, d.lda, d.stride_a}; }
-Operand operand_b(const GemmDesc& d) { return {"B", "ldb", d.k, d.n, d.order_b, d.ldb, d.stride_b}; }
-Operand operand_c(const GemmDesc& d) { return {"C", "ldc", d.m, d.n, d.order_c, d.ldc, d.stride_c}; }
+Operand operand_a(const GemmDesc& d) {
+  return {"A", "lda", d.m, d.k, d.order_a, d.lda, d.stride_a};
+}
+Operand operand_b(const GemmDesc& d) {
+  return {"B", "ldb", d.k, d.n, d.order_b, d.ldb, d.stride_b};
+}
+Operand operand_c(const GemmDesc& d) {
+  return {"C", "ldc", d.m, d.n, d.order_c, d.ldc, d.stride_c};
+}
 
 std::optional<int64_t> checked_mul(int64_t x, int64_t y) {
   int64_t r = 0;
