@@ -1,8 +1,10 @@
 /*
- * hgemm C API: C = A * B with fp16 inputs and output.
+ * hgemm C API. hgemmRun: C = A * B with fp16 inputs and output, contiguous row-major matrices.
+ * hgemmGemm (below): the general call, C = act(alpha * A * B + beta * C + bias), any storage
+ * order, leading dimensions, strided batches, fp16 or bf16.
  *
- * A is M x K row-major and C is M x N row-major. With HGEMM_LAYOUT_NN, B is K x N row-major;
- * with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
+ * hgemmRun: A is M x K row-major and C is M x N row-major. With HGEMM_LAYOUT_NN, B is K x N
+ * row-major; with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
  * All pointers are device pointers to __half. The call is thread-safe, can be captured into a
  * CUDA graph, and after the first call for a shape on a device it neither allocates nor
  * synchronizes.
@@ -10,6 +12,7 @@
 #ifndef HGEMM_HGEMM_H_
 #define HGEMM_HGEMM_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* CUDA's headers use anonymous unions, which C99 lacks: without this, a C99 program built with
@@ -42,7 +45,16 @@ typedef enum {
   HGEMM_ERROR_INVALID_POINTER = 9,     /* a pointer is not device-accessible memory */
   HGEMM_ERROR_CUDA = 10,               /* a CUDA runtime or driver call failed */
   HGEMM_ERROR_LAUNCH_FAILED = 11,      /* the kernel launch was rejected */
-  HGEMM_ERROR_INTERNAL = 12
+  HGEMM_ERROR_INTERNAL = 12,
+  /* Values from here on are returned by hgemmGemm and its companions only. */
+  HGEMM_ERROR_INVALID_LEADING_DIM = 13, /* lda, ldb or ldc is negative or shorter than its row */
+  HGEMM_ERROR_INVALID_BATCH_COUNT = 14, /* batch_count is zero, negative or above 2^31-1 */
+  HGEMM_ERROR_INVALID_STRIDE = 15,      /* a batch stride is negative */
+  HGEMM_ERROR_BATCH_OVERLAP = 16,       /* two batches of C share memory */
+  HGEMM_ERROR_DTYPE_ACCUM = 17,         /* bf16 asks for fp16 accumulation */
+  HGEMM_ERROR_INVALID_BIAS = 18,        /* bias is misaligned, overlaps C, or not device memory */
+  HGEMM_ERROR_WORKSPACE_TOO_SMALL = 19, /* workspace_size is below hgemmGemmWorkspaceSize() */
+  HGEMM_ERROR_INVALID_DESCRIPTOR = 20   /* struct_size is not one this library reads */
 } hgemmStatus_t;
 
 typedef enum { HGEMM_LAYOUT_NN = 0, HGEMM_LAYOUT_TN = 1 } hgemmLayout_t;
@@ -102,6 +114,118 @@ void hgemmReloadTables(void);
  * $HGEMM_USER_TABLE or the default in the cache directory; NULL or "" restores those. Reloads
  * the tables. The file need not exist yet: hgemmGetDispatchInfo says whether it was used. */
 hgemmStatus_t hgemmSetUserTable(const char* path);
+
+/* ---- The general call --------------------------------------------------------------------
+ *
+ * For each batch b in [0, batch_count):
+ *   C_b = act(alpha * A_b * B_b + beta * C_b + bias)
+ * with A_b = A + b * stride_a (M x K), B_b = B + b * stride_b (K x N), C_b = C + b * stride_c
+ * (M x N), strides and leading dimensions in elements. Each matrix is stored row-major (element
+ * (i, j) at i * ld + j) or column-major (at j * ld + i); ld 0 means packed (the row length: K, N
+ * and N for row-major A, B, C; M, K and M for column-major). alpha and beta are fp32 and the
+ * epilogue computes in fp32 before one rounding to the element type. With beta == 0, C is only
+ * written (NaN or Inf in it do not reach the result). bias, when not NULL, is N elements of the
+ * element type, one per column of C, shared by every batch. A, B, C and bias are device pointers
+ * to the element type.
+ *
+ * Element types: fp16 with fp32 or fp16 accumulation, bf16 with fp32 accumulation.
+ * Activations: ReLU max(x, 0); GELU the exact erf form x/2 (1 + erf(x / sqrt 2)), as PyTorch's
+ * default nn.GELU(); GELU_TANH PyTorch's approximate='tanh' form.
+ *
+ * Limits:
+ *   M, N, K in [1, 2^31-1]; batch_count in [1, 2^31-1]; every matrix's span over all batches,
+ *   (batch_count - 1) * stride + its last element, below 2^62 bytes.
+ *   Pointers 2-byte aligned (bias too); a workspace 16-byte aligned.
+ *   C's bytes, first to last element over all batches, must not overlap A's or B's, nor bias's
+ *   (HGEMM_ERROR_ALIASING, HGEMM_ERROR_INVALID_BIAS); a layout that interleaves C with A or B
+ *   in one allocation is refused even where no element is shared.
+ *   Batches of C must not overlap: refused unless each batch lies beyond the previous one
+ *   (stride_c >= the span of one C) or the batches interleave inside each row (stride_c >= the
+ *   row length and (batch_count - 1) * stride_c + the row length <= ldc), e.g. heads written
+ *   side by side into [rows, heads * N]. A and B batches may overlap (stride 0 broadcasts).
+ *
+ * Paths (hgemmGemmExplain names the one a call takes and why):
+ *   dispatch    the tuned kernels of hgemmRun, chosen as hgemmRun chooses them, for a call that
+ *               is exactly one hgemmRun: fp16, alpha = 1, beta = 0, no bias, no activation,
+ *               batch_count = 1, packed leading dimensions, and either row-major A and C with B
+ *               of either order (B row-major: NN; column-major: TN), or column-major C with
+ *               column-major B and A of either order, run as C^T = B^T A^T. Same kernels, same
+ *               speed as hgemmRun. Its sm90 kernels need A, B and C 16-byte aligned and K and
+ *               C's row (N, or M for column-major C) multiples of 8; the other calls on this
+ *               path run on its predicated sm80 kernel, as hgemmRun's do.
+ *   safety net  every other legal call: a tiled mma.sync kernel (sm_80 and later) that handles
+ *               every combination, any alignment, in one launch for all batches; correct, not
+ *               tuned.
+ *
+ * Workspace: split-K on the dispatch path needs scratch. With workspace NULL it comes from a
+ * library-owned stream-ordered pool (allocated on first use, then reused); with a workspace
+ * given, the call uses it and allocates nothing. workspace_size must then be at least
+ * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net calls, at most 32 MiB).
+ */
+typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
+typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;
+typedef enum {
+  HGEMM_ACTIVATION_NONE = 0,
+  HGEMM_ACTIVATION_RELU = 1,
+  HGEMM_ACTIVATION_GELU = 2,     /* erf form (PyTorch's default) */
+  HGEMM_ACTIVATION_GELU_TANH = 3 /* tanh approximation */
+} hgemmActivation_t;
+
+/* Fields are only ever appended. struct_size tells the library which fields the caller's header
+ * had: those it lacks take their defaults, and a newer caller's fields this library does not
+ * know must hold their defaults (zero bytes) or the call is HGEMM_ERROR_INVALID_DESCRIPTOR.
+ * Always start from hgemmGemmDescInit. */
+typedef struct {
+  size_t struct_size;            /* sizeof(hgemmGemmDesc_t) as the caller compiled it */
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;         /* 0: packed */
+  int64_t batch_count;           /* default 1 */
+  int64_t stride_a, stride_b, stride_c; /* elements between batches, >= 0; unused for one */
+  const void* bias;              /* NULL: none */
+  void* workspace;               /* NULL: the library's pool */
+  size_t workspace_size;         /* bytes at workspace */
+  float alpha;                   /* default 1 */
+  float beta;                    /* default 0 */
+  hgemmOrder_t order_a, order_b, order_c; /* default row-major */
+  hgemmDataType_t dtype;         /* default fp16 */
+  hgemmAccum_t acc;              /* default fp32 */
+  hgemmActivation_t activation;  /* default none */
+} hgemmGemmDesc_t;
+
+/* Fills the first struct_size bytes of *desc with the defaults for an M x N x K product:
+ * row-major packed matrices, fp16 with fp32 accumulation, alpha 1, beta 0, one batch, no bias,
+ * no activation, no workspace. Use hgemmGemmDescInit, which passes the caller's sizeof. */
+hgemmStatus_t hgemmGemmDescInitSized(hgemmGemmDesc_t* desc, size_t struct_size, int64_t M,
+                                     int64_t N, int64_t K);
+static inline hgemmStatus_t hgemmGemmDescInit(hgemmGemmDesc_t* desc, int64_t M, int64_t N,
+                                              int64_t K) {
+  return hgemmGemmDescInitSized(desc, sizeof(hgemmGemmDesc_t), M, N, K);
+}
+
+/* Runs the call the descriptor describes on `stream`. Thread-safe and graph-capturable as
+ * hgemmRun. Every argument is checked first; a refused call touches no memory. */
+hgemmStatus_t hgemmGemm(const hgemmGemmDesc_t* desc, const void* A, const void* B, void* C,
+                        cudaStream_t stream);
+
+/* The workspace bytes a call with this descriptor may use (see Workspace above). Needs no device
+ * and no pointers; checks the descriptor as hgemmGemm does. */
+hgemmStatus_t hgemmGemmWorkspaceSize(const hgemmGemmDesc_t* desc, size_t* bytes);
+
+typedef enum { HGEMM_PATH_DISPATCH = 0, HGEMM_PATH_SAFETY_NET = 1 } hgemmPath_t;
+
+/* Which path and kernel a call runs, and why. Strings are NUL-terminated and truncated to fit. */
+typedef struct {
+  hgemmPath_t path;
+  int transposed;     /* 1 when run as C^T = B^T A^T */
+  char kernel[128];   /* the kernel's config name */
+  char source[32];    /* dispatch's rule ("shipped table", "heuristic", ...) or "safety net" */
+  char reason[1024];
+} hgemmGemmPlan_t;
+
+/* What hgemmGemm would run for these arguments on the current device, without running it.
+ * Checks the arguments as hgemmGemm does. */
+hgemmStatus_t hgemmGemmExplain(const hgemmGemmDesc_t* desc, const void* A, const void* B,
+                               const void* C, hgemmGemmPlan_t* plan);
 
 #ifdef __cplusplus
 }

@@ -165,6 +165,77 @@ Explanation explain(const Problem& problem);
 // Reloads the tables (reload_tables()).
 void set_user_table(const std::string& path);
 
+// ---- The general call (hgemm.h's hgemmGemm: the operation, limits and paths are documented
+// there). The C++ descriptor is a plain struct with the C defaults; its C++ enums carry the C
+// values.
+
+enum class Order : uint8_t { kRow = HGEMM_ORDER_ROW, kCol = HGEMM_ORDER_COL };
+enum class DType : uint8_t { kF16 = HGEMM_DTYPE_F16, kBF16 = HGEMM_DTYPE_BF16 };
+enum class Activation : uint8_t {
+  kNone = HGEMM_ACTIVATION_NONE,
+  kRelu = HGEMM_ACTIVATION_RELU,
+  kGelu = HGEMM_ACTIVATION_GELU,
+  kGeluTanh = HGEMM_ACTIVATION_GELU_TANH,
+};
+std::string_view to_string(Order order);          // "row", "col"
+std::string_view to_string(DType dtype);          // "f16", "bf16"
+std::string_view to_string(Activation activation);  // "none", "relu", "gelu", "gelu_tanh"
+
+struct GemmDesc {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  Order order_a = Order::kRow;
+  Order order_b = Order::kRow;
+  Order order_c = Order::kRow;
+  int64_t lda = 0;  // 0: packed
+  int64_t ldb = 0;
+  int64_t ldc = 0;
+  DType dtype = DType::kF16;
+  Accum accum = Accum::kF32;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  int64_t batch_count = 1;
+  int64_t stride_a = 0;  // elements between batches
+  int64_t stride_b = 0;
+  int64_t stride_c = 0;
+  const void* bias = nullptr;  // N elements of dtype, or nullptr
+  Activation activation = Activation::kNone;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+
+  // The leading dimensions in effect: the given ones, or the packed row length for 0.
+  int64_t lda_or_packed() const;
+  int64_t ldb_or_packed() const;
+  int64_t ldc_or_packed() const;
+  // "96x80x40_rcr_bf16_f32" (orders of A, B, C), then "_b4" for batches, "_a" / "_ab" for
+  // alpha != 1 / beta != 0, "_bias", "_relu" and so on: for messages and test names.
+  std::string name() const;
+  // The checks that need neither a device nor pointers: enums, sizes, leading dimensions, batch
+  // count and strides, C batches overlapping, dtype and accumulation. (The workspace's size
+  // depends on the path; gemm() checks it against workspace_size().)
+  Status validate() const;
+  // The pointer checks that need no device: NULL, alignment, C aliasing A, B or bias, and the
+  // workspace (NULL with a size, alignment, overlap).
+  Status validate_pointers(const void* a, const void* b, const void* c) const;
+};
+
+// Which path runs a call and why (hgemm.h's hgemmGemmPlan_t).
+struct GemmPlan {
+  hgemmPath_t path = HGEMM_PATH_SAFETY_NET;
+  bool transposed = false;
+  std::string kernel;
+  std::string source;
+  std::string reason;
+};
+
+// Runs the call. Throws hgemm::Error with the status hgemmGemm returns.
+void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStream_t stream);
+// The path and kernel gemm() would run, without running it.
+GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void* c);
+// The workspace bytes a call with this descriptor may use; needs no device.
+size_t workspace_size(const GemmDesc& desc);
+
 // Every config compiled into this build.
 std::vector<KernelConfig> catalog();
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <cuda_runtime_api.h>
 
@@ -14,6 +15,8 @@
 #include "launch/sm90_jit.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
+#include "dispatch/gemm_route.hpp"
+#include "launch/sm80_general.hpp"
 #include "registry/registry.hpp"
 
 namespace hgemm {
@@ -43,6 +46,29 @@ Status check_pointer(const void* p, const char* what, const DeviceInfo& device) 
   return Status::success();
 }
 
+// The current device, bound to this thread and of a supported architecture.
+Status current_device_checked(const DeviceInfo** device) {
+  if (Status s = query_current_device(device); !s.ok()) return s;
+  // The sm90 launcher encodes tensor maps through the driver API, which needs the device's
+  // context current on this thread. A fresh thread whose first CUDA call is ours has none until a
+  // runtime call binds it, so bind it once per thread and device.
+  thread_local int bound_device = -1;
+  if (bound_device != (*device)->ordinal) {
+    if (cudaError_t e = cudaSetDevice((*device)->ordinal); e != cudaSuccess) {
+      cudaGetLastError();
+      return Status::failure(HGEMM_ERROR_CUDA,
+                             std::string("cannot make the device current: ") + cudaGetErrorString(e));
+    }
+    bound_device = (*device)->ordinal;
+  }
+  if ((*device)->cc() < 80)
+    return Status::failure(HGEMM_ERROR_ARCH_UNSUPPORTED,
+                           "compute capability " + std::to_string((*device)->cc_major) + "." +
+                               std::to_string((*device)->cc_minor) + " of " + (*device)->name +
+                               " is below the required 8.0");
+  return Status::success();
+}
+
 // Everything that can be checked before a kernel is chosen. On success fills `device`.
 Status prepare(const Problem& problem, const void* a, const void* b, const void* c,
                const DeviceInfo** device) {
@@ -62,61 +88,46 @@ Status prepare(const Problem& problem, const void* a, const void* b, const void*
     return Status::failure(HGEMM_ERROR_ALIASING, "C overlaps A");
   if (ranges_overlap(c, c_bytes, b, b_bytes))
     return Status::failure(HGEMM_ERROR_ALIASING, "C overlaps B");
-  if (Status s = query_current_device(device); !s.ok()) return s;
-  // The sm90 launcher encodes tensor maps through the driver API, which needs the device's
-  // context current on this thread. A fresh thread whose first CUDA call is ours has none until a
-  // runtime call binds it, so bind it once per thread and device.
-  thread_local int bound_device = -1;
-  if (bound_device != (*device)->ordinal) {
-    if (cudaError_t e = cudaSetDevice((*device)->ordinal); e != cudaSuccess) {
-      cudaGetLastError();
-      return Status::failure(HGEMM_ERROR_CUDA,
-                             std::string("cannot make the device current: ") + cudaGetErrorString(e));
-    }
-    bound_device = (*device)->ordinal;
-  }
-  if ((*device)->cc() < 80)
-    return Status::failure(HGEMM_ERROR_ARCH_UNSUPPORTED,
-                           "compute capability " + std::to_string((*device)->cc_major) + "." +
-                               std::to_string((*device)->cc_minor) + " of " + (*device)->name +
-                               " is below the required 8.0");
+  if (Status s = current_device_checked(device); !s.ok()) return s;
   for (auto [p, what] : {std::pair{a, "A"}, std::pair{b, "B"}, std::pair{c, "C"}})
     if (Status s = check_pointer(p, what, **device); !s.ok()) return s;
   return Status::success();
 }
 
-[[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
-
-// The body of a C entry point, with every exception turned into a status and its message kept
-// for hgemmLastErrorMessage(): nothing thrown crosses into C.
-template <class Body>
-hgemmStatus_t c_entry(Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const Error& e) {
-    g_last_error = e.what();
-    return e.status();
-  } catch (const std::exception& e) {
-    g_last_error = e.what();
-    return HGEMM_ERROR_INTERNAL;
-  } catch (...) {
-    g_last_error = "unknown exception";
-    return HGEMM_ERROR_INTERNAL;
+// hgemmGemm's checks, in the order the statuses are documented: the descriptor, the pointers,
+// the workspace's size for the route, then the device. On success fills `route` and `device`.
+Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const void* c,
+                    dispatch::GemmRoute* route, const DeviceInfo** device) {
+  if (Status s = desc.validate_pointers(a, b, c); !s.ok()) return s;
+  *route = dispatch::route(desc);
+  if (desc.workspace) {
+    const size_t needed = dispatch::workspace_bytes(*route);
+    if (desc.workspace_bytes < needed)
+      return Status::failure(HGEMM_ERROR_WORKSPACE_TOO_SMALL,
+                             "workspace_size " + std::to_string(desc.workspace_bytes) +
+                                 " is below the " + std::to_string(needed) + " bytes " +
+                                 desc.name() + " may use");
   }
+  if (Status s = current_device_checked(device); !s.ok()) return s;
+  for (auto [p, what] : {std::pair{a, "A"}, std::pair{b, "B"}, std::pair{c, "C"}})
+    if (Status s = check_pointer(p, what, **device); !s.ok()) return s;
+  if (desc.bias)
+    if (Status s = check_pointer(desc.bias, "bias", **device); !s.ok())
+      return Status::failure(HGEMM_ERROR_INVALID_BIAS, s.message);
+  if (desc.workspace)
+    if (Status s = check_pointer(desc.workspace, "workspace", **device); !s.ok()) return s;
+  return Status::success();
 }
 
-// Enum values are checked before the cast: a C caller can pass any integer.
-bool known_layout(hgemmLayout_t layout) {
-  if (int(layout) == HGEMM_LAYOUT_NN || int(layout) == HGEMM_LAYOUT_TN) return true;
-  g_last_error = "unknown layout value " + std::to_string(int(layout));
-  return false;
+// What the dispatch path runs: hgemmRun's arguments, with A and B exchanged for C^T = B^T A^T.
+GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, const void* a,
+                       const void* b, void* c, cudaStream_t stream) {
+  const Problem& p = route.problem;
+  return GemmArgs{route.transposed ? b : a, route.transposed ? a : b, c, p.m, p.n, p.k, stream,
+                  desc.workspace, desc.workspace_bytes};
 }
 
-bool known_accum(hgemmAccum_t acc) {
-  if (int(acc) == HGEMM_ACC_F32 || int(acc) == HGEMM_ACC_F16) return true;
-  g_last_error = "unknown accumulation value " + std::to_string(int(acc));
-  return false;
-}
+[[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
 }  // namespace
 
@@ -147,6 +158,38 @@ void run(const Problem& problem, const KernelConfig& config, const void* a, cons
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
   if (Status s = registry::can_implement(problem, config, args, *device); !s.ok()) raise(s);
   inst->launch(config, args);
+}
+
+void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStream_t stream) {
+  dispatch::GemmRoute route;
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare_gemm(desc, a, b, c, &route, &device); !s.ok()) raise(s);
+  if (!route.dispatch) {
+    launch_general(desc, a, b, c, *device, stream);
+    return;
+  }
+  const GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
+  const dispatch::Decision& decision = dispatch::select(route.problem, args, *device);
+  decision.instance->launch(decision.config, args);
+}
+
+GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void* c) {
+  dispatch::GemmRoute route;
+  const DeviceInfo* device = nullptr;
+  if (Status s = prepare_gemm(desc, a, b, c, &route, &device); !s.ok()) raise(s);
+  if (!route.dispatch)
+    return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
+                    std::string(dispatch::to_string(dispatch::Source::kSafetyNet)), route.reason};
+  const GemmArgs args = dispatch_args(desc, route, a, b, const_cast<void*>(c), nullptr);
+  const dispatch::Decision& decision = dispatch::select(route.problem, args, *device);
+  return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, decision.config.name(),
+                  std::string(dispatch::to_string(decision.source)),
+                  route.reason + "; " + decision.reason};
+}
+
+size_t workspace_size(const GemmDesc& desc) {
+  if (Status s = desc.validate(); !s.ok()) raise(s);
+  return dispatch::workspace_bytes(dispatch::route(desc));
 }
 
 KernelConfig select_config(const Problem& problem, const void* a, const void* b, const void* c) {
@@ -193,15 +236,187 @@ Status can_implement(const Problem& problem, const KernelConfig& config, const v
 
 }  // namespace hgemm
 
+namespace hgemm {
+namespace {
+
+hgemmStatus_t fail(const Status& s) {
+  g_last_error = s.message;
+  return s.code;
+}
+
+// Runs a C entry point's body (which returns its status) with exceptions mapped to the status and
+// message the C API reports: nothing escapes into C.
+template <class Body>
+hgemmStatus_t c_call(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const Error& e) {
+    g_last_error = e.what();
+    return e.status();
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return HGEMM_ERROR_INTERNAL;
+  } catch (...) {
+    g_last_error = "unknown exception";
+    return HGEMM_ERROR_INTERNAL;
+  }
+}
+
+// The descriptor's layout is append-only: a caller's struct_size says which fields its header
+// had, and this library's own size is the first version's, so smaller is refused. A size past
+// any real descriptor is an uninitialized struct, not a newer header.
+constexpr size_t kMaxDescBytes = 4096;
+
+Status check_desc_size(size_t struct_size) {
+  if (struct_size < sizeof(hgemmGemmDesc_t) || struct_size > kMaxDescBytes)
+    return Status::failure(HGEMM_ERROR_INVALID_DESCRIPTOR,
+                           "struct_size " + std::to_string(struct_size) +
+                               " is not the size of an hgemmGemmDesc_t (this library's is " +
+                               std::to_string(sizeof(hgemmGemmDesc_t)) +
+                               "); initialize the descriptor with hgemmGemmDescInit");
+  return Status::success();
+}
+
+// The C descriptor as a GemmDesc. Enum values are checked before the casts: a C caller can pass
+// any integer.
+Status from_c(const hgemmGemmDesc_t* in, GemmDesc* out) {
+  if (!in) return Status::failure(HGEMM_ERROR_NULL_POINTER, "desc is NULL");
+  if (Status s = check_desc_size(in->struct_size); !s.ok()) return s;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(in);
+  for (size_t i = sizeof(hgemmGemmDesc_t); i < in->struct_size; ++i)
+    if (bytes[i] != 0)
+      return Status::failure(HGEMM_ERROR_INVALID_DESCRIPTOR,
+                             "the descriptor sets a field at byte " + std::to_string(i) +
+                                 ", past the " + std::to_string(sizeof(hgemmGemmDesc_t)) +
+                                 " bytes this library (" + std::to_string(HGEMM_VERSION) +
+                                 ") knows");
+  for (auto [value, last, what] :
+       {std::tuple{int(in->order_a), int(HGEMM_ORDER_COL), "order_a"},
+        std::tuple{int(in->order_b), int(HGEMM_ORDER_COL), "order_b"},
+        std::tuple{int(in->order_c), int(HGEMM_ORDER_COL), "order_c"},
+        std::tuple{int(in->dtype), int(HGEMM_DTYPE_BF16), "dtype"},
+        std::tuple{int(in->acc), int(HGEMM_ACC_F16), "accumulation"},
+        std::tuple{int(in->activation), int(HGEMM_ACTIVATION_GELU_TANH), "activation"}})
+    if (value < 0 || value > last)
+      return Status::failure(HGEMM_ERROR_INVALID_ENUM,
+                             std::string("unknown ") + what + " value " + std::to_string(value));
+  GemmDesc& d = *out;
+  d.m = in->m;
+  d.n = in->n;
+  d.k = in->k;
+  d.order_a = static_cast<Order>(in->order_a);
+  d.order_b = static_cast<Order>(in->order_b);
+  d.order_c = static_cast<Order>(in->order_c);
+  d.lda = in->lda;
+  d.ldb = in->ldb;
+  d.ldc = in->ldc;
+  d.dtype = static_cast<DType>(in->dtype);
+  d.accum = static_cast<Accum>(in->acc);
+  d.alpha = in->alpha;
+  d.beta = in->beta;
+  d.batch_count = in->batch_count;
+  d.stride_a = in->stride_a;
+  d.stride_b = in->stride_b;
+  d.stride_c = in->stride_c;
+  d.bias = in->bias;
+  d.activation = static_cast<Activation>(in->activation);
+  d.workspace = in->workspace;
+  d.workspace_bytes = in->workspace_size;
+  return Status::success();
+}
+
+// Enum values are checked before the cast: a C caller can pass any integer.
+Status check_layout_accum(int layout, int acc) {
+  if (layout != HGEMM_LAYOUT_NN && layout != HGEMM_LAYOUT_TN)
+    return Status::failure(HGEMM_ERROR_INVALID_ENUM, "unknown layout value " + std::to_string(layout));
+  if (acc != HGEMM_ACC_F32 && acc != HGEMM_ACC_F16)
+    return Status::failure(HGEMM_ERROR_INVALID_ENUM,
+                           "unknown accumulation value " + std::to_string(acc));
+  return Status::success();
+}
+
+void copy_string(char* out, size_t size, const std::string& s) {
+  std::snprintf(out, size, "%s", s.c_str());
+}
+
+}  // namespace
+}  // namespace hgemm
+
 extern "C" {
 
 hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t N, int64_t K,
                        hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream) {
   using namespace hgemm;
-  return c_entry([&] {
-    if (!known_layout(layout) || !known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
+  return c_call([&] {
+    if (Status s = check_layout_accum(int(layout), int(acc)); !s.ok()) return fail(s);
     Problem problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)};
     run(problem, A, B, C, stream);
+    return HGEMM_SUCCESS;
+  });
+}
+
+hgemmStatus_t hgemmGemmDescInitSized(hgemmGemmDesc_t* desc, size_t struct_size, int64_t M,
+                                     int64_t N, int64_t K) {
+  using namespace hgemm;
+  return c_call([&] {
+    if (!desc) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "desc is NULL"));
+    if (Status s = check_desc_size(struct_size); !s.ok()) return fail(s);
+    // Fields past this library's struct (a newer header's) default to zero bytes.
+    std::memset(static_cast<void*>(desc), 0, struct_size);
+    hgemmGemmDesc_t d;
+    std::memset(static_cast<void*>(&d), 0, sizeof d);
+    d.struct_size = struct_size;
+    d.m = M;
+    d.n = N;
+    d.k = K;
+    d.batch_count = 1;
+    d.alpha = 1.0f;
+    d.beta = 0.0f;
+    d.order_a = d.order_b = d.order_c = HGEMM_ORDER_ROW;
+    d.dtype = HGEMM_DTYPE_F16;
+    d.acc = HGEMM_ACC_F32;
+    d.activation = HGEMM_ACTIVATION_NONE;
+    std::memcpy(static_cast<void*>(desc), &d, sizeof d);
+    return HGEMM_SUCCESS;
+  });
+}
+
+hgemmStatus_t hgemmGemm(const hgemmGemmDesc_t* desc, const void* A, const void* B, void* C,
+                        cudaStream_t stream) {
+  using namespace hgemm;
+  return c_call([&] {
+    GemmDesc d;
+    if (Status s = from_c(desc, &d); !s.ok()) return fail(s);
+    gemm(d, A, B, C, stream);
+    return HGEMM_SUCCESS;
+  });
+}
+
+hgemmStatus_t hgemmGemmWorkspaceSize(const hgemmGemmDesc_t* desc, size_t* bytes) {
+  using namespace hgemm;
+  return c_call([&] {
+    if (!bytes) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "bytes is NULL"));
+    GemmDesc d;
+    if (Status s = from_c(desc, &d); !s.ok()) return fail(s);
+    *bytes = workspace_size(d);
+    return HGEMM_SUCCESS;
+  });
+}
+
+hgemmStatus_t hgemmGemmExplain(const hgemmGemmDesc_t* desc, const void* A, const void* B,
+                               const void* C, hgemmGemmPlan_t* plan) {
+  using namespace hgemm;
+  return c_call([&] {
+    if (!plan) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "plan is NULL"));
+    GemmDesc d;
+    if (Status s = from_c(desc, &d); !s.ok()) return fail(s);
+    const GemmPlan p = explain(d, A, B, C);
+    *plan = hgemmGemmPlan_t{};
+    plan->path = p.path;
+    plan->transposed = p.transposed ? 1 : 0;
+    copy_string(plan->kernel, sizeof plan->kernel, p.kernel);
+    copy_string(plan->source, sizeof plan->source, p.source);
+    copy_string(plan->reason, sizeof plan->reason, p.reason);
     return HGEMM_SUCCESS;
   });
 }
@@ -221,6 +436,20 @@ const char* hgemmStatusString(hgemmStatus_t status) {
     case HGEMM_ERROR_CUDA: return "HGEMM_ERROR_CUDA: a CUDA call failed";
     case HGEMM_ERROR_LAUNCH_FAILED: return "HGEMM_ERROR_LAUNCH_FAILED: the kernel launch was rejected";
     case HGEMM_ERROR_INTERNAL: return "HGEMM_ERROR_INTERNAL: internal error";
+    case HGEMM_ERROR_INVALID_LEADING_DIM:
+      return "HGEMM_ERROR_INVALID_LEADING_DIM: a leading dimension is shorter than its row";
+    case HGEMM_ERROR_INVALID_BATCH_COUNT:
+      return "HGEMM_ERROR_INVALID_BATCH_COUNT: batch_count must be in [1, 2^31-1]";
+    case HGEMM_ERROR_INVALID_STRIDE: return "HGEMM_ERROR_INVALID_STRIDE: a batch stride is negative";
+    case HGEMM_ERROR_BATCH_OVERLAP: return "HGEMM_ERROR_BATCH_OVERLAP: batches of C overlap";
+    case HGEMM_ERROR_DTYPE_ACCUM:
+      return "HGEMM_ERROR_DTYPE_ACCUM: bf16 accumulates in fp32 only";
+    case HGEMM_ERROR_INVALID_BIAS:
+      return "HGEMM_ERROR_INVALID_BIAS: bias is misaligned, overlaps C or is not device memory";
+    case HGEMM_ERROR_WORKSPACE_TOO_SMALL:
+      return "HGEMM_ERROR_WORKSPACE_TOO_SMALL: workspace_size is below hgemmGemmWorkspaceSize()";
+    case HGEMM_ERROR_INVALID_DESCRIPTOR:
+      return "HGEMM_ERROR_INVALID_DESCRIPTOR: struct_size is not one this library reads";
   }
   return "HGEMM_ERROR_UNKNOWN_STATUS: not a hgemmStatus_t value";
 }
@@ -231,17 +460,11 @@ int hgemmGetVersion(void) { return HGEMM_VERSION; }
 
 hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) {
   using namespace hgemm;
-  return c_entry([&] {
-    if (!info) {
-      g_last_error = "info is NULL";
-      return HGEMM_ERROR_NULL_POINTER;
-    }
-    if (!known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
+  return c_call([&] {
+    if (!info) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "info is NULL"));
+    if (Status s = check_layout_accum(HGEMM_LAYOUT_NN, int(acc)); !s.ok()) return fail(s);
     const DeviceInfo* device = nullptr;
-    if (Status s = query_current_device(&device); !s.ok()) {
-      g_last_error = s.message;
-      return s.code;
-    }
+    if (Status s = query_current_device(&device); !s.ok()) return fail(s);
     *info = dispatch::describe(*device, static_cast<Accum>(acc));
     return HGEMM_SUCCESS;
   });
@@ -250,18 +473,15 @@ hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) 
 hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout, hgemmAccum_t acc,
                            hgemmExplanation_t* out) {
   using namespace hgemm;
-  return c_entry([&] {
-    if (!out) {
-      g_last_error = "out is NULL";
-      return HGEMM_ERROR_NULL_POINTER;
-    }
-    if (!known_layout(layout) || !known_accum(acc)) return HGEMM_ERROR_INVALID_ENUM;
+  return c_call([&] {
+    if (!out) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "out is NULL"));
+    if (Status s = check_layout_accum(int(layout), int(acc)); !s.ok()) return fail(s);
     const Explanation e =
         explain(Problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)});
     *out = hgemmExplanation_t{};
-    std::snprintf(out->config, sizeof out->config, "%s", e.config.name().c_str());
-    std::snprintf(out->rule, sizeof out->rule, "%s", e.rule.c_str());
-    std::snprintf(out->reason, sizeof out->reason, "%s", e.reason.c_str());
+    copy_string(out->config, sizeof out->config, e.config.name());
+    copy_string(out->rule, sizeof out->rule, e.rule);
+    copy_string(out->reason, sizeof out->reason, e.reason);
     return HGEMM_SUCCESS;
   });
 }
@@ -269,7 +489,7 @@ hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout
 void hgemmReloadTables(void) { hgemm::reload_tables(); }
 
 hgemmStatus_t hgemmSetUserTable(const char* path) {
-  return hgemm::c_entry([&] {
+  return hgemm::c_call([&] {
     hgemm::set_user_table(path ? path : "");
     return HGEMM_SUCCESS;
   });

@@ -21,6 +21,10 @@ struct GemmArgs {
   int64_t n = 0;
   int64_t k = 0;
   cudaStream_t stream = nullptr;
+  // The caller's scratch (hgemmGemm's workspace): split-K takes its partial sums from here
+  // instead of the library's pool, so the call allocates nothing. nullptr: the pool.
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 // Why `config` cannot run `problem` for its layout or accumulation (every kernel is compiled for

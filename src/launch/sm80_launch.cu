@@ -103,7 +103,7 @@ struct Sm80Instance {
                         nullptr,
                         0};
     const SplitPlan plan = plan_split(config.split_k, args, kVariant.block_k);
-    const SplitScratch scratch(plan, args.stream);
+    const SplitScratch scratch(plan, args);
     params.k_blocks_per_split =
         scratch.splits() > 1 ? plan.k_blocks_per_split : plan.total_k_blocks;
     params.partial = scratch.partial();

@@ -98,7 +98,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
                                                   config.raster == Raster::kAlongM);
 
   const SplitPlan plan = plan_split(config.split_k, args, instance.block_k);
-  const SplitScratch scratch(plan, args.stream);
+  const SplitScratch scratch(plan, args);
   params.num_splits = scratch.splits();
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
   params.partial = scratch.partial();

@@ -29,12 +29,22 @@ SplitPlan plan_split(int requested, GemmArgs const& args, int block_k) {
   return plan;
 }
 
-SplitScratch::SplitScratch(SplitPlan const& plan, cudaStream_t stream)
-    : splits_(plan.splits), stream_(stream) {
-  if (plan.splits > 1) buffer_ = acquire_workspace(plan.workspace_bytes, stream);
+SplitScratch::SplitScratch(SplitPlan const& plan, GemmArgs const& args)
+    : splits_(plan.splits), stream_(args.stream) {
+  if (plan.splits <= 1) return;
+  if (args.workspace) {
+    // The API checked the size against the largest plan; a smaller one runs unsplit rather
+    // than write past the caller's buffer.
+    if (plan.workspace_bytes <= args.workspace_bytes) buffer_ = args.workspace;
+    return;
+  }
+  buffer_ = acquire_workspace(plan.workspace_bytes, args.stream);
+  pooled_ = buffer_ != nullptr;
 }
 
-SplitScratch::~SplitScratch() { release_workspace(buffer_, stream_); }
+SplitScratch::~SplitScratch() {
+  if (pooled_) release_workspace(buffer_, stream_);
+}
 
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
                           int n, cudaStream_t stream, bool programmatic) {

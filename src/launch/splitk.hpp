@@ -24,12 +24,13 @@ struct SplitPlan {
 
 SplitPlan plan_split(int requested, GemmArgs const& args, int block_k);
 
-// The partial-sum scratch of one call, returned (stream-ordered) when it goes out of scope, also
-// when the launch throws. Empty when the plan does not split or no scratch can be had: the
-// launcher then runs unsplit, which computes the same product.
+// The partial-sum scratch of one call: the caller's workspace when GemmArgs carries one, else
+// from the pool and returned (stream-ordered) when it goes out of scope, also when the launch
+// throws. Empty when the plan does not split or no scratch can be had: the launcher then runs
+// unsplit, which computes the same product.
 class SplitScratch {
  public:
-  SplitScratch(SplitPlan const& plan, cudaStream_t stream);
+  SplitScratch(SplitPlan const& plan, GemmArgs const& args);
   ~SplitScratch();
   SplitScratch(SplitScratch const&) = delete;
   SplitScratch& operator=(SplitScratch const&) = delete;
@@ -39,6 +40,7 @@ class SplitScratch {
 
  private:
   void* buffer_ = nullptr;
+  bool pooled_ = false;
   int splits_ = 1;
   cudaStream_t stream_ = nullptr;
 };

@@ -35,6 +35,26 @@ int main(void) {
   s = hgemmRun(host, host, host + 32, -1, 4, 4, HGEMM_LAYOUT_NN, HGEMM_ACC_F16, NULL);
   CHECK(s == HGEMM_ERROR_INVALID_SIZE);
 
+  /* The general call: a descriptor from hgemmGemmDescInit, refused before any device access. */
+  {
+    hgemmGemmDesc_t desc;
+    size_t workspace = 1;
+    CHECK(hgemmGemmDescInit(&desc, 16, 24, 40) == HGEMM_SUCCESS);
+    CHECK(desc.struct_size == sizeof desc && desc.batch_count == 1 && desc.alpha == 1.0f);
+    desc.order_a = HGEMM_ORDER_COL;
+    desc.lda = 15; /* a column of A holds M = 16 */
+    CHECK(hgemmGemm(&desc, host, host + 16, host + 32, NULL) == HGEMM_ERROR_INVALID_LEADING_DIM);
+    CHECK(strstr(hgemmLastErrorMessage(), "lda") != NULL);
+    desc.lda = 0;
+    desc.dtype = HGEMM_DTYPE_BF16;
+    desc.acc = HGEMM_ACC_F16;
+    CHECK(hgemmGemm(&desc, host, host + 16, host + 32, NULL) == HGEMM_ERROR_DTYPE_ACCUM);
+    desc.acc = HGEMM_ACC_F32;
+    CHECK(hgemmGemmWorkspaceSize(&desc, &workspace) == HGEMM_SUCCESS && workspace == 0);
+    desc.struct_size = 8;
+    CHECK(hgemmGemm(&desc, host, host + 16, host + 32, NULL) == HGEMM_ERROR_INVALID_DESCRIPTOR);
+  }
+
   /* Host memory: "no CUDA device" without a GPU, "not device memory" with one. */
   s = hgemmRun(host, host + 16, host + 32, 4, 4, 4, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, NULL);
   CHECK(s != HGEMM_SUCCESS);

@@ -49,5 +49,20 @@ int main() {
     std::printf("M = 0: %s\n", e.what());
   }
   CHECK(threw);
+
+  // The general call's C++ descriptor: a bf16 call that asks for fp16 accumulation.
+  hgemm::GemmDesc desc;
+  desc.m = desc.n = desc.k = 64;
+  desc.dtype = hgemm::DType::kBF16;
+  desc.accum = hgemm::Accum::kF16;
+  CHECK(desc.validate().code == HGEMM_ERROR_DTYPE_ACCUM);
+  threw = false;
+  try {
+    short host[64];
+    hgemm::gemm(desc, host, host + 16, host + 32, nullptr);
+  } catch (const hgemm::Error& e) {
+    threw = e.status() == HGEMM_ERROR_DTYPE_ACCUM;
+  }
+  CHECK(threw);
   return failures ? 1 : 0;
 }

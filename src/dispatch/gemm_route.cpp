@@ -1,0 +1,80 @@
+#include "dispatch/gemm_route.hpp"
+
+#include <algorithm>
+
+#include "launch/launch.hpp"
+#include "launch/workspace.hpp"
+
+namespace hgemm::dispatch {
+namespace {
+
+// The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does.
+std::string not_plain(const GemmDesc& d) {
+  if (d.dtype != DType::kF16) return "the tuned kernels are fp16 only, the call is " +
+                                     std::string(to_string(d.dtype));
+  if (d.alpha != 1.0f) return "alpha != 1";
+  if (d.beta != 0.0f) return "beta != 0";
+  if (d.bias) return "a bias";
+  if (d.activation != Activation::kNone)
+    return "activation " + std::string(to_string(d.activation));
+  if (d.batch_count != 1)
+    return std::to_string(d.batch_count) + " batches (the tuned kernels run one matrix)";
+  return {};
+}
+
+}  // namespace
+
+GemmRoute route(const GemmDesc& d) {
+  GemmRoute r;
+  const std::string safety_net = "safety net: ";
+  if (std::string why = not_plain(d); !why.empty()) {
+    r.reason = safety_net + why;
+    return r;
+  }
+  const bool packed_a = d.lda_or_packed() == (d.order_a == Order::kRow ? d.k : d.m);
+  const bool packed_b = d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k);
+  const bool packed_c = d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
+  if (!packed_a || !packed_b || !packed_c) {
+    r.reason = safety_net + "a leading dimension that is not packed (the tuned kernels take " +
+               "contiguous matrices)";
+    return r;
+  }
+  if (d.order_c == Order::kRow) {
+    if (d.order_a != Order::kRow) {
+      r.reason = safety_net + "column-major A with row-major C (the tuned kernels read A " +
+                 "row-major)";
+      return r;
+    }
+    r.dispatch = true;
+    r.problem = Problem{d.m, d.n, d.k, d.order_b == Order::kRow ? Layout::kNN : Layout::kTN,
+                        d.accum};
+    r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN");
+    return r;
+  }
+  // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
+  // and A^T, as hgemmRun's B, is TN for row-major A (stored M x K) and NN for column-major A
+  // (stored K x M).
+  if (d.order_b != Order::kCol) {
+    r.reason = safety_net + "row-major B with column-major C (C^T = B^T A^T would need B^T " +
+               "row-major)";
+    return r;
+  }
+  r.dispatch = true;
+  r.transposed = true;
+  r.problem = Problem{d.n, d.m, d.k, d.order_a == Order::kRow ? Layout::kTN : Layout::kNN,
+                      d.accum};
+  r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
+             (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K";
+  return r;
+}
+
+size_t workspace_bytes(const GemmRoute& route) {
+  if (!route.dispatch) return 0;
+  // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
+  // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
+  const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);
+  const size_t splits = std::min<size_t>(kMaxSplitK, kMaxWorkspaceBytes / split_bytes);
+  return splits >= 2 ? splits * split_bytes : 0;
+}
+
+}  // namespace hgemm::dispatch

@@ -1,0 +1,30 @@
+// hgemmGemm's first decision: whether a call is exactly one hgemmRun, so that dispatch chooses
+// among the tuned kernels as it does for hgemmRun, or needs the general kernel (the safety net).
+// Pure: no device, no pointers, so the CPU tests check every rule.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm::dispatch {
+
+struct GemmRoute {
+  bool dispatch = false;    // true: run `problem` as hgemmRun would; false: the safety net
+  bool transposed = false;  // run as C^T = B^T A^T: hgemmRun's A is the call's B and its B is A
+  Problem problem;          // the hgemmRun problem (dispatch only)
+  std::string reason;       // why this path, in one line
+};
+
+// The route of a validated descriptor. Exactly hgemmRun: fp16, alpha 1, beta 0, no bias, no
+// activation, one batch, packed leading dimensions, and either row-major A and C (B row-major:
+// NN; column-major: TN) or column-major B and C (as C^T = B^T A^T: A column-major is NN,
+// row-major TN).
+GemmRoute route(const GemmDesc& desc);
+
+// The most scratch a call on `route` may take (split-K's partial sums on the dispatch path; the
+// safety net needs none): what a caller's workspace must hold.
+size_t workspace_bytes(const GemmRoute& route);
+
+}  // namespace hgemm::dispatch

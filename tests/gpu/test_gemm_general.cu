@@ -1,0 +1,648 @@
+// GPU tests of hgemmGemm, the general call: every storage order of A, B and C x leading
+// dimensions longer than the row x alpha/beta (beta == 0 over a NaN-filled C) x strided batches
+// (gapped, broadcast, side by side) x bias/ReLU/GELU x fp16/bf16 x both accumulations, at residue
+// shapes, each element against an fp64 reference with the verifier's accumulation-dependent
+// tolerance, and every byte of C's buffer outside the result left as it was. Then the dispatch
+// path: plain calls take hgemmRun's kernel (the sm90 family on an H100) and give its bits, the
+// caller's workspace replaces the pool, refusals that need a device, and graph replay.
+// A plain executable: one line per check, exits non-zero on any failure. --quick runs a subset
+// (the compute-sanitizer memcheck test uses it).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "hgemm/hgemm.h"
+#include "hgemm/hgemm.hpp"
+#include "gpu_checks.cuh"
+
+namespace {
+
+using gpu_checks::check;
+using hgemm::Activation;
+using hgemm::DType;
+using hgemm::GemmDesc;
+using hgemm::Order;
+
+bool g_quick = false;
+
+// ---- host-side elements ---------------------------------------------------------------------
+
+uint16_t to_bits(float x, DType t) {
+  if (t == DType::kF16) return __half_raw(__float2half_rn(x)).x;
+  return __nv_bfloat16_raw(__float2bfloat16_rn(x)).x;
+}
+
+double from_bits(uint16_t bits, DType t) {
+  if (t == DType::kF16) {
+    __half_raw r;
+    r.x = bits;
+    return double(__half2float(__half(r)));
+  }
+  __nv_bfloat16_raw r;
+  r.x = bits;
+  return double(__bfloat162float(__nv_bfloat16(r)));
+}
+
+// Uniform in [-1, 1]: real-valued, so fp16 accumulation shows.
+struct Rng {
+  uint64_t state;
+  float next() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return float(int((state >> 33) % 2001) - 1000) / 1000.0f;
+  }
+};
+
+// ---- the fp64 reference ---------------------------------------------------------------------
+
+// Element (i, j) of a matrix stored in `order` with leading dimension ld, written out here
+// rather than shared with the library, so a stride mix-up on either side shows.
+__host__ __device__ int64_t offset(bool row_major, int64_t ld, int64_t i, int64_t j) {
+  return row_major ? i * ld + j : j * ld + i;
+}
+
+struct RefArgs {
+  uint16_t const* a;
+  uint16_t const* b;
+  uint16_t const* c_in;  // C as it was before the call
+  uint16_t const* bias;
+  double* out;  // batch x m x n, dense
+  int64_t m, n, k, batch_count;
+  bool a_row, b_row, c_row;
+  int64_t lda, ldb, ldc, stride_a, stride_b, stride_c;
+  double alpha, beta;
+  Activation activation;
+  bool bf16;
+};
+
+__device__ double element(uint16_t bits, bool bf16) {
+  return bf16 ? double(__bfloat162float(__ushort_as_bfloat16(bits)))
+              : double(__half2float(__ushort_as_half(bits)));
+}
+
+__global__ void reference_kernel(RefArgs r) {
+  const int64_t total = r.batch_count * r.m * r.n;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
+       idx += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t bt = idx / (r.m * r.n), i = idx / r.n % r.m, j = idx % r.n;
+    uint16_t const* a = r.a + bt * r.stride_a;
+    uint16_t const* b = r.b + bt * r.stride_b;
+    double sum = 0;
+    for (int64_t l = 0; l < r.k; ++l)
+      sum += element(a[offset(r.a_row, r.lda, i, l)], r.bf16) *
+             element(b[offset(r.b_row, r.ldb, l, j)], r.bf16);
+    double v = r.alpha * sum;
+    if (r.beta != 0)
+      v += r.beta * element(r.c_in[bt * r.stride_c + offset(r.c_row, r.ldc, i, j)], r.bf16);
+    if (r.bias) v += element(r.bias[j], r.bf16);
+    switch (r.activation) {
+      case Activation::kRelu: v = v < 0 ? 0 : v; break;
+      case Activation::kGelu: v = 0.5 * v * (1 + erf(v / sqrt(2.0))); break;
+      case Activation::kGeluTanh:
+        v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+        break;
+      case Activation::kNone: break;
+    }
+    r.out[idx] = v;
+  }
+}
+
+// The verifier's max-abs rule (src/verify/verifier.cu, Verifier::tol_max_abs) in the output's
+// type: 2 ulps of max|ref| with fp32 accumulation (4 with fp16) for the output rounding, plus an
+// accumulation term, 2^-19 * K (fp32) or 1e-3 * K (fp16), scaled by |alpha| since the epilogue
+// multiplies the accumulator by it. bf16 keeps 8 significant bits to fp16's 11.
+double tolerance(const GemmDesc& d, double max_abs_ref) {
+  const int mantissa_bits = d.dtype == DType::kF16 ? 10 : 7;
+  const double ulp = std::ldexp(1.0, std::max(-24, int(std::floor(std::log2(std::max(
+                                                        max_abs_ref, 1e-30)))) - mantissa_bits));
+  const double k = double(d.k);
+  const double alpha = std::fabs(d.alpha);
+  return d.accum == hgemm::Accum::kF16 ? 4 * ulp + alpha * 1e-3 * k
+                                       : 2 * ulp + alpha * 32 * std::ldexp(1.0, -24) * k;
+}
+
+// ---- one call against the reference -----------------------------------------------------------
+
+struct Buffers {
+  uint16_t* a = nullptr;
+  uint16_t* b = nullptr;
+  uint16_t* c = nullptr;
+  uint16_t* c_in = nullptr;
+  uint16_t* bias = nullptr;
+  double* ref = nullptr;
+  size_t a_cap = 0, b_cap = 0, c_cap = 0, c_in_cap = 0, bias_cap = 0, ref_cap = 0;
+};
+
+template <class T>
+void ensure(T*& p, size_t& cap, size_t elements) {
+  if (elements <= cap) return;
+  if (p) CUDA_OK(cudaFree(p));
+  CUDA_OK(cudaMalloc(&p, elements * sizeof(T)));
+  cap = elements;
+}
+
+int64_t span(bool row_major, int64_t rows, int64_t cols, int64_t ld, int64_t batch_count,
+             int64_t stride) {
+  const int64_t one = row_major ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+  return (batch_count - 1) * stride + one;
+}
+
+// Runs `d` through hgemmGemm on fresh inputs and checks every element against the reference and
+// every other byte of C's buffer for being untouched. `offset_elements` shifts every operand off
+// its allocation's 256-byte alignment.
+void run_case(Buffers& buf, const GemmDesc& d, bool with_bias, int64_t offset_elements,
+              uint64_t seed) {
+  const bool a_row = d.order_a == Order::kRow, b_row = d.order_b == Order::kRow,
+             c_row = d.order_c == Order::kRow;
+  const int64_t lda = d.lda_or_packed(), ldb = d.ldb_or_packed(), ldc = d.ldc_or_packed();
+  const int64_t guard = 64;  // elements after each span, also checked untouched for C
+  const int64_t a_elems = span(a_row, d.m, d.k, lda, d.batch_count, d.stride_a) + offset_elements + guard;
+  const int64_t b_elems = span(b_row, d.k, d.n, ldb, d.batch_count, d.stride_b) + offset_elements + guard;
+  const int64_t c_elems = span(c_row, d.m, d.n, ldc, d.batch_count, d.stride_c) + offset_elements + guard;
+  const int64_t ref_elems = d.batch_count * d.m * d.n;
+  ensure(buf.a, buf.a_cap, size_t(a_elems));
+  ensure(buf.b, buf.b_cap, size_t(b_elems));
+  ensure(buf.c, buf.c_cap, size_t(c_elems));
+  ensure(buf.c_in, buf.c_in_cap, size_t(c_elems));
+  ensure(buf.bias, buf.bias_cap, size_t(d.n + offset_elements));
+  ensure(buf.ref, buf.ref_cap, size_t(ref_elems));
+
+  Rng rng{seed};
+  std::vector<uint16_t> ha(a_elems), hb(b_elems), hc(c_elems), hbias(d.n + offset_elements);
+  for (auto& x : ha) x = to_bits(rng.next(), d.dtype);
+  for (auto& x : hb) x = to_bits(rng.next(), d.dtype);
+  for (auto& x : hbias) x = to_bits(rng.next(), d.dtype);
+  // beta == 0: C holds NaN, which must not reach the result. Otherwise C is an input.
+  const uint16_t nan_bits = d.dtype == DType::kF16 ? 0x7e00 : 0x7fc0;
+  for (auto& x : hc) x = d.beta == 0.0f ? nan_bits : to_bits(rng.next(), d.dtype);
+  CUDA_OK(cudaMemcpy(buf.a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(buf.b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(buf.c, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(buf.c_in, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(buf.bias, hbias.data(), hbias.size() * 2, cudaMemcpyHostToDevice));
+
+  GemmDesc call = d;
+  call.bias = with_bias ? buf.bias + offset_elements : nullptr;
+  const std::string name = call.name() + (offset_elements ? "_off" + std::to_string(offset_elements) : "");
+  try {
+    hgemm::gemm(call, buf.a + offset_elements, buf.b + offset_elements, buf.c + offset_elements,
+                nullptr);
+  } catch (const hgemm::Error& e) {
+    check(false, name + ": " + e.what());
+    return;
+  }
+  RefArgs r{buf.a + offset_elements, buf.b + offset_elements, buf.c_in + offset_elements,
+            call.bias ? buf.bias + offset_elements : nullptr, buf.ref, d.m, d.n, d.k,
+            d.batch_count, a_row, b_row, c_row, lda, ldb, ldc,
+            d.batch_count > 1 ? d.stride_a : 0, d.batch_count > 1 ? d.stride_b : 0,
+            d.batch_count > 1 ? d.stride_c : 0, d.alpha, d.beta, d.activation,
+            d.dtype == DType::kBF16};
+  reference_kernel<<<1024, 256>>>(r);
+  CUDA_OK(cudaGetLastError());
+  const cudaError_t sync = cudaDeviceSynchronize();
+  if (sync != cudaSuccess) {
+    std::printf("FAIL %s: %s\n", name.c_str(), cudaGetErrorString(sync));
+    std::exit(1);
+  }
+  std::vector<uint16_t> got(c_elems);
+  std::vector<double> ref(ref_elems);
+  CUDA_OK(cudaMemcpy(got.data(), buf.c, got.size() * 2, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(ref.data(), buf.ref, ref.size() * sizeof(double), cudaMemcpyDeviceToHost));
+
+  double max_abs_ref = 0;
+  for (double v : ref) max_abs_ref = std::max(max_abs_ref, std::fabs(v));
+  const double tol = tolerance(d, max_abs_ref);
+  std::vector<char> is_result(c_elems, 0);
+  int64_t bad = 0;
+  double worst = 0;
+  std::string worst_at;
+  for (int64_t bt = 0; bt < d.batch_count; ++bt)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        const int64_t pos = offset_elements + (d.batch_count > 1 ? bt * d.stride_c : 0) +
+                            offset(c_row, ldc, i, j);
+        is_result[pos] = 1;
+        const double want = ref[(bt * d.m + i) * d.n + j];
+        const double have = from_bits(got[pos], d.dtype);
+        const double err = std::isfinite(have) ? std::fabs(have - want) : INFINITY;
+        if (!(err <= tol)) ++bad;
+        if (!(err <= worst)) {
+          worst = err;
+          worst_at = "(" + std::to_string(bt) + "," + std::to_string(i) + "," +
+                     std::to_string(j) + ") got " + std::to_string(have) + " want " +
+                     std::to_string(want);
+        }
+      }
+  int64_t touched = 0;
+  for (int64_t pos = 0; pos < c_elems; ++pos)
+    if (!is_result[pos] && got[pos] != hc[pos]) ++touched;
+  char line[256];
+  std::snprintf(line, sizeof line, " max err %.3g tol %.3g (max|ref| %.3g)", worst, tol,
+                max_abs_ref);
+  check(bad == 0 && touched == 0,
+        name + line + (bad ? ", " + std::to_string(bad) + " elements off, worst at " + worst_at : "") +
+            (touched ? ", " + std::to_string(touched) + " elements outside C written" : ""));
+}
+
+// ---- the sweep ------------------------------------------------------------------------------
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+// The type and accumulation pairs the call takes.
+struct Types {
+  DType dtype;
+  hgemm::Accum accum;
+};
+constexpr Types kTypes[] = {{DType::kF16, hgemm::Accum::kF32},
+                            {DType::kF16, hgemm::Accum::kF16},
+                            {DType::kBF16, hgemm::Accum::kF32}};
+
+enum class Batching { kOne, kGapped, kBroadcastSideBySide };
+
+struct Epilogue {
+  bool bias;
+  Activation activation;
+};
+
+// Leading dimensions and strides for one combination. Padded leading dimensions are the row
+// plus 3 (odd, so rows start off any vector alignment). Gapped batches sit 5 elements apart
+// beyond each span; broadcast batches share one A (stride 0) and write C side by side within
+// each line (heads into [rows, heads * N]).
+GemmDesc make_desc(const Shape& s, Order oa, Order ob, Order oc, Types t, bool padded,
+                   Batching batching, float alpha, float beta, Epilogue e) {
+  GemmDesc d;
+  d.m = s.m;
+  d.n = s.n;
+  d.k = s.k;
+  d.order_a = oa;
+  d.order_b = ob;
+  d.order_c = oc;
+  d.dtype = t.dtype;
+  d.accum = t.accum;
+  d.alpha = alpha;
+  d.beta = beta;
+  d.activation = e.activation;
+  const int64_t pad = padded ? 3 : 0;
+  const int64_t row_a = oa == Order::kRow ? s.k : s.m;
+  const int64_t row_b = ob == Order::kRow ? s.n : s.k;
+  const int64_t row_c = oc == Order::kRow ? s.n : s.m;
+  d.lda = padded ? row_a + pad : 0;
+  d.ldb = padded ? row_b + pad : 0;
+  d.ldc = padded ? row_c + pad : 0;
+  if (batching == Batching::kOne) return d;
+  d.batch_count = 3;
+  const auto one = [](Order o, int64_t rows, int64_t cols, int64_t ld) {
+    return o == Order::kRow ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+  };
+  d.stride_a = one(oa, s.m, s.k, d.lda_or_packed()) + 5;
+  d.stride_b = one(ob, s.k, s.n, d.ldb_or_packed()) + 5;
+  if (batching == Batching::kGapped) {
+    d.stride_c = one(oc, s.m, s.n, d.ldc_or_packed()) + 5;
+    return d;
+  }
+  d.stride_a = 0;
+  d.stride_c = row_c + pad;
+  d.ldc = d.batch_count * (row_c + pad);
+  return d;
+}
+
+void sweep(Buffers& buf, const std::vector<Shape>& shapes, bool all_scalars) {
+  const Order orders[] = {Order::kRow, Order::kCol};
+  const std::pair<float, float> scalars[] = {{1.0f, 0.0f}, {-1.5f, 0.0f}, {0.75f, -0.5f}};
+  const Epilogue epilogues[] = {{false, Activation::kNone},
+                                {true, Activation::kNone},
+                                {true, Activation::kRelu},
+                                {true, Activation::kGelu},
+                                {false, Activation::kGeluTanh}};
+  const Batching batchings[] = {Batching::kOne, Batching::kGapped, Batching::kBroadcastSideBySide};
+  uint64_t seed = 1;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (Order oa : orders)
+      for (Order ob : orders)
+        for (Order oc : orders)
+          for (Types t : kTypes)
+            for (bool padded : {false, true})
+              for (Batching batching : batchings) {
+                if (g_quick && !padded) continue;
+                // The full product over scalars and epilogues; or, for the extra shapes and
+                // --quick, one of each in rotation.
+                for (size_t si = 0; si < std::size(scalars); ++si)
+                  for (size_t ei = 0; ei < std::size(epilogues); ++ei) {
+                    if (!all_scalars && (si + ei) % 5 != size_t(rotation % 5)) continue;
+                    const auto [alpha, beta] = scalars[si];
+                    const GemmDesc d = make_desc(s, oa, ob, oc, t, padded, batching, alpha,
+                                                 beta, epilogues[ei]);
+                    run_case(buf, d, epilogues[ei].bias, int64_t(seed % 3), seed);
+                    ++seed;
+                  }
+                ++rotation;
+              }
+}
+
+// ---- the dispatch path ------------------------------------------------------------------------
+
+GemmDesc plain(int64_t m, int64_t n, int64_t k, Order oa, Order ob, Order oc, hgemm::Accum acc) {
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.order_a = oa;
+  d.order_b = ob;
+  d.order_c = oc;
+  d.accum = acc;
+  return d;
+}
+
+void fill(void* p, int64_t n, uint32_t seed) {
+  gpu_checks::fill_kernel<<<256, 256>>>(static_cast<__half*>(p), n, seed);
+  CUDA_OK(cudaGetLastError());
+}
+
+// Calls hgemmRun's kernels can take say so, name the kernel select_config picks for the mapped
+// hgemmRun problem (an sm90 one on an H100 for shapes of 1000 and more), and give hgemmRun's bits.
+void test_dispatch_path(const std::vector<Shape>& shapes, bool sm90) {
+  struct Mapping {
+    Order a, b, c;
+    bool transposed;
+    hgemm::Layout layout;
+  };
+  const Mapping mappings[] = {
+      {Order::kRow, Order::kRow, Order::kRow, false, hgemm::Layout::kNN},
+      {Order::kRow, Order::kCol, Order::kRow, false, hgemm::Layout::kTN},
+      {Order::kRow, Order::kCol, Order::kCol, true, hgemm::Layout::kTN},
+      {Order::kCol, Order::kCol, Order::kCol, true, hgemm::Layout::kNN},
+  };
+  for (const Shape& s : shapes) {
+    void *a, *b, *c_run, *c_gemm;
+    CUDA_OK(cudaMalloc(&a, size_t(s.m * s.k) * 2));
+    CUDA_OK(cudaMalloc(&b, size_t(s.k * s.n) * 2));
+    CUDA_OK(cudaMalloc(&c_run, size_t(s.m * s.n) * 2));
+    CUDA_OK(cudaMalloc(&c_gemm, size_t(s.m * s.n) * 2));
+    fill(a, s.m * s.k, 11);
+    fill(b, s.k * s.n, 12);
+    const bool need_sm90 = sm90 && s.m >= 1000 && s.n >= 1000;
+    for (const Mapping& mp : mappings)
+      for (auto acc : {hgemm::Accum::kF32, hgemm::Accum::kF16}) {
+        const GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, acc);
+        // hgemmRun's view: C^T = B^T A^T swaps the operands and M with N.
+        const hgemm::Problem p{mp.transposed ? s.n : s.m, mp.transposed ? s.m : s.n, s.k,
+                               mp.layout, acc};
+        const void* run_a = mp.transposed ? b : a;
+        const void* run_b = mp.transposed ? a : b;
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c_gemm);
+          const hgemm::KernelConfig want = hgemm::select_config(p, run_a, run_b, c_run);
+          check(plan.path == HGEMM_PATH_DISPATCH && plan.transposed == mp.transposed &&
+                    plan.kernel == want.name() &&
+                    (!need_sm90 || plan.kernel.rfind("sm90_", 0) == 0),
+                d.name() + " takes hgemmRun's kernel " + want.name() + " (" + p.name() +
+                    "): plan " + plan.kernel + " [" + plan.source + "] " + plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        CUDA_OK(cudaMemset(c_run, 0xff, size_t(s.m * s.n) * 2));
+        CUDA_OK(cudaMemset(c_gemm, 0x7f, size_t(s.m * s.n) * 2));
+        const hgemmStatus_t run_status =
+            hgemmRun(run_a, run_b, c_run, p.m, p.n, p.k, hgemmLayout_t(p.layout),
+                     hgemmAccum_t(acc), nullptr);
+        hgemmGemmDesc_t cd;
+        hgemmGemmDescInit(&cd, s.m, s.n, s.k);
+        cd.order_a = hgemmOrder_t(mp.a);
+        cd.order_b = hgemmOrder_t(mp.b);
+        cd.order_c = hgemmOrder_t(mp.c);
+        cd.acc = hgemmAccum_t(acc);
+        const hgemmStatus_t gemm_status = hgemmGemm(&cd, a, b, c_gemm, nullptr);
+        CUDA_OK(cudaDeviceSynchronize());
+        check(run_status == HGEMM_SUCCESS && gemm_status == HGEMM_SUCCESS &&
+                  gpu_checks::same_bits(c_run, c_gemm, s.m, s.n),
+              d.name() + ": hgemmGemm gives hgemmRun's bits (" + hgemmStatusString(gemm_status) +
+                  " " + hgemmLastErrorMessage() + ")");
+      }
+    for (void* p : {a, b, c_run, c_gemm}) CUDA_OK(cudaFree(p));
+  }
+}
+
+// Calls the tuned kernels cannot take name the safety net and why.
+void test_safety_net_plan() {
+  void *a, *b, *c;
+  CUDA_OK(cudaMalloc(&a, 1 << 20));
+  CUDA_OK(cudaMalloc(&b, 1 << 20));
+  CUDA_OK(cudaMalloc(&c, 1 << 20));
+  hgemmGemmDesc_t cd;
+  hgemmGemmDescInit(&cd, 128, 128, 128);
+  cd.dtype = HGEMM_DTYPE_BF16;
+  hgemmGemmPlan_t plan;
+  const hgemmStatus_t s = hgemmGemmExplain(&cd, a, b, c, &plan);
+  check(s == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
+            std::string(plan.kernel) == "sm80_general_64x64x32_bf16_f32" &&
+            std::string(plan.reason).find("bf16") != std::string::npos,
+        std::string("bf16 takes the safety net: ") + plan.kernel + " [" + plan.source + "] " +
+            plan.reason + " " + hgemmLastErrorMessage());
+  cd.dtype = HGEMM_DTYPE_F16;
+  cd.order_a = HGEMM_ORDER_COL;
+  const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
+  check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
+            std::string(plan.reason).find("column-major A") != std::string::npos,
+        std::string("column-major A with row-major C takes the safety net: ") + plan.reason);
+  for (void* p : {a, b, c}) CUDA_OK(cudaFree(p));
+}
+
+// Refusals that need the device: pointers it cannot read.
+void test_device_refusals() {
+  void* dev;
+  CUDA_OK(cudaMalloc(&dev, 3 * 64 * 64 * 2));
+  char* base = static_cast<char*>(dev);
+  std::vector<uint16_t> host(64 * 64);
+  hgemmGemmDesc_t d;
+  hgemmGemmDescInit(&d, 64, 64, 64);
+  d.dtype = HGEMM_DTYPE_BF16;
+  hgemmStatus_t s = hgemmGemm(&d, host.data(), base + 8192, base + 16384, nullptr);
+  check(s == HGEMM_ERROR_INVALID_POINTER &&
+            std::string(hgemmLastErrorMessage()).find("A") != std::string::npos,
+        std::string("host A is refused: ") + hgemmStatusString(s) + " / " + hgemmLastErrorMessage());
+  d.bias = host.data();
+  s = hgemmGemm(&d, base, base + 8192, base + 16384, nullptr);
+  check(s == HGEMM_ERROR_INVALID_BIAS,
+        std::string("host bias is refused: ") + hgemmStatusString(s) + " / " + hgemmLastErrorMessage());
+  d.bias = nullptr;
+  s = hgemmGemm(&d, base, base + 8192, base + 16384, nullptr);
+  check(s == HGEMM_SUCCESS && cudaDeviceSynchronize() == cudaSuccess,
+        "a valid call succeeds after refused ones");
+  CUDA_OK(cudaFree(dev));
+}
+
+size_t mem_alloc_nodes(cudaGraph_t graph) {
+  size_t count = 0;
+  CUDA_OK(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CUDA_OK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  size_t allocs = 0;
+  for (cudaGraphNode_t n : nodes) {
+    cudaGraphNodeType type;
+    CUDA_OK(cudaGraphNodeGetType(n, &type));
+    if (type == cudaGraphNodeTypeMemAlloc) ++allocs;
+  }
+  return allocs;
+}
+
+// A split-K call with the caller's workspace allocates nothing: captured into a graph, it has no
+// allocation node where hgemmRun's (pooled scratch) has one, and it gives hgemmRun's bits.
+void test_workspace(int64_t m, int64_t n, int64_t k) {
+  void *a, *b, *c_run, *c_gemm, *workspace;
+  CUDA_OK(cudaMalloc(&a, size_t(m * k) * 2));
+  CUDA_OK(cudaMalloc(&b, size_t(k * n) * 2));
+  CUDA_OK(cudaMalloc(&c_run, size_t(m * n) * 2));
+  CUDA_OK(cudaMalloc(&c_gemm, size_t(m * n) * 2));
+  fill(a, m * k, 21);
+  fill(b, k * n, 22);
+  // Work on the legacy stream does not order with the non-blocking stream below.
+  CUDA_OK(cudaDeviceSynchronize());
+  hgemmGemmDesc_t d;
+  hgemmGemmDescInit(&d, m, n, k);
+  d.order_b = HGEMM_ORDER_COL;  // TN
+  size_t bytes = 0;
+  check(hgemmGemmWorkspaceSize(&d, &bytes) == HGEMM_SUCCESS && bytes > 0,
+        "a plain " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+            " call may use " + std::to_string(bytes) + " workspace bytes");
+  CUDA_OK(cudaMalloc(&workspace, std::max<size_t>(bytes, 16)));
+  d.workspace = workspace;
+  d.workspace_size = bytes;
+
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto capture = [&](auto&& call, size_t* allocs) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const hgemmStatus_t s = call();
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    *allocs = mem_alloc_nodes(graph);
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(graph));
+    return s;
+  };
+  // Eager calls first: the first call of a shape loads tables and configures kernels, which
+  // belongs outside a capture.
+  check(hgemmRun(a, b, c_run, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, stream) == HGEMM_SUCCESS &&
+            hgemmGemm(&d, a, b, c_gemm, stream) == HGEMM_SUCCESS &&
+            cudaStreamSynchronize(stream) == cudaSuccess,
+        std::string("eager calls with and without a workspace ") + hgemmLastErrorMessage());
+  CUDA_OK(cudaMemset(c_run, 0xff, size_t(m * n) * 2));
+  CUDA_OK(cudaMemset(c_gemm, 0x7f, size_t(m * n) * 2));
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t run_allocs = 0, gemm_allocs = 0;
+  const hgemmStatus_t run_status = capture(
+      [&] { return hgemmRun(a, b, c_run, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, stream); },
+      &run_allocs);
+  const hgemmStatus_t gemm_status =
+      capture([&] { return hgemmGemm(&d, a, b, c_gemm, stream); }, &gemm_allocs);
+  check(run_status == HGEMM_SUCCESS && run_allocs > 0,
+        "hgemmRun splits K here and takes pooled scratch (" + std::to_string(run_allocs) +
+            " allocation nodes); otherwise this test proves nothing");
+  check(gemm_status == HGEMM_SUCCESS && gemm_allocs == 0,
+        std::string("with a workspace the call allocates nothing (") +
+            std::to_string(gemm_allocs) + " allocation nodes) " + hgemmLastErrorMessage());
+  check(gpu_checks::same_bits(c_run, c_gemm, m, n), "with a workspace: hgemmRun's bits");
+  d.workspace_size = bytes - 1;
+  const hgemmStatus_t small = hgemmGemm(&d, a, b, c_gemm, stream);
+  check(small == HGEMM_ERROR_WORKSPACE_TOO_SMALL,
+        std::string("a workspace one byte short is refused: ") + hgemmStatusString(small));
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* p : {a, b, c_run, c_gemm, workspace}) CUDA_OK(cudaFree(p));
+}
+
+// A safety-net call captured in a graph and replayed equals an eager call, bitwise.
+void test_graph_replay() {
+  const int64_t m = 77, n = 130, k = 99;
+  void *a, *b, *c_graph, *c_eager, *bias;
+  CUDA_OK(cudaMalloc(&a, size_t(m * k) * 2));
+  CUDA_OK(cudaMalloc(&b, size_t(k * n) * 2));
+  CUDA_OK(cudaMalloc(&c_graph, size_t(m * n) * 2));
+  CUDA_OK(cudaMalloc(&c_eager, size_t(m * n) * 2));
+  CUDA_OK(cudaMalloc(&bias, size_t(n) * 2));
+  fill(a, m * k, 31);
+  fill(b, k * n, 32);
+  fill(bias, n, 33);
+  CUDA_OK(cudaDeviceSynchronize());  // the calls below run on a non-blocking stream
+  hgemmGemmDesc_t d;
+  hgemmGemmDescInit(&d, m, n, k);
+  d.order_a = HGEMM_ORDER_COL;
+  d.order_c = HGEMM_ORDER_COL;
+  d.alpha = 0.5f;
+  d.bias = bias;
+  d.activation = HGEMM_ACTIVATION_GELU;
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const hgemmStatus_t captured = hgemmGemm(&d, a, b, c_graph, stream);
+  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  bool same = captured == HGEMM_SUCCESS;
+  for (uint32_t replay = 0; replay < 3 && same; ++replay) {
+    gpu_checks::fill_kernel<<<256, 256, 0, stream>>>(static_cast<__half*>(a), m * k, 40 + replay);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    same = hgemmGemm(&d, a, b, c_eager, stream) == HGEMM_SUCCESS &&
+           cudaStreamSynchronize(stream) == cudaSuccess &&
+           gpu_checks::same_bits(c_graph, c_eager, m, n);
+  }
+  check(same, "a safety-net call replayed from a graph equals an eager call");
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* p : {a, b, c_graph, c_eager, bias}) CUDA_OK(cudaFree(p));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (!gpu_checks::device_present("GPU tests never skip")) return 1;
+  const bool sm90 = hgemm::current_device().is_sm90();
+  Buffers buf;
+  // Residues of 8 and of the 64 x 64 x 32 tile, and one shape of whole tiles.
+  sweep(buf, g_quick ? std::vector<Shape>{{37, 45, 71}}
+                     : std::vector<Shape>{{37, 45, 71}, {128, 64, 96}, {130, 67, 33}},
+        /*all_scalars=*/!g_quick);
+  // Degenerate and larger shapes, one scalar/epilogue pair per combination. The last has more
+  // tiles than the grid, so CTAs loop.
+  sweep(buf, g_quick ? std::vector<Shape>{{1, 1, 1}, {65, 1, 130}}
+                     : std::vector<Shape>{{1, 1, 1}, {1, 77, 5}, {65, 1, 130}, {200, 130, 1},
+                                          {300, 500, 700}},
+        /*all_scalars=*/false);
+  if (!g_quick) {
+    GemmDesc big = make_desc({4096, 2048, 40}, Order::kRow, Order::kCol, Order::kCol,
+                             {DType::kBF16, hgemm::Accum::kF32}, true, Batching::kGapped, 0.75f,
+                             -0.5f, {true, Activation::kGelu});
+    run_case(buf, big, true, 1, 99);
+  }
+  test_dispatch_path(g_quick ? std::vector<Shape>{{17, 33, 65}, {512, 256, 384}}
+                             : std::vector<Shape>{{17, 33, 65}, {8, 4096, 4096},
+                                                  {1000, 1000, 1000}, {2048, 2048, 2048},
+                                                  {256, 128, 16384}},
+                     sm90);
+  if (!sm90)
+    check(false, hgemm::current_device().name +
+                     " is not sm_90: the dispatch path's kernels were not checked to be sm90's");
+  test_safety_net_plan();
+  test_device_refusals();
+  if (!g_quick) test_workspace(256, 128, 16384);
+  test_graph_replay();
+  return gpu_checks::summary();
+}

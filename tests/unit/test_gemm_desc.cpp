@@ -1,0 +1,422 @@
+// hgemmGemm's refusals that come before any device access, its descriptor's ABI rules, and the
+// route rule (which calls run as hgemmRun). These run on the CPU-only CI machine: every refused
+// call here fails before touching CUDA, and the legal ones are checked through the pure
+// GemmDesc::validate / validate_pointers and dispatch::route.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "dispatch/gemm_route.hpp"
+#include "hgemm/hgemm.h"
+#include "hgemm/hgemm.hpp"
+#include "launch/workspace.hpp"
+
+namespace {
+
+using hgemm::Activation;
+using hgemm::DType;
+using hgemm::GemmDesc;
+using hgemm::Order;
+
+// Stand-in addresses, never dereferenced: 1 MiB apart, so the small matrices below never
+// overlap unless a test places them so.
+const void* kA = reinterpret_cast<const void*>(uintptr_t(0x1000000));
+const void* kB = reinterpret_cast<const void*>(uintptr_t(0x2000000));
+void* const kC = reinterpret_cast<void*>(uintptr_t(0x3000000));
+
+hgemmGemmDesc_t desc_of(int64_t m, int64_t n, int64_t k) {
+  hgemmGemmDesc_t d;
+  EXPECT_EQ(hgemmGemmDescInit(&d, m, n, k), HGEMM_SUCCESS);
+  return d;
+}
+
+void expect_refused(const hgemmGemmDesc_t& d, hgemmStatus_t want, const char* needle,
+                    const void* a = kA, const void* b = kB, void* c = kC) {
+  const hgemmStatus_t got = hgemmGemm(&d, a, b, c, nullptr);
+  EXPECT_EQ(got, want) << hgemmStatusString(got) << " / " << hgemmLastErrorMessage();
+  EXPECT_NE(std::string(hgemmLastErrorMessage()).find(needle), std::string::npos)
+      << "wanted '" << needle << "' in: " << hgemmLastErrorMessage();
+}
+
+void expect_status(const hgemm::Status& s, hgemmStatus_t want, const char* needle) {
+  EXPECT_EQ(s.code, want) << hgemmStatusString(s.code) << " / " << s.message;
+  EXPECT_NE(s.message.find(needle), std::string::npos) << "wanted '" << needle << "' in: "
+                                                       << s.message;
+}
+
+GemmDesc plain(int64_t m, int64_t n, int64_t k) {
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  return d;
+}
+
+}  // namespace
+
+TEST(GemmDesc, InitFillsTheDefaults) {
+  hgemmGemmDesc_t d;
+  std::memset(&d, 0xab, sizeof d);
+  ASSERT_EQ(hgemmGemmDescInit(&d, 3, 4, 5), HGEMM_SUCCESS);
+  EXPECT_EQ(d.struct_size, sizeof(hgemmGemmDesc_t));
+  EXPECT_EQ(d.m, 3);
+  EXPECT_EQ(d.n, 4);
+  EXPECT_EQ(d.k, 5);
+  EXPECT_EQ(d.lda, 0);
+  EXPECT_EQ(d.ldb, 0);
+  EXPECT_EQ(d.ldc, 0);
+  EXPECT_EQ(d.batch_count, 1);
+  EXPECT_EQ(d.stride_a, 0);
+  EXPECT_EQ(d.stride_c, 0);
+  EXPECT_EQ(d.bias, nullptr);
+  EXPECT_EQ(d.workspace, nullptr);
+  EXPECT_EQ(d.workspace_size, 0u);
+  EXPECT_EQ(d.alpha, 1.0f);
+  EXPECT_EQ(d.beta, 0.0f);
+  EXPECT_EQ(d.order_a, HGEMM_ORDER_ROW);
+  EXPECT_EQ(d.order_c, HGEMM_ORDER_ROW);
+  EXPECT_EQ(d.dtype, HGEMM_DTYPE_F16);
+  EXPECT_EQ(d.acc, HGEMM_ACC_F32);
+  EXPECT_EQ(d.activation, HGEMM_ACTIVATION_NONE);
+  // The C++ descriptor has the same defaults.
+  const GemmDesc cxx;
+  EXPECT_EQ(cxx.batch_count, 1);
+  EXPECT_EQ(cxx.alpha, 1.0f);
+  EXPECT_EQ(cxx.beta, 0.0f);
+  EXPECT_EQ(cxx.order_b, Order::kRow);
+  EXPECT_EQ(cxx.dtype, DType::kF16);
+  EXPECT_EQ(cxx.accum, hgemm::Accum::kF32);
+}
+
+TEST(GemmDescRefusals, NullDescriptorAndPointers) {
+  EXPECT_EQ(hgemmGemm(nullptr, kA, kB, kC, nullptr), HGEMM_ERROR_NULL_POINTER);
+  EXPECT_NE(std::string(hgemmLastErrorMessage()).find("desc"), std::string::npos);
+  expect_refused(desc_of(8, 8, 8), HGEMM_ERROR_NULL_POINTER, "A", nullptr, kB, kC);
+  expect_refused(desc_of(8, 8, 8), HGEMM_ERROR_NULL_POINTER, "C", kA, kB, nullptr);
+}
+
+TEST(GemmDescRefusals, StructSize) {
+  EXPECT_EQ(hgemmGemmDescInit(nullptr, 8, 8, 8), HGEMM_ERROR_NULL_POINTER);
+  hgemmGemmDesc_t d = desc_of(8, 8, 8);
+  d.struct_size = sizeof(hgemmGemmDesc_t) - 8;
+  expect_refused(d, HGEMM_ERROR_INVALID_DESCRIPTOR, "hgemmGemmDescInit");
+  d.struct_size = size_t(1) << 40;  // an uninitialized struct, not a newer header
+  expect_refused(d, HGEMM_ERROR_INVALID_DESCRIPTOR, "struct_size");
+  EXPECT_EQ(hgemmGemmDescInitSized(&d, 16, 8, 8, 8), HGEMM_ERROR_INVALID_DESCRIPTOR);
+
+  // A newer header's descriptor: fields past this library's are accepted at their defaults
+  // (zero bytes) and refused when set.
+  struct Newer {
+    hgemmGemmDesc_t known;
+    int64_t later_field;
+  } newer;
+  ASSERT_EQ(hgemmGemmDescInitSized(&newer.known, sizeof newer, 8, 8, 8), HGEMM_SUCCESS);
+  EXPECT_EQ(newer.known.struct_size, sizeof newer);
+  EXPECT_EQ(newer.later_field, 0);
+  newer.known.m = -1;  // refused later, so the size check is seen to pass
+  EXPECT_EQ(hgemmGemm(&newer.known, kA, kB, kC, nullptr), HGEMM_ERROR_INVALID_SIZE)
+      << hgemmLastErrorMessage();
+  newer.known.m = 8;
+  newer.later_field = 7;
+  EXPECT_EQ(hgemmGemm(&newer.known, kA, kB, kC, nullptr), HGEMM_ERROR_INVALID_DESCRIPTOR);
+  EXPECT_NE(std::string(hgemmLastErrorMessage()).find("past the"), std::string::npos)
+      << hgemmLastErrorMessage();
+}
+
+TEST(GemmDescRefusals, UnknownEnums) {
+  const std::tuple<void (*)(hgemmGemmDesc_t&), const char*> cases[] = {
+      {[](hgemmGemmDesc_t& d) { d.order_a = static_cast<hgemmOrder_t>(2); }, "order_a"},
+      {[](hgemmGemmDesc_t& d) { d.order_b = static_cast<hgemmOrder_t>(-1); }, "order_b"},
+      {[](hgemmGemmDesc_t& d) { d.order_c = static_cast<hgemmOrder_t>(9); }, "order_c"},
+      {[](hgemmGemmDesc_t& d) { d.dtype = static_cast<hgemmDataType_t>(2); }, "dtype"},
+      {[](hgemmGemmDesc_t& d) { d.acc = static_cast<hgemmAccum_t>(5); }, "accumulation"},
+      {[](hgemmGemmDesc_t& d) { d.activation = static_cast<hgemmActivation_t>(4); },
+       "activation"},
+  };
+  for (auto [mutate, needle] : cases) {
+    hgemmGemmDesc_t d = desc_of(8, 8, 8);
+    mutate(d);
+    expect_refused(d, HGEMM_ERROR_INVALID_ENUM, needle);
+  }
+  // A C++ caller can static_cast too.
+  GemmDesc d = plain(8, 8, 8);
+  d.activation = static_cast<Activation>(77);
+  expect_status(d.validate(), HGEMM_ERROR_INVALID_ENUM, "activation");
+}
+
+TEST(GemmDescRefusals, Sizes) {
+  for (auto [m, n, k] : {std::tuple{0, 8, 8}, std::tuple{8, -1, 8}, std::tuple{8, 8, 0}})
+    expect_refused(desc_of(m, n, k), HGEMM_ERROR_INVALID_SIZE, "positive");
+  expect_refused(desc_of(int64_t(1) << 31, 8, 8), HGEMM_ERROR_SIZE_OVERFLOW, "2^31-1");
+  // Each dimension fits, the span does not.
+  hgemmGemmDesc_t d = desc_of(1 << 30, 8, 8);
+  d.lda = int64_t(1) << 40;
+  expect_refused(d, HGEMM_ERROR_SIZE_OVERFLOW, "A spans");
+}
+
+TEST(GemmDescRefusals, BfloatWithHalfAccumulation) {
+  hgemmGemmDesc_t d = desc_of(8, 8, 8);
+  d.dtype = HGEMM_DTYPE_BF16;
+  d.acc = HGEMM_ACC_F16;
+  expect_refused(d, HGEMM_ERROR_DTYPE_ACCUM, "bf16");
+}
+
+TEST(GemmDescRefusals, LeadingDimensions) {
+  // M = 16, N = 24, K = 40: rows of row-major A, B, C are K, N, N long; of column-major ones
+  // M, K, M.
+  struct Case {
+    hgemmOrder_t a, b, c;
+    int64_t lda, ldb, ldc;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, 39, 0, 0, "lda = 39"},
+      {HGEMM_ORDER_COL, HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, 15, 0, 0, "lda = 15"},
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, 0, 23, 0, "ldb = 23"},
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_COL, HGEMM_ORDER_ROW, 0, 39, 0, "ldb = 39"},
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, 0, 0, 23, "ldc = 23"},
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, HGEMM_ORDER_COL, 0, 0, 15, "ldc = 15"},
+      {HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, HGEMM_ORDER_ROW, -40, 0, 0, "negative"},
+  };
+  for (const Case& c : cases) {
+    hgemmGemmDesc_t d = desc_of(16, 24, 40);
+    d.order_a = c.a;
+    d.order_b = c.b;
+    d.order_c = c.c;
+    d.lda = c.lda;
+    d.ldb = c.ldb;
+    d.ldc = c.ldc;
+    expect_refused(d, HGEMM_ERROR_INVALID_LEADING_DIM, c.needle);
+  }
+  // The shortest legal ones pass, as do longer ones.
+  GemmDesc d = plain(16, 24, 40);
+  d.order_a = Order::kCol;
+  d.lda = 16;
+  d.ldb = 24;
+  d.ldc = 100;
+  EXPECT_TRUE(d.validate().ok()) << d.validate().message;
+}
+
+TEST(GemmDescRefusals, BatchCountAndStrides) {
+  for (int64_t count : {int64_t(0), int64_t(-3), int64_t(1) << 31}) {
+    hgemmGemmDesc_t d = desc_of(8, 8, 8);
+    d.batch_count = count;
+    expect_refused(d, HGEMM_ERROR_INVALID_BATCH_COUNT, "batch_count");
+  }
+  for (int which = 0; which < 3; ++which) {
+    hgemmGemmDesc_t d = desc_of(8, 8, 8);
+    d.batch_count = 2;
+    d.stride_a = d.stride_b = d.stride_c = 64;
+    (which == 0 ? d.stride_a : which == 1 ? d.stride_b : d.stride_c) = -64;
+    expect_refused(d, HGEMM_ERROR_INVALID_STRIDE,
+                   which == 0 ? "stride_a" : which == 1 ? "stride_b" : "stride_c");
+  }
+}
+
+TEST(GemmDescRefusals, OverlappingBatchesOfC) {
+  hgemmGemmDesc_t d = desc_of(8, 16, 8);
+  d.batch_count = 3;
+  d.stride_a = 64;
+  d.stride_b = 128;
+  d.stride_c = 0;
+  expect_refused(d, HGEMM_ERROR_BATCH_OVERLAP, "batches of C overlap");
+  d.stride_c = 127;  // one C spans 8 x 16 = 128 elements
+  expect_refused(d, HGEMM_ERROR_BATCH_OVERLAP, "stride_c = 127");
+  d.ldc = 40;  // side by side needs 2 * 16 + 16 <= ldc
+  d.stride_c = 16;
+  expect_refused(d, HGEMM_ERROR_BATCH_OVERLAP, "ldc = 40");
+
+  // Legal: packed batches, batches side by side within rows, broadcast A and B.
+  GemmDesc ok = plain(8, 16, 8);
+  ok.batch_count = 3;
+  ok.stride_c = 128;
+  EXPECT_TRUE(ok.validate().ok()) << ok.validate().message;
+  ok.ldc = 48;
+  ok.stride_c = 16;
+  EXPECT_TRUE(ok.validate().ok()) << ok.validate().message;
+  ok.order_c = Order::kCol;  // columns of 8: side by side within each column
+  ok.ldc = 24;
+  ok.stride_c = 8;
+  EXPECT_TRUE(ok.validate().ok()) << ok.validate().message;
+  // One batch ignores stride_c, zero included.
+  GemmDesc one = plain(8, 16, 8);
+  one.stride_c = 0;
+  EXPECT_TRUE(one.validate().ok());
+}
+
+TEST(GemmDescRefusals, CAliasingAOrB) {
+  hgemmGemmDesc_t d = desc_of(64, 64, 64);  // 8 KiB each
+  const auto* a = static_cast<const char*>(kA);
+  expect_refused(d, HGEMM_ERROR_ALIASING, "C overlaps A", kA, kB,
+                 const_cast<char*>(a) + 4096);
+  d.beta = 0.5f;
+  expect_refused(d, HGEMM_ERROR_ALIASING, "beta", kA, kB, const_cast<char*>(a) + 4096);
+  expect_refused(d, HGEMM_ERROR_ALIASING, "C overlaps B", kA, kB,
+                 const_cast<char*>(static_cast<const char*>(kB)) - 100);
+  // Batches widen the ranges: the third batch of C reaches A.
+  hgemmGemmDesc_t batched = desc_of(64, 64, 64);
+  batched.batch_count = 3;
+  batched.stride_c = 1 << 20;  // elements: 2 MiB per batch
+  expect_refused(batched, HGEMM_ERROR_ALIASING, "C overlaps", kA, kB,
+                 const_cast<char*>(a) - (4 << 20) + 16);
+}
+
+TEST(GemmDescRefusals, Bias) {
+  hgemmGemmDesc_t d = desc_of(64, 64, 64);
+  d.bias = reinterpret_cast<const void*>(uintptr_t(0x4000001));
+  expect_refused(d, HGEMM_ERROR_INVALID_BIAS, "2-byte aligned");
+  d.bias = static_cast<const char*>(kC) + 64;
+  expect_refused(d, HGEMM_ERROR_INVALID_BIAS, "bias overlaps C");
+}
+
+TEST(GemmDescRefusals, Workspace) {
+  hgemmGemmDesc_t d = desc_of(64, 64, 64);
+  d.workspace_size = 4096;
+  expect_refused(d, HGEMM_ERROR_NULL_POINTER, "workspace is NULL");
+  d.workspace = reinterpret_cast<void*>(uintptr_t(0x5000008));
+  expect_refused(d, HGEMM_ERROR_INVALID_POINTER, "16-byte aligned");
+  d.workspace = static_cast<char*>(kC) + 4096;
+  expect_refused(d, HGEMM_ERROR_ALIASING, "workspace overlaps C");
+
+  // A plain fp16 call goes to hgemmRun's kernels, whose split-K needs scratch.
+  hgemmGemmDesc_t big = desc_of(256, 256, 65536);
+  size_t needed = 0;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS) << hgemmLastErrorMessage();
+  EXPECT_GT(needed, 0u);
+  EXPECT_LE(needed, hgemm::kMaxWorkspaceBytes);
+  big.workspace = reinterpret_cast<void*>(uintptr_t(0x40000000));
+  big.workspace_size = needed - 1;
+  expect_refused(big, HGEMM_ERROR_WORKSPACE_TOO_SMALL, "workspace_size",
+                 reinterpret_cast<const void*>(uintptr_t(0x10000000)),
+                 reinterpret_cast<const void*>(uintptr_t(0x20000000)),
+                 reinterpret_cast<void*>(uintptr_t(0x30000000)));
+
+  // The safety net needs none.
+  big.dtype = HGEMM_DTYPE_BF16;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, 0u);
+  EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
+  big.k = 0;
+  EXPECT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_ERROR_INVALID_SIZE);
+}
+
+TEST(GemmDescRefusals, ExplainChecksAsGemmDoes) {
+  hgemmGemmDesc_t d = desc_of(8, 8, 8);
+  hgemmGemmPlan_t plan;
+  EXPECT_EQ(hgemmGemmExplain(&d, kA, kB, kC, nullptr), HGEMM_ERROR_NULL_POINTER);
+  d.batch_count = 0;
+  EXPECT_EQ(hgemmGemmExplain(&d, kA, kB, kC, &plan), HGEMM_ERROR_INVALID_BATCH_COUNT);
+}
+
+TEST(GemmDescPointers, LegalCallsPassThePureChecks) {
+  GemmDesc d = plain(64, 64, 64);
+  d.beta = 1.0f;
+  d.bias = reinterpret_cast<const void*>(uintptr_t(0x4000002));
+  d.workspace = reinterpret_cast<void*>(uintptr_t(0x5000010));
+  d.workspace_bytes = 256;
+  EXPECT_TRUE(d.validate_pointers(kA, kB, kC).ok()) << d.validate_pointers(kA, kB, kC).message;
+  // Odd addresses are legal elements: the safety net takes any 2-byte alignment.
+  EXPECT_TRUE(d.validate_pointers(static_cast<const char*>(kA) + 2, kB, kC).ok());
+  expect_status(d.validate_pointers(static_cast<const char*>(kA) + 1, kB, kC),
+                HGEMM_ERROR_INVALID_POINTER, "A is not 2-byte aligned");
+}
+
+TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
+  using hgemm::Layout;
+  struct Case {
+    Order a, b, c;
+    bool dispatch, transposed;
+    Layout layout;
+  };
+  const Case cases[] = {
+      {Order::kRow, Order::kRow, Order::kRow, true, false, Layout::kNN},
+      {Order::kRow, Order::kCol, Order::kRow, true, false, Layout::kTN},
+      {Order::kRow, Order::kCol, Order::kCol, true, true, Layout::kTN},
+      {Order::kCol, Order::kCol, Order::kCol, true, true, Layout::kNN},
+      {Order::kCol, Order::kRow, Order::kRow, false, false, Layout::kTN},
+      {Order::kCol, Order::kCol, Order::kRow, false, false, Layout::kTN},
+      {Order::kRow, Order::kRow, Order::kCol, false, false, Layout::kTN},
+      {Order::kCol, Order::kRow, Order::kCol, false, false, Layout::kTN},
+  };
+  for (const Case& c : cases) {
+    for (auto accum : {hgemm::Accum::kF32, hgemm::Accum::kF16}) {
+      GemmDesc d = plain(100, 300, 70);
+      d.order_a = c.a;
+      d.order_b = c.b;
+      d.order_c = c.c;
+      d.accum = accum;
+      const auto r = hgemm::dispatch::route(d);
+      EXPECT_EQ(r.dispatch, c.dispatch) << d.name() << ": " << r.reason;
+      if (!c.dispatch) {
+        EXPECT_NE(r.reason.find("safety net"), std::string::npos) << r.reason;
+        continue;
+      }
+      EXPECT_EQ(r.transposed, c.transposed) << d.name();
+      EXPECT_EQ(r.problem.layout, c.layout) << d.name();
+      EXPECT_EQ(r.problem.accum, accum);
+      EXPECT_EQ(r.problem.m, c.transposed ? 300 : 100) << d.name();
+      EXPECT_EQ(r.problem.n, c.transposed ? 100 : 300) << d.name();
+      EXPECT_EQ(r.problem.k, 70);
+      // Leading dimensions spelled out at their packed values are still packed.
+      d.lda = d.lda_or_packed();
+      d.ldb = d.ldb_or_packed();
+      d.ldc = d.ldc_or_packed();
+      EXPECT_TRUE(hgemm::dispatch::route(d).dispatch) << d.name();
+    }
+  }
+}
+
+TEST(GemmRoute, AnythingElseTakesTheSafetyNet) {
+  const std::tuple<void (*)(GemmDesc&), const char*> cases[] = {
+      {[](GemmDesc& d) { d.dtype = DType::kBF16; }, "bf16"},
+      {[](GemmDesc& d) { d.alpha = 2.0f; }, "alpha"},
+      {[](GemmDesc& d) { d.beta = 1.0f; }, "beta"},
+      {[](GemmDesc& d) { d.bias = reinterpret_cast<const void*>(uintptr_t(0x4000000)); }, "bias"},
+      {[](GemmDesc& d) { d.activation = Activation::kRelu; }, "relu"},
+      {[](GemmDesc& d) {
+         d.batch_count = 2;
+         d.stride_c = 100 * 300;
+       },
+       "2 batches"},
+      {[](GemmDesc& d) { d.lda = 72; }, "leading dimension"},
+      {[](GemmDesc& d) { d.ldc = 301; }, "leading dimension"},
+  };
+  for (auto [mutate, needle] : cases) {
+    GemmDesc d = plain(100, 300, 70);
+    mutate(d);
+    ASSERT_TRUE(d.validate().ok()) << d.validate().message;
+    const auto r = hgemm::dispatch::route(d);
+    EXPECT_FALSE(r.dispatch) << d.name();
+    EXPECT_NE(r.reason.find(needle), std::string::npos) << r.reason;
+    EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
+  }
+}
+
+TEST(GemmRoute, WorkspaceCoversEverySplitPlan) {
+  // One split's partial sums of a 256 x 256 output are 256 KiB: 64 splits fit in 32 MiB.
+  auto r = hgemm::dispatch::route(plain(256, 256, 65536));
+  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), size_t(64) * 256 * 256 * 4);
+  // 4096 x 4096: 64 MiB per split, so no split fits and none is needed.
+  r = hgemm::dispatch::route(plain(4096, 4096, 4096));
+  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
+  // Column-major C runs as N x M: the partial rows are padded along M.
+  GemmDesc t = plain(7, 256, 4096);
+  t.order_b = Order::kCol;
+  t.order_c = Order::kCol;
+  r = hgemm::dispatch::route(t);
+  ASSERT_TRUE(r.transposed);
+  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), size_t(64) * 256 * 8 * 4);
+}
+
+TEST(GemmDescName, NamesTheCall) {
+  GemmDesc d = plain(96, 80, 40);
+  EXPECT_EQ(d.name(), "96x80x40_rrr_f16_f32");
+  d.order_b = Order::kCol;
+  d.dtype = DType::kBF16;
+  d.batch_count = 4;
+  d.stride_c = 96 * 80;
+  d.activation = Activation::kGeluTanh;
+  EXPECT_EQ(d.name(), "96x80x40_rcr_bf16_f32_b4_gelu_tanh");
+}
