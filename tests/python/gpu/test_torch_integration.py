@@ -158,14 +158,14 @@ class Patch(GpuTest):
         model = torch.nn.ModuleDict({
             "fp16": torch.nn.Linear(8, 8).cuda().half(),
             "fp32": torch.nn.Linear(8, 8).cuda(),
-            "cpu": torch.nn.Linear(8, 8).half(),
+            "host": torch.nn.Linear(8, 8).half(),  # "cpu" would clash with Module.cpu
             "attn": torch.nn.MultiheadAttention(8, 2).cuda().half(),
         })
         report = hgemm.patch(model)
         self.assertEqual(report.swapped, ["fp16"])
         skipped = dict(report.skipped)
         self.assertIn("torch.float32", skipped["fp32"])
-        self.assertIn("CUDA", skipped["cpu"])
+        self.assertIn("CUDA", skipped["host"])
         self.assertIn("NonDynamicallyQuantizableLinear", skipped["attn.out_proj"])
         self.assertIsInstance(model["fp16"], hgemm.nn.Linear)
         self.assertIn("swapped 1", str(report))
