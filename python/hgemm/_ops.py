@@ -120,6 +120,68 @@ def _direct(*tensors):
     return True
 
 
+_Tensor = torch.Tensor
+_float16 = torch.float16
+
+
+def _eager_layout(a, b, acc):
+    """'nn' or 'tn' when hgemm.matmul(a, b, acc=acc) can launch at once: the common call, two
+    plain non-empty float16 CUDA tensors on one device, a row-major, b row- or column-major, with
+    nothing to differentiate or trace (what _direct asks). None sends the call through the full
+    checks, which also raise the errors. Each attribute read costs about 0.2 us, a tenth of a
+    decode-sized GEMM, so this reads each once and builds no message."""
+    if type(a) is not _Tensor or type(b) is not _Tensor or acc not in ACCS:
+        return None
+    if a.dtype is not _float16 or b.dtype is not _float16 or not a.is_cuda:
+        return None
+    if a.dim() != 2 or b.dim() != 2 or a.device != b.device or not _direct(a, b):
+        return None
+    (m, k), (kb, n), (sa0, sa1), (sb0, sb1) = a.shape, b.shape, a.stride(), b.stride()
+    if kb != k or not (m > 1 and n > 1 and k > 1) or sa1 != 1 or sa0 != k:
+        return None
+    if sb1 == 1 and sb0 == n:
+        return "nn"
+    if sb0 == 1 and sb1 == k:
+        return "tn"
+    return None
+
+
+def _eager_linear_layout(x, weight, acc):
+    """What _eager_layout is to matmul, for linear(x, weight) without bias: x [..., K] with at
+    least two dimensions and contiguous, weight [N, K] row-major ('tn') or the transpose of a
+    row-major [K, N] ('nn'); no views are made."""
+    if type(x) is not _Tensor or type(weight) is not _Tensor or acc not in ACCS:
+        return None
+    if x.dtype is not _float16 or weight.dtype is not _float16 or not x.is_cuda:
+        return None
+    if x.dim() < 2 or weight.dim() != 2 or x.device != weight.device or not x.is_contiguous():
+        return None
+    if not _direct(x, weight):
+        return None
+    (n, k), (sw0, sw1) = weight.shape, weight.stride()
+    if x.shape[-1] != k or not (n > 1 and k > 1 and x.numel() > k):
+        return None
+    if sw1 == 1 and sw0 == k:
+        return "tn"
+    if sw0 == 1 and sw1 == n:
+        return "nn"
+    return None
+
+
+def _eager_launch(a, b_ptr, out, m, n, k, layout, acc):
+    """hgemmRun on operands the eager checks passed: no op dispatch, no new views."""
+    index = a.get_device()
+    if index != torch.cuda.current_device():
+        with torch.cuda.device(index):
+            status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
+                                ACCS[acc], _current_stream(index))
+    else:
+        status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
+                            ACCS[acc], _current_stream(index))
+    if status != _hgemm.SUCCESS:
+        raise_last_error(status)
+
+
 def matmul(a, b, *, out=None, acc="f32"):
     """a @ b for float16 CUDA tensors a [M, K] and b [K, N], on the current CUDA stream.
 
@@ -127,6 +189,15 @@ def matmul(a, b, *, out=None, acc="f32"):
     row-major [N, K], layout tn). Nothing is copied: other layouts raise ValueError. acc 'f32'
     accumulates in fp32, 'f16' in fp16. With out ([M, N] float16, row-major), the product is
     written there and out is returned; out does not support autograd."""
+    if out is None:
+        layout = _eager_layout(a, b, acc)
+        if layout is not None:
+            # b's data pointer is the stored operand's for both layouts (b.t() is a view).
+            m, k = a.shape
+            n = b.shape[1]
+            result = a.new_empty((m, n))
+            _eager_launch(a, b.data_ptr(), result, m, n, k, layout, acc)
+            return result
     m, n, k, layout = _validate.check_matmul(a, b, out, acc)
     stored = b if layout == "nn" else b.t()
     if out is None:
@@ -147,6 +218,13 @@ def linear(x, weight, bias=None, *, acc="f32"):
     """x @ weight.T + bias, as torch.nn.functional.linear, for float16 CUDA tensors: x [..., K]
     row-major contiguous, weight [N, K] (row-major, or the .t() of a row-major [K, N]), bias [N]
     or None. The leading dimensions of x are flattened into M; the bias is added by PyTorch."""
+    if bias is None:
+        layout = _eager_linear_layout(x, weight, acc)
+        if layout is not None:
+            n, k = weight.shape
+            y = x.new_empty(x.shape[:-1] + (n,))
+            _eager_launch(x, weight.data_ptr(), y, x.numel() // k, n, k, layout, acc)
+            return y
     m, n, k, layout = _validate.check_linear(x, weight, bias)
     _validate.check_acc(acc)
     x2 = x.reshape(m, k)
