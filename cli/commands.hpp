@@ -15,5 +15,6 @@ int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_report(const Args& args);
 int cmd_jit(const Args& args);
+int cmd_space(const Args& args);
 
 }  // namespace hgemm::cli

@@ -23,6 +23,7 @@ commands:
   db       show, export (also as a dispatch table), merge or summarize tuning databases
   ablate   compare the search policies by replaying an exhaustive tuning database (report)
   jit      compile sm90 configs the catalog lacks into the JIT cache, show their source
+  space    the search space's axes, and which configs are legal for a shape and why not
 
 `hgemm <command> --help` describes each command's options.
 )";
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "db") return hgemm::cli::cmd_db(args);
     if (command == "ablate") return hgemm::cli::cmd_ablate(args);
     if (command == "jit") return hgemm::cli::cmd_jit(args);
+    if (command == "space") return hgemm::cli::cmd_space(args);
   } catch (const hgemm::cli::ArgError& e) {
     std::fprintf(stderr, "hgemm %s: %s\n", command.c_str(), e.what());
     return 2;

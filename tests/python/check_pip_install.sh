@@ -29,6 +29,9 @@ import hgemm, os, sys
 assert hgemm.__file__.startswith('$work/site/'), hgemm.__file__
 assert os.path.realpath(hgemm._hgemm.__file__) == os.path.realpath('$ext')
 print('hgemm', hgemm.__version__, 'from', hgemm.__file__, 'library', hgemm._hgemm.library_path())
+# The LLM proposer is a subpackage with a data file: both must ship in the wheel.
+import hgemm.llm.proposals as proposals
+assert os.path.isfile(proposals.HARDWARE_FACTS), proposals.HARDWARE_FACTS
 "
 PYTHONPATH="$work/site" CUDA_VISIBLE_DEVICES= "$python" "$source/tests/python/test_package_cpu.py"
 echo "python_pip_install: ok"
