@@ -122,6 +122,7 @@ def _direct(*tensors):
 
 _Tensor = torch.Tensor
 _float16 = torch.float16
+_ACCUMULATIONS = _validate.ACCUMULATIONS
 
 
 def _eager_layout(a, b, acc):
@@ -130,7 +131,7 @@ def _eager_layout(a, b, acc):
     nothing to differentiate or trace (what _direct asks). None sends the call through the full
     checks, which also raise the errors. Each attribute read costs about 0.2 us, a tenth of a
     decode-sized GEMM, so this reads each once and builds no message."""
-    if type(a) is not _Tensor or type(b) is not _Tensor or acc not in _validate.ACCUMULATIONS:
+    if type(a) is not _Tensor or type(b) is not _Tensor or acc not in _ACCUMULATIONS:
         return None
     if a.dtype is not _float16 or b.dtype is not _float16 or not a.is_cuda:
         return None
@@ -150,7 +151,7 @@ def _eager_linear_layout(x, weight, acc):
     """What _eager_layout is to matmul, for linear(x, weight) without bias: x [..., K] with at
     least two dimensions and contiguous, weight [N, K] row-major ('tn') or the transpose of a
     row-major [K, N] ('nn'); no views are made."""
-    if type(x) is not _Tensor or type(weight) is not _Tensor or acc not in _validate.ACCUMULATIONS:
+    if type(x) is not _Tensor or type(weight) is not _Tensor or acc not in _ACCUMULATIONS:
         return None
     if x.dtype is not _float16 or weight.dtype is not _float16 or not x.is_cuda:
         return None
