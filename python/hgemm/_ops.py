@@ -36,14 +36,19 @@ def _launch(a, b, out, layout, acc):
     # The ops' contract is row-major operands; a compiled graph may hand over others.
     a = a if a.is_contiguous() else a.contiguous()
     b = b if b.is_contiguous() else b.contiguous()
+    _run(a, b.data_ptr(), out, m, n, k, layout, acc)
+
+
+def _run(a, b_ptr, out, m, n, k, layout, acc):
+    """hgemmRun on a's device and its current stream; b_ptr is the stored operand's data."""
     index = a.get_device()
     if index != torch.cuda.current_device():
         with torch.cuda.device(index):
-            status = _hgemm.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k,
-                                LAYOUTS[layout], ACCS[acc], _current_stream(index))
+            status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
+                                ACCS[acc], _current_stream(index))
     else:
-        status = _hgemm.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k,
-                            LAYOUTS[layout], ACCS[acc], _current_stream(index))
+        status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
+                            ACCS[acc], _current_stream(index))
     if status != _hgemm.SUCCESS:
         raise_last_error(status)
 
@@ -125,62 +130,44 @@ _float16 = torch.float16
 _ACCUMULATIONS = _validate.ACCUMULATIONS
 
 
+def _eager(a, w, acc):
+    """Whether a call on a and the 2-D w can launch at once: plain float16 CUDA tensors on one
+    device, a known acc, and nothing to differentiate or trace (what _direct asks). Otherwise the
+    call goes through the full checks, which also raise the errors. Each attribute read costs
+    about 0.2 us, a tenth of a decode-sized GEMM, so the common call reads few and builds no
+    message; the stride rules are the full checks' own (_validate)."""
+    return (type(a) is _Tensor and type(w) is _Tensor and acc in _ACCUMULATIONS
+            and a.dtype is _float16 and w.dtype is _float16 and a.is_cuda and w.dim() == 2
+            and a.device == w.device and _direct(a, w))
+
+
+# The layout of the stored operand, by how matmul's b ([K, N]) or linear's weight ([N, K]) is
+# stored.
+_MATMUL_LAYOUT = {"row": "nn", "column": "tn", None: None}
+_LINEAR_LAYOUT = {"row": "tn", "column": "nn", None: None}
+
+
 def _eager_layout(a, b, acc):
-    """'nn' or 'tn' when hgemm.matmul(a, b, acc=acc) can launch at once: the common call, two
-    plain non-empty float16 CUDA tensors on one device, a row-major, b row- or column-major, with
-    nothing to differentiate or trace (what _direct asks). None sends the call through the full
-    checks, which also raise the errors. Each attribute read costs about 0.2 us, a tenth of a
-    decode-sized GEMM, so this reads each once and builds no message."""
-    if type(a) is not _Tensor or type(b) is not _Tensor or acc not in _ACCUMULATIONS:
+    """'nn' or 'tn' when hgemm.matmul(a, b, acc=acc) can launch at once (_eager), a [M, K]
+    row-major and b [K, N] row- or column-major, none of M, N, K below 2; else None."""
+    if not _eager(a, b, acc) or a.dim() != 2:
         return None
-    if a.dtype is not _float16 or b.dtype is not _float16 or not a.is_cuda:
+    (m, k), (kb, n) = a.shape, b.shape
+    if kb != k or not (m > 1 and n > 1 and k > 1) or not _validate.row_major(a):
         return None
-    if a.dim() != 2 or b.dim() != 2 or a.device != b.device or not _direct(a, b):
-        return None
-    (m, k), (kb, n), (sa0, sa1), (sb0, sb1) = a.shape, b.shape, a.stride(), b.stride()
-    if kb != k or not (m > 1 and n > 1 and k > 1) or sa1 != 1 or sa0 != k:
-        return None
-    if sb1 == 1 and sb0 == n:
-        return "nn"
-    if sb0 == 1 and sb1 == k:
-        return "tn"
-    return None
+    return _MATMUL_LAYOUT[_validate.storage_order(b)]
 
 
 def _eager_linear_layout(x, weight, acc):
     """What _eager_layout is to matmul, for linear(x, weight) without bias: x [..., K] with at
     least two dimensions and contiguous, weight [N, K] row-major ('tn') or the transpose of a
     row-major [K, N] ('nn'); no views are made."""
-    if type(x) is not _Tensor or type(weight) is not _Tensor or acc not in _ACCUMULATIONS:
+    if not _eager(x, weight, acc) or x.dim() < 2 or not x.is_contiguous():
         return None
-    if x.dtype is not _float16 or weight.dtype is not _float16 or not x.is_cuda:
-        return None
-    if x.dim() < 2 or weight.dim() != 2 or x.device != weight.device or not x.is_contiguous():
-        return None
-    if not _direct(x, weight):
-        return None
-    (n, k), (sw0, sw1) = weight.shape, weight.stride()
+    n, k = weight.shape
     if x.shape[-1] != k or not (n > 1 and k > 1 and x.numel() > k):
         return None
-    if sw1 == 1 and sw0 == k:
-        return "tn"
-    if sw0 == 1 and sw1 == n:
-        return "nn"
-    return None
-
-
-def _eager_launch(a, b_ptr, out, m, n, k, layout, acc):
-    """hgemmRun on operands the eager checks passed: no op dispatch, no new views."""
-    index = a.get_device()
-    if index != torch.cuda.current_device():
-        with torch.cuda.device(index):
-            status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
-                                ACCS[acc], _current_stream(index))
-    else:
-        status = _hgemm.run(a.data_ptr(), b_ptr, out.data_ptr(), m, n, k, LAYOUTS[layout],
-                            ACCS[acc], _current_stream(index))
-    if status != _hgemm.SUCCESS:
-        raise_last_error(status)
+    return _LINEAR_LAYOUT[_validate.storage_order(weight)]
 
 
 def matmul(a, b, *, out=None, acc="f32"):
@@ -197,7 +184,7 @@ def matmul(a, b, *, out=None, acc="f32"):
             m, k = a.shape
             n = b.shape[1]
             result = a.new_empty((m, n))
-            _eager_launch(a, b.data_ptr(), result, m, n, k, layout, acc)
+            _run(a, b.data_ptr(), result, m, n, k, layout, acc)
             return result
     m, n, k, layout = _validate.check_matmul(a, b, out, acc)
     stored = b if layout == "nn" else b.t()
@@ -224,7 +211,7 @@ def linear(x, weight, bias=None, *, acc="f32"):
         if layout is not None:
             n, k = weight.shape
             y = x.new_empty(x.shape[:-1] + (n,))
-            _eager_launch(x, weight.data_ptr(), y, x.numel() // k, n, k, layout, acc)
+            _run(x, weight.data_ptr(), y, x.numel() // k, n, k, layout, acc)
             return y
     m, n, k, layout = _validate.check_linear(x, weight, bias)
     _validate.check_acc(acc)

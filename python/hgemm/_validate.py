@@ -67,12 +67,25 @@ def _column_major(shape, stride):
         (rows == 1 or stride[0] == 1) and (cols == 1 or stride[1] == rows))
 
 
+def storage_order(t):
+    """'row' or 'column': how the 2-D t is stored, or None when it is neither."""
+    shape, stride = t.shape, t.stride()
+    if _row_major(shape, stride):
+        return "row"
+    if _column_major(shape, stride):
+        return "column"
+    return None
+
+
+def row_major(t):
+    return _row_major(t.shape, t.stride())
+
+
 def _major(name, t):
     """'row' or 'column': how the 2-D t is stored, which must be one of the two."""
-    if _row_major(t.shape, t.stride()):
-        return "row"
-    if _column_major(t.shape, t.stride()):
-        return "column"
+    order = storage_order(t)
+    if order is not None:
+        return order
     raise ValueError(f"{_describe(name, t)}: must be row-major or column-major contiguous, got "
                      f"strides {tuple(t.stride())} (pass {name}.contiguous())")
 
