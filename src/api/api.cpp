@@ -277,6 +277,20 @@ Status check_desc_size(size_t struct_size) {
   return Status::success();
 }
 
+// Enum values are checked before the cast: a C caller can pass any integer. Every C enum runs
+// from 0 to `last`.
+Status check_enum(int value, int last, const char* what) {
+  if (value < 0 || value > last)
+    return Status::failure(HGEMM_ERROR_INVALID_ENUM,
+                           std::string("unknown ") + what + " value " + std::to_string(value));
+  return Status::success();
+}
+
+Status check_layout_accum(hgemmLayout_t layout, hgemmAccum_t acc) {
+  if (Status s = check_enum(int(layout), HGEMM_LAYOUT_TN, "layout"); !s.ok()) return s;
+  return check_enum(int(acc), HGEMM_ACC_F16, "accumulation");
+}
+
 // The C descriptor as a GemmDesc. Enum values are checked before the casts: a C caller can pass
 // any integer.
 Status from_c(const hgemmGemmDesc_t* in, GemmDesc* out) {
@@ -297,9 +311,7 @@ Status from_c(const hgemmGemmDesc_t* in, GemmDesc* out) {
         std::tuple{int(in->dtype), int(HGEMM_DTYPE_BF16), "dtype"},
         std::tuple{int(in->acc), int(HGEMM_ACC_F16), "accumulation"},
         std::tuple{int(in->activation), int(HGEMM_ACTIVATION_GELU_TANH), "activation"}})
-    if (value < 0 || value > last)
-      return Status::failure(HGEMM_ERROR_INVALID_ENUM,
-                             std::string("unknown ") + what + " value " + std::to_string(value));
+    if (Status s = check_enum(value, last, what); !s.ok()) return s;
   GemmDesc& d = *out;
   d.m = in->m;
   d.n = in->n;
@@ -325,16 +337,6 @@ Status from_c(const hgemmGemmDesc_t* in, GemmDesc* out) {
   return Status::success();
 }
 
-// Enum values are checked before the cast: a C caller can pass any integer.
-Status check_layout_accum(int layout, int acc) {
-  if (layout != HGEMM_LAYOUT_NN && layout != HGEMM_LAYOUT_TN)
-    return Status::failure(HGEMM_ERROR_INVALID_ENUM, "unknown layout value " + std::to_string(layout));
-  if (acc != HGEMM_ACC_F32 && acc != HGEMM_ACC_F16)
-    return Status::failure(HGEMM_ERROR_INVALID_ENUM,
-                           "unknown accumulation value " + std::to_string(acc));
-  return Status::success();
-}
-
 void copy_string(char* out, size_t size, const std::string& s) {
   std::snprintf(out, size, "%s", s.c_str());
 }
@@ -348,7 +350,7 @@ hgemmStatus_t hgemmRun(const void* A, const void* B, void* C, int64_t M, int64_t
                        hgemmLayout_t layout, hgemmAccum_t acc, cudaStream_t stream) {
   using namespace hgemm;
   return c_call([&] {
-    if (Status s = check_layout_accum(int(layout), int(acc)); !s.ok()) return fail(s);
+    if (Status s = check_layout_accum(layout, acc); !s.ok()) return fail(s);
     Problem problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)};
     run(problem, A, B, C, stream);
     return HGEMM_SUCCESS;
@@ -462,7 +464,7 @@ hgemmStatus_t hgemmGetDispatchInfo(hgemmAccum_t acc, hgemmDispatchInfo_t* info) 
   using namespace hgemm;
   return c_call([&] {
     if (!info) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "info is NULL"));
-    if (Status s = check_layout_accum(HGEMM_LAYOUT_NN, int(acc)); !s.ok()) return fail(s);
+    if (Status s = check_enum(int(acc), HGEMM_ACC_F16, "accumulation"); !s.ok()) return fail(s);
     const DeviceInfo* device = nullptr;
     if (Status s = query_current_device(&device); !s.ok()) return fail(s);
     *info = dispatch::describe(*device, static_cast<Accum>(acc));
@@ -475,7 +477,7 @@ hgemmStatus_t hgemmExplain(int64_t M, int64_t N, int64_t K, hgemmLayout_t layout
   using namespace hgemm;
   return c_call([&] {
     if (!out) return fail(Status::failure(HGEMM_ERROR_NULL_POINTER, "out is NULL"));
-    if (Status s = check_layout_accum(int(layout), int(acc)); !s.ok()) return fail(s);
+    if (Status s = check_layout_accum(layout, acc); !s.ok()) return fail(s);
     const Explanation e =
         explain(Problem{M, N, K, static_cast<Layout>(layout), static_cast<Accum>(acc)});
     *out = hgemmExplanation_t{};
