@@ -122,10 +122,10 @@ std::vector<FamilySpace> build_families() {
   FamilySpace sm90{Family::kSm90Ws, {}, {}};
   sm90.axes = {
       // Swap-AB tiles M with wgmma's N: the widths beside 64, 128 and 256 are theirs.
-      block_m_axis({32, 48, 64, 80, 112, 128, 144, 176, 192, 208, 256}),
+      block_m_axis(dispatch::swap_block_m_values()),
       block_n_axis(dispatch::block_n_values(Family::kSm90Ws)),
       block_k_axis(),
-      stages_axis({3, 4, 5, 6, 7, 8, 10, 12, 13, 16}),
+      stages_axis(std::vector<int>(std::begin(dispatch::kSm90Stages), std::end(dispatch::kSm90Stages))),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
            [](KernelConfig& c, int x) { c.num_consumer_wgs = x; }),
       axis("schedule", {int(Schedule::kCooperative), int(Schedule::kPingPong)},
