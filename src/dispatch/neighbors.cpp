@@ -38,7 +38,7 @@ const std::vector<int>& swap_block_m_values() {
 
 const std::vector<int>& block_n_values(Family family) {
   // sm90: the catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
-  static const std::vector<int> sm90{64, 96, 128, 144, 160, 192, 224, 256};
+  static const std::vector<int> sm90{64, 96, 128, 160, 192, 224, 256};
   static const std::vector<int> sm80{32, 64, 128, 256};
   static const std::vector<int> decode{8, 16, 32, 64, 128};
   return family == Family::kSm90Ws ? sm90 : family == Family::kDecode ? decode : sm80;

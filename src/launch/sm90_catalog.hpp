@@ -124,10 +124,6 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
-    // 144 = 576 / 4: the MLA projections' N = 576 in four columns of tiles, cuBLASLt's tile there
-    // (144x128 at 8192x576x2048, where 128x128 needs 4.5 columns and 128x96 six).
-    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
 
     // Swap-AB (TN only), written in the kernel's terms: block_m tiles the problem's N (wgmma's M)
     // and block_n its M (wgmma's N), so a token count lands in a tile of its own width instead of
