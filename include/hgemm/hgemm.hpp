@@ -89,6 +89,9 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 //   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn   (cooperative)
 //   sm90_pp_64x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn    (ping-pong: each warpgroup a 64x256 tile)
 //   decode_n32_k64_s4_w4_f32_tn   (M <= 16: columns per CTA, K per warp and stage, stages, warps)
+//   sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap   (swap-AB: the kernel computes
+//       C^T = B^T A^T, so the tile's 80 rows of M are wgmma's N and its 128 columns of N are
+//       wgmma's M; block_m and block_n, cluster and raster still name M and N of the problem)
 // The most K-splits a config may ask for.
 inline constexpr int kMaxSplitK = 64;
 
@@ -110,6 +113,7 @@ struct KernelConfig {
   int split_k = 1;  // 1..kMaxSplitK K-splits, reduced in a second kernel
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
+  bool swap_ab = false;  // sm90 TN: M on wgmma's N (16..256 in steps of 16), N on its M
 
   std::string name() const;
   static std::optional<KernelConfig> parse(std::string_view name);
@@ -131,7 +135,8 @@ struct KernelConfig {
            warps_n == o.warps_n && num_consumer_wgs == o.num_consumer_wgs &&
            schedule == o.schedule && cluster_m == o.cluster_m && cluster_n == o.cluster_n &&
            raster == o.raster && group_size == o.group_size && epilogue == o.epilogue &&
-           split_k == o.split_k && layout == o.layout && accum == o.accum;
+           split_k == o.split_k && layout == o.layout && accum == o.accum &&
+           swap_ab == o.swap_ab;
   }
   bool operator!=(const KernelConfig& o) const { return !(*this == o); }
 };

@@ -75,10 +75,20 @@ Status validate_sm80(const KernelConfig& c) {
 }
 
 Status validate_sm90(const KernelConfig& c) {
-  if (c.block_m != 64 && c.block_m != 128 && c.block_m != 256)
-    return invalid(c, "sm90 block_m must be 64, 128 or 256 (wgmma M is 64)");
-  if (c.block_n < 16 || c.block_n > 256 || c.block_n % 16 != 0)
-    return invalid(c, "sm90 block_n must be a multiple of 16 up to 256 (wgmma N steps)");
+  // Swap-AB (C^T = B^T A^T) tiles M with wgmma's N and N with its M.
+  const int rows = c.swap_ab ? c.block_n : c.block_m;  // along wgmma's M
+  const int cols = c.swap_ab ? c.block_m : c.block_n;  // along wgmma's N
+  if (rows != 64 && rows != 128 && rows != 256)
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_n must be 64, 128 or 256 (N is wgmma's M)"
+                                : "sm90 block_m must be 64, 128 or 256 (wgmma M is 64)");
+  if (cols < 16 || cols > 256 || cols % 16 != 0)
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m must be a multiple of 16 up to 256 (M is "
+                                  "wgmma's N)"
+                                : "sm90 block_n must be a multiple of 16 up to 256 (wgmma N steps)");
+  if (c.swap_ab && c.layout != Layout::kTN)
+    return invalid(c, "swap-AB needs both operands K-major (tn): the swapped A is B");
+  if (c.swap_ab && c.epilogue != Epilogue::kDirect)
+    return invalid(c, "swap-AB stores C^T directly (st)");
   if (c.block_k != 32 && c.block_k != 64)
     return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
   if (c.num_stages < 2 || c.num_stages > 16) return invalid(c, "sm90 needs 2 to 16 stages");
@@ -88,7 +98,7 @@ Status validate_sm90(const KernelConfig& c) {
   if (ping_pong && c.num_consumer_wgs != 2)
     return invalid(c, "ping-pong alternates two consumer warpgroups");
   // Ping-pong: each warpgroup computes the whole tile; cooperative: a band of its rows.
-  const int rows_per_wg = ping_pong ? c.block_m : c.block_m / c.num_consumer_wgs;
+  const int rows_per_wg = ping_pong ? rows : rows / c.num_consumer_wgs;
   if (rows_per_wg != 64 && rows_per_wg != 128)
     return invalid(c, "each consumer warpgroup must own 64 or 128 rows");
   const bool cluster_ok = (c.cluster_m == 1 && c.cluster_n == 1) ||
@@ -99,7 +109,9 @@ Status validate_sm90(const KernelConfig& c) {
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
-  const int acc_regs = rows_per_wg * c.block_n / 128 / (c.accum == Accum::kF16 ? 2 : 1);
+  // The kernel's tile in its own terms: swap-AB puts N on wgmma's M, M on its N.
+  const int wgmma_n = c.swap_ab ? c.block_m : c.block_n;
+  const int acc_regs = rows_per_wg * wgmma_n / 128 / (c.accum == Accum::kF16 ? 2 : 1);
   if (acc_regs > 128)
     return invalid(c, "more than 128 accumulator registers per consumer thread");
   return Status::success();
@@ -153,7 +165,7 @@ std::string KernelConfig::name() const {
   return prefix + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
          (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
-         (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail;
+         (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail + (swap_ab ? "_swap" : "");
 }
 
 std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
@@ -184,8 +196,10 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
     c.warps_m = warps[0];
     c.warps_n = warps[1];
     i = 5;
-  } else if (t.size() == 11 && t[0] == "sm90" && (t[1] == "ws" || t[1] == "pp")) {
+  } else if ((t.size() == 11 || (t.size() == 12 && t[11] == "swap")) && t[0] == "sm90" &&
+             (t[1] == "ws" || t[1] == "pp")) {
     c.family = Family::kSm90Ws;
+    c.swap_ab = t.size() == 12;
     c.schedule = t[1] == "pp" ? Schedule::kPingPong : Schedule::kCooperative;
     int cluster[2];
     if (!parse_dims(t[2], tile, 3) || !parse_prefixed(t[3], "s", c.num_stages) ||
@@ -219,6 +233,9 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
 }
 
 Status KernelConfig::validate() const {
+  if (swap_ab && family != Family::kSm90Ws)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           name() + ": only the sm90 family swaps A and B (swap)");
   Status s = family == Family::kSm80Mma  ? validate_sm80(*this)
              : family == Family::kDecode ? validate_decode(*this)
                                          : validate_sm90(*this);

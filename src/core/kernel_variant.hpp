@@ -13,6 +13,9 @@ namespace hgemm {
 
 // sm90 (TMA + WGMMA, warp-specialized). The field order is the one of the kernel's former
 // positional template, so that a demangled kernel name still lists the numbers in that order.
+// The variant is in the kernel's own terms: with swap_ab the kernel computes C^T = B^T A^T, so its
+// block_m (rows, wgmma's M) tiles the problem's N and its block_n tiles M, and its cluster is
+// swapped likewise. A KernelConfig names the problem's M and N; sm90_variant and to_config swap.
 struct Sm90Variant {
   int block_m = 128;
   int block_n = 128;
@@ -25,13 +28,17 @@ struct Sm90Variant {
   Accum accum = Accum::kF32;
   Layout layout = Layout::kTN;
   Schedule schedule = Schedule::kCooperative;
+  bool swap_ab = false;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };
 
 constexpr Sm90Variant sm90_variant(KernelConfig const& c) {
-  return {c.block_m,   c.block_n,  c.block_k,   c.num_stages, c.num_consumer_wgs, c.cluster_m,
-          c.cluster_n, c.epilogue, c.accum,     c.layout,     c.schedule};
+  if (c.swap_ab)
+    return {c.block_n,   c.block_m,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_n,
+            c.cluster_m, c.epilogue, c.accum,   c.layout,     c.schedule,         true};
+  return {c.block_m,   c.block_n,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_m,
+          c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         false};
 }
 
 // The config of the compiled instance (launch arguments at their defaults; KernelConfig::instance).
@@ -49,6 +56,13 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   c.accum = v.accum;
   c.layout = v.layout;
   c.schedule = v.schedule;
+  c.swap_ab = v.swap_ab;
+  if (v.swap_ab) {
+    c.block_m = v.block_n;
+    c.block_n = v.block_m;
+    c.cluster_m = v.cluster_n;
+    c.cluster_n = v.cluster_m;
+  }
   return c;
 }
 

@@ -31,6 +31,11 @@ double shape_distance(const Problem& a, const Problem& b) {
   return dm * dm + dn * dn + dk * dk;
 }
 
+const std::vector<int>& swap_block_m_values() {
+  static const std::vector<int> widths{32, 48, 64, 80, 112, 128, 144, 176, 192, 208, 256};
+  return widths;
+}
+
 const std::vector<int>& block_n_values(Family family) {
   // sm90: the catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
   static const std::vector<int> sm90{64, 96, 128, 160, 192, 224, 256};
@@ -52,17 +57,33 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
     if (!pick) return pick;
     const KernelConfig winner = pick->config;
     double best_cost = estimate_cost(problem, winner, device);
-    for (int block_n : block_n_values(winner.family)) {  // ties keep the pick, then axis order
-      if (block_n == winner.block_n) continue;
-      KernelConfig sibling = winner;
-      sibling.block_n = block_n;
-      if (!scope.legal(problem, sibling) || scope.blocked(sibling)) continue;
+    auto consider = [&](const KernelConfig& sibling) {
+      if (!scope.legal(problem, sibling) || scope.blocked(sibling)) return;
       const double cost = estimate_cost(problem, sibling, device);
       if (cost < best_cost) {
         best_cost = cost;
         pick->config = sibling;
         pick->sibling = true;
       }
+    };
+    if (winner.swap_ab) {
+      // A swap-AB tile's width is M's: the neighbour's M was another one, so every compiled
+      // width (each with the ring depth its row compiles) competes for this M.
+      for (int block_m : swap_block_m_values())
+        for (int stages : kSm90Stages) {
+          if (block_m == winner.block_m && stages == winner.num_stages) continue;
+          KernelConfig sibling = winner;
+          sibling.block_m = block_m;
+          sibling.num_stages = stages;
+          consider(sibling);
+        }
+      return pick;
+    }
+    for (int block_n : block_n_values(winner.family)) {  // ties keep the pick, then axis order
+      if (block_n == winner.block_n) continue;
+      KernelConfig sibling = winner;
+      sibling.block_n = block_n;
+      consider(sibling);
     }
     return pick;
   }

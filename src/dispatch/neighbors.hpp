@@ -72,4 +72,11 @@ double shape_distance(const Problem& a, const Problem& b);
 // block_n axis.
 const std::vector<int>& block_n_values(Family family);
 
+// The M widths of sm90 swap-AB tiles (block_m under swap_ab): the siblings rule's alternatives for
+// a swap-AB winner, and the tuner's block_m axis beside 64, 128 and 256.
+const std::vector<int>& swap_block_m_values();
+
+// The sm90 ring depths of the search space's stages axis.
+inline constexpr int kSm90Stages[] = {3, 4, 5, 6, 7, 8, 10, 12, 13, 16};
+
 }  // namespace hgemm::dispatch

@@ -124,16 +124,46 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+
+    // Swap-AB (TN only), written in the kernel's terms: block_m tiles the problem's N (wgmma's M)
+    // and block_n its M (wgmma's N), so a token count lands in a tile of its own width instead of
+    // 64-row atoms: 77 in 80, 129 in 144, 333 in 3 x 112, 384 in 2 x 192, 1025 in 5 x 208
+    // (cuBLASLt's tiles on those shapes are of these widths, e.g. 64x136 at 129x4608x3584 and
+    // 192x208 at 1025x131072x5120). One consumer warpgroup of 64 rows of N where a small M needs
+    // many CTAs along N; two of 64 rows each for the wider M. As many stages as fit, up to 12.
+    {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 144, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
 constexpr std::size_t catalog_size() {
   std::size_t n = 0;
-  for (CatalogRow const& row : kCatalogRows) n += row.fp16_only ? 2 : 4;
+  for (CatalogRow const& row : kCatalogRows)
+    n += (row.fp16_only ? 1 : 2) * (row.variant.swap_ab ? 1 : 2);
   return n;
 }
 
 // The rows expanded, in the order catalog() lists them: per row, each accumulation (fp32 first),
-// then NN before TN.
+// then NN before TN (swap-AB rows: TN only).
 inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
   std::array<Sm90Variant, catalog_size()> out{};
   std::size_t i = 0;
@@ -141,6 +171,7 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
     for (Accum accum : {Accum::kF32, Accum::kF16}) {
       if (row.fp16_only && accum == Accum::kF32) continue;
       for (Layout layout : {Layout::kNN, Layout::kTN}) {
+        if (row.variant.swap_ab && layout == Layout::kNN) continue;
         out[i] = row.variant;
         out[i].accum = accum;
         out[i].layout = layout;

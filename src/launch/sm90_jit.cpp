@@ -324,6 +324,7 @@ std::string sm90_source(const KernelConfig& config) {
     << "    .accum = Accum::" << enum_name(v.accum) << ",\n"
     << "    .layout = Layout::" << enum_name(v.layout) << ",\n"
     << "    .schedule = Schedule::" << enum_name(v.schedule) << ",\n"
+    << "    .swap_ab = " << (v.swap_ab ? "true" : "false") << ",\n"
     << "};\n"
     << "template __global__ void sm90_ws_gemm_kernel<Traits<kJitVariant>>(__grid_constant__ "
        "Params const);\n"

@@ -71,16 +71,21 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   if (Status s = sm90_check_args(instance, args); !s.ok()) HGEMM_THROW(s.code, s.message);
   Sm90Geometry const& g = kernel.geometry;
   DeviceInfo const& device = current_device();
-  const int m = int(args.m), n = int(args.n), k = int(args.k);
+  // The kernel's own terms (Sm90Variant): swap-AB runs C^T = B^T A^T, B as the kernel's A.
+  const Sm90Variant v = sm90_variant(instance);
+  const bool swap = v.swap_ab;
+  const void* const op_a = swap ? args.b : args.a;
+  const void* const op_b = swap ? args.a : args.b;
+  const int m = int(swap ? args.n : args.m), n = int(swap ? args.m : args.n), k = int(args.k);
   using sm90::tensor_map_2d;
 
   sm90::Params params{};
-  params.tma_a = tensor_map_2d({args.a, uint64_t(m), uint64_t(k), uint64_t(k),
+  params.tma_a = tensor_map_2d({op_a, uint64_t(m), uint64_t(k), uint64_t(k),
                                 uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
                                 uint32_t(g.a_swizzle)});
   // B is N x K row-major in TN and K x N in NN.
   const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
-  params.tma_b = tensor_map_2d({args.b, b_rows, b_cols, b_cols, uint32_t(g.b_box_outer),
+  params.tma_b = tensor_map_2d({op_b, b_rows, b_cols, b_cols, uint32_t(g.b_box_outer),
                                 uint32_t(g.b_box_inner), uint32_t(g.b_swizzle)});
   if (g.tma_store)
     params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(n),
@@ -90,12 +95,13 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.m = m;
   params.n = n;
   params.k = k;
-  params.num_k_blocks = (k + instance.block_k - 1) / instance.block_k;
-  const int num_m_blocks = (m + instance.block_m - 1) / instance.block_m;
-  const int num_n_blocks = (n + instance.block_n - 1) / instance.block_n;
-  params.scheduler = kernels::TileScheduler::make(num_m_blocks, num_n_blocks, instance.cluster_m,
-                                                  instance.cluster_n, config.group_size,
-                                                  config.raster == Raster::kAlongM);
+  params.num_k_blocks = (k + v.block_k - 1) / v.block_k;
+  const int num_m_blocks = (m + v.block_m - 1) / v.block_m;
+  const int num_n_blocks = (n + v.block_n - 1) / v.block_n;
+  // The raster names the problem's M; the kernel's M is its N under swap-AB.
+  const bool along_kernel_m = (config.raster == Raster::kAlongM) != swap;
+  params.scheduler = kernels::TileScheduler::make(num_m_blocks, num_n_blocks, v.cluster_m,
+                                                  v.cluster_n, config.group_size, along_kernel_m);
 
   const SplitPlan plan = plan_split(config.split_k, args, instance.block_k);
   const SplitScratch scratch(plan, args);
@@ -132,8 +138,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   HGEMM_CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel.entry, kernel_args));
   HGEMM_LAUNCH_CHECK();
   if (params.num_splits > 1)
-    launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, m, n,
-                         args.stream, programmatic);
+    launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c,
+                         int(args.m), int(args.n), args.stream, programmatic);
 }
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }

@@ -52,6 +52,8 @@ std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes_for(hgemm::KernelConfi
           {200, 200, int64_t(c.block_k) * (c.num_stages + 1) + 8},  // ring wrap-around
           {1, 64, 64},
           {8, 8, 8},
+          {77, 264, 136},    // odd M, as swap-AB's transposed stores meet it
+          {333, 1000, 520},  // odd M over several tiles of either orientation
           {4096, 4096, 4096}};
 }
 
@@ -110,6 +112,14 @@ std::vector<hgemm::KernelInstance> extra_instances() {
       extra<Sm90Variant{.block_m = 128, .block_n = 80, .block_k = 32, .num_stages = 4,
                         .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1, .epilogue = kTma,
                         .accum = kF16, .schedule = kPP}>(),
+      // Swap-AB (kernel terms: block_m tiles N) with clusters either way, two m64 atoms per
+      // warpgroup, 32-wide k-blocks, the narrowest M tile and fp16 accumulation.
+      extra<Sm90Variant{.block_m = 128, .block_n = 48, .block_k = 32, .num_stages = 4,
+                        .num_consumer_wgs = 1, .cluster_m = 2, .cluster_n = 1, .epilogue = kSt,
+                        .accum = kF16, .swap_ab = true}>(),
+      extra<Sm90Variant{.block_m = 64, .block_n = 16, .block_k = 64, .num_stages = 4,
+                        .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 2, .epilogue = kSt,
+                        .swap_ab = true}>(),
   };
 }
 

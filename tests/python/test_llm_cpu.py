@@ -24,7 +24,7 @@ CLI = os.environ.get("HGEMM_CLI", "")
 KEY = "sk-test-Secret-4242"
 GOOD = {"family": "sm90", "block_m": 128, "block_n": 256, "block_k": 64, "num_stages": 4,
         "num_consumer_wgs": 2, "schedule": "cooperative", "cluster_m": 2, "cluster_n": 1,
-        "epilogue": "tma_store", "why": "large square: big tiles, 2-CTA multicast"}
+        "epilogue": "tma_store", "swap_ab": 0, "why": "large square: big tiles, 2-CTA multicast"}
 GOOD_NAME = "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn"
 # In the vocabulary but over the register and shared-memory budgets.
 ILLEGAL = dict(GOOD, block_m=256, num_stages=16, why="deep pipeline")
@@ -288,7 +288,7 @@ class Proposals(Base):
         self.assertEqual(outcome.usable[0].name, GOOD_NAME)
         prompt = s.requests[0]["body"]["messages"][1]["content"]
         self.assertIn("M=4096 N=4096 K=4096", prompt)
-        self.assertIn('"block_m":[64,128,256]', prompt)
+        self.assertIn('"block_m":[32,48,64,80,112,128,144,176,192,208,256]', prompt)
 
     def test_uncompiled_but_declared_config_is_usable_through_the_jit(self):
         jit = dict(GOOD, block_m=64, block_n=64, block_k=32, num_stages=3, num_consumer_wgs=1,

@@ -21,14 +21,14 @@ constexpr int num_fields() {
     return sizeof...(Fields);
 }
 
-static_assert(num_fields<hgemm::KernelConfig>() == 17,
+static_assert(num_fields<hgemm::KernelConfig>() == 18,
               "KernelConfig's fields changed: compare the new one in operator== (hgemm.hpp), then "
               "update this count");
 
 TEST(PublicApi, KernelConfigEqualityComparesEveryField) {
   using hgemm::KernelConfig;
   const KernelConfig base;
-  std::vector<KernelConfig> changed(17, base);
+  std::vector<KernelConfig> changed(18, base);
   changed[0].family = hgemm::Family::kSm90Ws;
   changed[1].block_m += 1;
   changed[2].block_n += 1;
@@ -46,6 +46,7 @@ TEST(PublicApi, KernelConfigEqualityComparesEveryField) {
   changed[14].split_k += 1;
   changed[15].layout = hgemm::Layout::kNN;
   changed[16].accum = hgemm::Accum::kF16;
+  changed[17].swap_ab = true;
   EXPECT_TRUE(base == KernelConfig{});
   EXPECT_FALSE(base != KernelConfig{});
   for (size_t i = 0; i < changed.size(); ++i) {

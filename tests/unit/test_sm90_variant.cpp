@@ -26,9 +26,10 @@ TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
   ASSERT_EQ(compiled.size(), hgemm::sm90::kCatalog.size());
   for (size_t i = 0; i < compiled.size(); ++i)
     EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();
-  // Each row gives both layouts of each of its accumulations.
+  // Each row gives both layouts (swap-AB: TN alone) of each of its accumulations.
   size_t expanded = 0;
-  for (auto const& row : hgemm::sm90::kCatalogRows) expanded += row.fp16_only ? 2 : 4;
+  for (auto const& row : hgemm::sm90::kCatalogRows)
+    expanded += (row.fp16_only ? 1 : 2) * (row.variant.swap_ab ? 1 : 2);
   EXPECT_EQ(expanded, hgemm::sm90::kCatalog.size());
 }
 
@@ -101,4 +102,48 @@ TEST(Sm90Variant, LaunchArgumentsAreNotPartOfTheVariant) {
   c.group_size = 4;
   EXPECT_EQ(hgemm::sm90_variant(c), hgemm::sm90::kCatalog[0]);
   EXPECT_EQ(hgemm::to_config(hgemm::sm90_variant(c)), c.instance());
+}
+
+// Swap-AB: the config names the problem's M and N, the variant the kernel's (M on wgmma's N).
+TEST(Sm90Variant, SwapAbConfigsNameTheProblemAndVariantsTheKernel) {
+  const auto c = KernelConfig::parse("sm90_ws_80x128x64_s8_c2x1_w2_n4_st_sk2_f32_tn_swap");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->swap_ab);
+  EXPECT_EQ(c->block_m, 80);
+  EXPECT_EQ(c->block_n, 128);
+  EXPECT_EQ(c->cluster_m, 2);
+  EXPECT_TRUE(c->validate().ok()) << c->validate().message;
+  const Sm90Variant v = hgemm::sm90_variant(*c);
+  EXPECT_TRUE(v.swap_ab);
+  EXPECT_EQ(v.block_m, 128);  // N on wgmma's M
+  EXPECT_EQ(v.block_n, 80);   // M on wgmma's N
+  EXPECT_EQ(v.cluster_m, 1);
+  EXPECT_EQ(v.cluster_n, 2);
+  EXPECT_EQ(hgemm::to_config(v), c->instance());
+  EXPECT_EQ(hgemm::sm90_geometry(v).wg_rows, 64);
+  // The same numbers unswapped are no sm90 tile: 80 rows is no multiple of wgmma's 64.
+  KernelConfig plain = *c;
+  plain.swap_ab = false;
+  EXPECT_FALSE(plain.validate().ok());
+  EXPECT_FALSE(KernelConfig::parse("sm90_ws_80x128x64_s8_c2x1_w2_n4_st_sk2_f32_tn_swp"));
+}
+
+TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
+  KernelConfig c = *KernelConfig::parse("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  KernelConfig nn = c;
+  nn.layout = Layout::kNN;
+  EXPECT_NE(nn.validate().message.find("K-major"), std::string::npos) << nn.validate().message;
+  KernelConfig tma = c;
+  tma.epilogue = Epilogue::kTmaStore;
+  EXPECT_NE(tma.validate().message.find("directly"), std::string::npos);
+  KernelConfig rows = c;
+  rows.block_n = 96;  // N is wgmma's M under swap-AB
+  EXPECT_NE(rows.validate().message.find("block_n must be 64, 128 or 256"), std::string::npos)
+      << rows.validate().message;
+  KernelConfig sm80;
+  sm80.swap_ab = true;
+  EXPECT_NE(sm80.validate().message.find("only the sm90 family"), std::string::npos);
+  KernelConfig wide = c;
+  wide.block_m = 272;
+  EXPECT_FALSE(wide.validate().ok());
 }

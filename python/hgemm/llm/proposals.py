@@ -263,7 +263,9 @@ SYSTEM_PROMPT = (
 NAME_LEGEND = (
     "Config names read: sm90_ws (cooperative) / sm90_pp (ping_pong) _<block_m>x<block_n>x"
     "<block_k>_s<num_stages>_c<cluster_m>x<cluster_n>_w<num_consumer_wgs>_<raster m|n>"
-    "<group_size>_<epilogue st=direct|tma=tma_store>_sk<split_k>_<acc>_<layout>; "
+    "<group_size>_<epilogue st=direct|tma=tma_store>_sk<split_k>_<acc>_<layout>[_swap: "
+    "swap_ab 1, C^T = B^T A^T with M on wgmma's N, block_m any multiple of 16, block_n 64, 128 "
+    "or 256]; "
     "sm80_mma_<tile>_s<stages>_w<warps_m>x<warps_n>_sk<split_k>; "
     "decode_n<block_n>_k<block_k>_s<stages>_w<num_warps>.")
 

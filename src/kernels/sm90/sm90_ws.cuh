@@ -18,6 +18,10 @@
 //   of a grouped raster and, with split-K, one of the K-splits of that tile.
 //   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
 //   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
+//   Swap-AB (TN only): the launcher passes B as the kernel's A and A as its B, with M and N
+//   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
+//   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
+//   partials in C's own orientation, so the reduction is the unswapped one.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -54,13 +58,14 @@ struct Params {
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
   __half* c;
+  // The kernel's M and N: the problem's, or with swap-AB its N and M (C is then m columns wide).
   int m;
   int n;
   int k;
   int num_k_blocks;
   kernels::TileScheduler scheduler;
-  // Split-K (num_splits > 1): split s writes partial + s * m * partial_ld (fp32, row stride
-  // partial_ld) instead of C.
+  // Split-K (num_splits > 1): split s writes partial + s * rows * partial_ld (fp32, row stride
+  // partial_ld, C's rows and orientation also with swap-AB) instead of C.
   int num_splits;
   int k_blocks_per_split;
   float* partial;
@@ -88,6 +93,7 @@ struct Traits {
   static constexpr Layout kLayout = kVariant.layout;
   static constexpr Schedule kSchedule = kVariant.schedule;
   static constexpr bool kPingPong = kGeometry.ping_pong;
+  static constexpr bool kSwapAB = kVariant.swap_ab;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -115,6 +121,8 @@ struct Traits {
   static_assert(kClusterSize == 1 || (kClusterSize == 2 && (kClusterM == 1 || kClusterN == 1)),
                 "clusters are 1x1, 2x1 or 1x2");
   static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
+  static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
+                "swap-AB needs K-major operands and stores C^T directly");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes.
   static constexpr int kASwizzle = kGeometry.a_swizzle;
@@ -361,6 +369,39 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
   }
 }
 
+// Swap-AB epilogue: the kernel's tile is C^T, so its row i (of the problem's N) and column j (of
+// M) go to c[j * m + i], C's row stride being the kernel's m. Lanes g and g ^ 1 of a quad column
+// (lane / 4 = g: rows r and r + 1) trade their column pairs with one shuffle, so that each stores
+// two adjacent halves of one C row: the even lane column j's, the odd lane column j + 1's. r is
+// even and the kernel's m (C's N) a multiple of 8, so a pair is inside or outside as a whole.
+template <class Traits>
+__device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> const& packed,
+                                                          __half* c, int m, int n, int m_origin,
+                                                          int n_origin, int thread_in_wg) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+  const bool odd = (lane & 4) != 0;
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+    // The pair's first row: this lane's row, or the one above it for the odd lane.
+    const int row_lo = m_origin + mt * 64 + warp_in_wg * 16 + ((lane / 4) & ~1);
+#pragma unroll
+    for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+      const int col = n_origin + j * 8 + 2 * (lane % 4) + (odd ? 1 : 0);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t own = packed[mt][2 * j + half];
+        const uint32_t other = __shfl_xor_sync(0xffffffffu, own, 4);
+        // Even lane: (own.lo, other.lo), its column at rows r, r + 1; odd: (other.hi, own.hi).
+        const uint32_t pair = odd ? __byte_perm(other, own, 0x7632) : __byte_perm(own, other, 0x5410);
+        const int row = row_lo + 8 * half;
+        if (row < m && col < n)
+          *reinterpret_cast<uint32_t*>(c + int64_t(col) * m + row) = pair;
+      }
+    }
+  }
+}
+
 // Split-K epilogue: the accumulators as fp32 into this split's partial buffer, one column pair
 // (8 bytes) per store. N % 8 == 0 and partial_ld >= N, so a pair is inside or outside as a whole.
 template <class Traits>
@@ -387,7 +428,14 @@ __device__ __forceinline__ void store_tile_partial(
           const uint32_t packed = acc[mt][2 * j + half];
           v = __half22float2(*reinterpret_cast<__half2 const*>(&packed));
         }
-        *reinterpret_cast<float2*>(partial + int64_t(row) * ld + col) = v;
+        if constexpr (Traits::kSwapAB) {
+          // C's orientation: the pair is one column of two rows of C. n is the problem's M
+          // here, which may be odd, so the second row is checked on its own.
+          partial[int64_t(col) * ld + row] = v.x;
+          if (col + 1 < n) partial[int64_t(col + 1) * ld + row] = v.y;
+        } else {
+          *reinterpret_cast<float2*>(partial + int64_t(row) * ld + col) = v;
+        }
       }
     }
   }
@@ -565,6 +613,9 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         detail::store_tile_tma<Traits, 1>(packed, staging, &params.tma_c, m_origin, n_origin,
                                           consumer_wg, thread_in_wg, chunk_count, part_begin,
                                           part_end);
+      else if constexpr (Traits::kSwapAB)
+        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.m, params.n, m_origin,
+                                                  n_origin, thread_in_wg);
       else
         detail::store_tile_direct<Traits>(packed, params.c, params.m, params.n, m_origin,
                                           n_origin, thread_in_wg);
@@ -647,8 +698,9 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           tile.m_block * Traits::kBlockM + (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows);
       const int n_origin = tile.n_block * Traits::kBlockN;
       if (params.num_splits > 1) {
+        const int c_rows = Traits::kSwapAB ? params.n : params.m;
         detail::store_tile_partial<Traits>(
-            acc, params.partial + int64_t(u / num_tiles) * params.m * params.partial_ld,
+            acc, params.partial + int64_t(u / num_tiles) * c_rows * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
       } else {
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.

@@ -121,10 +121,11 @@ const Rule kTileCount{"tile_count",
 std::vector<FamilySpace> build_families() {
   FamilySpace sm90{Family::kSm90Ws, {}, {}};
   sm90.axes = {
-      block_m_axis({64, 128, 256}),
+      // Swap-AB tiles M with wgmma's N: the widths beside 64, 128 and 256 are theirs.
+      block_m_axis(dispatch::swap_block_m_values()),
       block_n_axis(dispatch::block_n_values(Family::kSm90Ws)),
       block_k_axis(),
-      stages_axis({3, 4, 5, 6, 7, 8, 10, 12, 13, 16}),
+      stages_axis(std::vector<int>(std::begin(dispatch::kSm90Stages), std::end(dispatch::kSm90Stages))),
       axis("num_consumer_wgs", {1, 2}, [](const KernelConfig& c) { return c.num_consumer_wgs; },
            [](KernelConfig& c, int x) { c.num_consumer_wgs = x; }),
       axis("schedule", {int(Schedule::kCooperative), int(Schedule::kPingPong)},
@@ -137,6 +138,8 @@ std::vector<FamilySpace> build_families() {
       axis("epilogue", {int(Epilogue::kDirect), int(Epilogue::kTmaStore)},
            [](const KernelConfig& c) { return int(c.epilogue); },
            [](KernelConfig& c, int x) { c.epilogue = Epilogue(x); }),
+      axis("swap_ab", {0, 1}, [](const KernelConfig& c) { return int(c.swap_ab); },
+           [](KernelConfig& c, int x) { c.swap_ab = x != 0; }),
       split_k_axis(),
       axis("raster", {int(Raster::kAlongM), int(Raster::kAlongN)},
            [](const KernelConfig& c) { return int(c.raster); },
@@ -300,27 +303,34 @@ std::vector<KernelConfig> SearchSpace::declared(Family family, Layout layout, Ac
   seed.family = family;
   seed.layout = layout;
   seed.accum = accum;
-  std::vector<KernelConfig> all{seed};
-  for (const Axis& a : fs.axes) {
+  auto legal = [&](const KernelConfig& c) {
+    const RuleInput in{c, nullptr, *this};
+    for (const Rule& r : fs.rules)
+      if (r.name != kCompiled.name && !r.check(in).empty()) return false;
+    return true;
+  };
+  auto expand = [](std::vector<KernelConfig> const& from, const Axis& a) {
     std::vector<KernelConfig> next;
-    next.reserve(all.size() * a.values.size());
-    for (const KernelConfig& c : all)
+    next.reserve(from.size() * a.values.size());
+    for (const KernelConfig& c : from)
       for (int v : a.values) {
         KernelConfig x = c;
         a.set(x, v);
         next.push_back(x);
       }
-    all = std::move(next);
-  }
-  std::vector<KernelConfig> out;
-  for (const KernelConfig& c : all) {
-    const RuleInput in{c, nullptr, *this};
-    bool ok = true;
-    for (const Rule& r : fs.rules)
-      if (r.name != kCompiled.name && !r.check(in).empty()) ok = false;
-    if (ok) out.push_back(c);
-  }
-  return out;
+    return next;
+  };
+  // The compiled axes first, pruned by the rules with the run-time axes at their defaults, then
+  // the run-time axes (the last ones) over what is left: the same product in the same order
+  // without building the tens of millions of illegal tiles of the full one.
+  std::vector<KernelConfig> all{seed};
+  for (const Axis& a : fs.axes)
+    if (!a.runtime) all = expand(all, a);
+  std::erase_if(all, [&](const KernelConfig& c) { return !legal(c); });
+  for (const Axis& a : fs.axes)
+    if (a.runtime) all = expand(all, a);
+  std::erase_if(all, [&](const KernelConfig& c) { return !legal(c); });
+  return all;
 }
 
 Features SearchSpace::features(const Problem& p, const KernelConfig& c) const {
