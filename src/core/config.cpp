@@ -75,9 +75,10 @@ Status validate_sm80(const KernelConfig& c) {
 }
 
 Status validate_sm90(const KernelConfig& c) {
-  // Swap-AB (C^T = B^T A^T) tiles M with wgmma's N and N with its M.
-  const int rows = c.swap_ab ? c.block_n : c.block_m;  // along wgmma's M
-  const int cols = c.swap_ab ? c.block_m : c.block_n;  // along wgmma's N
+  // The kernel's own tile (swap-AB, C^T = B^T A^T, tiles M with wgmma's N and N with its M).
+  const Sm90Variant v = sm90_variant(c);
+  const int rows = v.block_m;  // along wgmma's M
+  const int cols = v.block_n;  // along wgmma's N
   if (rows != 64 && rows != 128 && rows != 256)
     return invalid(c, c.swap_ab ? "sm90 swap-AB block_n must be 64, 128 or 256 (N is wgmma's M)"
                                 : "sm90 block_m must be 64, 128 or 256 (wgmma M is 64)");
@@ -109,9 +110,7 @@ Status validate_sm90(const KernelConfig& c) {
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
-  // The kernel's tile in its own terms: swap-AB puts N on wgmma's M, M on its N.
-  const int wgmma_n = c.swap_ab ? c.block_m : c.block_n;
-  const int acc_regs = rows_per_wg * wgmma_n / 128 / (c.accum == Accum::kF16 ? 2 : 1);
+  const int acc_regs = rows_per_wg * cols / 128 / (c.accum == Accum::kF16 ? 2 : 1);
   if (acc_regs > 128)
     return invalid(c, "more than 128 accumulator registers per consumer thread");
   return Status::success();

@@ -6,6 +6,8 @@
 // Included by the JIT's generated sources, so it is embedded in the library (CMakeLists.txt).
 #pragma once
 
+#include <utility>
+
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 
@@ -34,11 +36,13 @@ struct Sm90Variant {
 };
 
 constexpr Sm90Variant sm90_variant(KernelConfig const& c) {
-  if (c.swap_ab)
-    return {c.block_n,   c.block_m,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_n,
-            c.cluster_m, c.epilogue, c.accum,   c.layout,     c.schedule,         true};
-  return {c.block_m,   c.block_n,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_m,
-          c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         false};
+  Sm90Variant v{c.block_m,   c.block_n,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_m,
+                c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         c.swap_ab};
+  if (v.swap_ab) {
+    std::swap(v.block_m, v.block_n);
+    std::swap(v.cluster_m, v.cluster_n);
+  }
+  return v;
 }
 
 // The config of the compiled instance (launch arguments at their defaults; KernelConfig::instance).
@@ -58,10 +62,8 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   c.schedule = v.schedule;
   c.swap_ab = v.swap_ab;
   if (v.swap_ab) {
-    c.block_m = v.block_n;
-    c.block_n = v.block_m;
-    c.cluster_m = v.cluster_n;
-    c.cluster_n = v.cluster_m;
+    std::swap(c.block_m, c.block_n);
+    std::swap(c.cluster_m, c.cluster_n);
   }
   return c;
 }
