@@ -155,29 +155,34 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
+// Which (accumulation, layout) instances a row compiles: fp16-only rows skip fp32, and swap-AB
+// rows are TN only (KernelConfig::validate: the swapped A is B, which must be K-major).
+constexpr bool row_compiles(CatalogRow const& row, Accum accum, Layout layout) {
+  return !(row.fp16_only && accum == Accum::kF32) && !(row.variant.swap_ab && layout == Layout::kNN);
+}
+
 constexpr std::size_t catalog_size() {
   std::size_t n = 0;
   for (CatalogRow const& row : kCatalogRows)
-    n += (row.fp16_only ? 1 : 2) * (row.variant.swap_ab ? 1 : 2);
+    for (Accum accum : {Accum::kF32, Accum::kF16})
+      for (Layout layout : {Layout::kNN, Layout::kTN}) n += row_compiles(row, accum, layout);
   return n;
 }
 
 // The rows expanded, in the order catalog() lists them: per row, each accumulation (fp32 first),
-// then NN before TN (swap-AB rows: TN only).
+// then NN before TN.
 inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
   std::array<Sm90Variant, catalog_size()> out{};
   std::size_t i = 0;
   for (CatalogRow const& row : kCatalogRows)
-    for (Accum accum : {Accum::kF32, Accum::kF16}) {
-      if (row.fp16_only && accum == Accum::kF32) continue;
+    for (Accum accum : {Accum::kF32, Accum::kF16})
       for (Layout layout : {Layout::kNN, Layout::kTN}) {
-        if (row.variant.swap_ab && layout == Layout::kNN) continue;
+        if (!row_compiles(row, accum, layout)) continue;
         out[i] = row.variant;
         out[i].accum = accum;
         out[i].layout = layout;
         ++i;
       }
-    }
   return out;
 }();
 
