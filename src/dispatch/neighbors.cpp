@@ -44,6 +44,16 @@ const std::vector<int>& block_n_values(Family family) {
   return family == Family::kSm90Ws ? sm90 : family == Family::kDecode ? decode : sm80;
 }
 
+namespace {
+
+bool cluster_wastes_tiles(const Problem& p, const KernelConfig& c) {
+  const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
+  const int64_t tiles_n = (p.n + c.block_n - 1) / c.block_n;
+  return tiles_m % c.cluster_m != 0 || tiles_n % c.cluster_n != 0;
+}
+
+}  // namespace
+
 std::optional<Prediction> predict_from_neighbors(const Problem& problem,
                                                  const std::vector<TunedPoint>& points,
                                                  NeighborRule rule, const NeighborScope& scope,
@@ -79,12 +89,31 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
         }
       return pick;
     }
-    for (int block_n : block_n_values(winner.family)) {  // ties keep the pick, then axis order
-      if (block_n == winner.block_n) continue;
-      KernelConfig sibling = winner;
-      sibling.block_n = block_n;
-      consider(sibling);
-    }
+    // A neighbour's cluster fits its own tile count; where this shape's count along the cluster
+    // is odd the last cluster runs a CTA on nothing (8192x576 in 128-wide tiles, 1x2: 6 tiles
+    // for 5), so the same tile without a cluster, at each compiled schedule, ring depth and
+    // epilogue, competes too, and each base's block_n siblings after it.
+    std::vector<KernelConfig> bases{winner};
+    if (winner.family == Family::kSm90Ws && cluster_wastes_tiles(problem, winner))
+      for (Schedule schedule : {Schedule::kCooperative, Schedule::kPingPong})
+        for (int stages : kSm90Stages)
+          for (Epilogue epilogue : {Epilogue::kDirect, Epilogue::kTmaStore}) {
+            KernelConfig plain = winner;
+            plain.cluster_m = plain.cluster_n = 1;
+            plain.schedule = schedule;
+            plain.num_stages = stages;
+            plain.epilogue = epilogue;
+            if (!scope.legal(problem, plain) || scope.blocked(plain)) continue;
+            bases.push_back(plain);
+            consider(plain);
+          }
+    for (const KernelConfig& base : bases)
+      for (int block_n : block_n_values(base.family)) {  // ties keep the pick, then axis order
+        if (block_n == base.block_n) continue;
+        KernelConfig sibling = base;
+        sibling.block_n = block_n;
+        consider(sibling);
+      }
     return pick;
   }
   // The tuned shapes of this layout and accumulation, nearest first (ties by config name, so the

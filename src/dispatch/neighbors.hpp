@@ -14,7 +14,9 @@
 //   siblings (the default) the cost rule's pick or one of its block_n siblings (the pick with
 //            another legal block_n of its family's axis), whichever the cost model prefers: the
 //            grid's power-of-two shapes rarely let a tile such as 128x224 win, yet at N = 3584 it
-//            fills the last wave that 128x256 leaves 61% empty
+//            fills the last wave that 128x256 leaves 61% empty. Where the pick's cluster does
+//            not divide this shape's tile count, the same tile without a cluster (any compiled
+//            schedule, ring depth, epilogue) and its block_n siblings compete as well
 #pragma once
 
 #include <functional>

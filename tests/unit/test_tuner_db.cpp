@@ -673,6 +673,32 @@ TEST(TunerDb, SiblingsRuleTriesTheWinnersOtherBlockN) {
   EXPECT_FALSE(parse_neighbor_rule("closest"));
 }
 
+// A neighbour's 1x2 cluster fits its own N (512: four 128-wide tiles) but not this one's (576:
+// five tiles, so the last cluster runs a CTA on nothing): the siblings rule then weighs the same
+// tile without a cluster, and keeps the cluster where the count is even (768: six).
+TEST(TunerDb, SiblingsRuleDropsAClusterThatWastesTiles) {
+  std::vector<KernelConfig> compiled = catalog_like();
+  const KernelConfig clustered =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  const KernelConfig plain =
+      sm90(128, 128, 64, 6, 2, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  compiled.push_back(plain);
+  const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  ASSERT_TRUE(space.compiled(clustered));
+  ASSERT_TRUE(space.compiled(plain));
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record({4096, 512, 2048, Layout::kTN, Accum::kF32}, clustered, 20, 21)};
+  const TunedTable table(db, space, /*exact=*/true);
+  // 48 x 5 tiles: 2 waves on 132 SMs; with the cluster's sixth column, 48 x 6: 3 waves.
+  const Problem odd{6144, 576, 2048, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(table.predict_nearest(odd, NeighborRule::kCost), clustered);
+  EXPECT_EQ(table.predict_nearest(odd, NeighborRule::kSiblings), plain);
+  EXPECT_EQ(table.predict_nearest({6144, 768, 2048, Layout::kTN, Accum::kF32},  // 6 tiles
+                                  NeighborRule::kSiblings),
+            clustered);
+}
+
 // hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
 // own measurement there; a pick never measured there is not scored.
 TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
