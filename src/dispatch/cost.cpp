@@ -27,7 +27,26 @@ double tile_efficiency(const KernelConfig& c) {
 constexpr double kUnitsPerDramByte = 1.25;
 constexpr double kUnitsPerExtraKernel = 1.1e7;
 
+// Output tiles along M and N, each rounded up to whole clusters.
+struct TileGrid {
+  double tiles_m, tiles_n;
+  double cluster_tiles_m, cluster_tiles_n;
+};
+
+TileGrid tile_grid(const Problem& p, const KernelConfig& c) {
+  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
+  const double tiles_m = std::ceil(double(p.m) / c.block_m);
+  const double tiles_n = std::ceil(double(p.n) / c.block_n);
+  return {tiles_m, tiles_n, std::ceil(tiles_m / cluster_m) * cluster_m,
+          std::ceil(tiles_n / cluster_n) * cluster_n};
+}
+
 }  // namespace
+
+bool cluster_pads_tiles(const Problem& p, const KernelConfig& c) {
+  const TileGrid grid = tile_grid(p, c);
+  return grid.cluster_tiles_m != grid.tiles_m || grid.cluster_tiles_n != grid.tiles_n;
+}
 
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
   if (c.family == Family::kDecode) {
@@ -44,10 +63,9 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
   // occupies all its CTAs (the ones outside run on zero-filled operands and store nothing), and
   // only whole clusters fit on the SMs. At M = 128 a 2x1 cluster of 128-row tiles wastes half of
   // its SMs, which the plain tile count hid.
-  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
-  const double tiles_m = std::ceil(std::ceil(double(p.m) / c.block_m) / cluster_m) * cluster_m;
-  const double tiles_n = std::ceil(std::ceil(double(p.n) / c.block_n) / cluster_n) * cluster_n;
-  const int cluster = cluster_m * cluster_n;
+  const TileGrid grid = tile_grid(p, c);
+  const double tiles_m = grid.cluster_tiles_m, tiles_n = grid.cluster_tiles_n;
+  const int cluster = std::max(1, c.cluster_m) * std::max(1, c.cluster_n);
   const double slots = std::max(cluster, device.sm_count / cluster * cluster);
   const double k_blocks = std::ceil(double(p.k) / c.block_k);
   const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));

@@ -15,6 +15,10 @@ namespace hgemm::dispatch {
 // job is to be reasonable everywhere, the tuner's is to be best.
 double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device);
 
+// Whether config's cluster leaves CTAs of its last cluster outside the problem (the tile count
+// along M or N is no multiple of the cluster's extent there): the padding estimate_cost charges.
+bool cluster_pads_tiles(const Problem& problem, const KernelConfig& config);
+
 // Split-K factors the heuristic tries for a config, 1 first: only where the unsplit grid leaves
 // SMs idle, each split keeps at least kMinKPerSplit of K, and the partials fit the workspace.
 std::vector<int> split_candidates(const Problem& problem, const KernelConfig& config,

@@ -44,16 +44,6 @@ const std::vector<int>& block_n_values(Family family) {
   return family == Family::kSm90Ws ? sm90 : family == Family::kDecode ? decode : sm80;
 }
 
-namespace {
-
-bool cluster_wastes_tiles(const Problem& p, const KernelConfig& c) {
-  const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
-  const int64_t tiles_n = (p.n + c.block_n - 1) / c.block_n;
-  return tiles_m % c.cluster_m != 0 || tiles_n % c.cluster_n != 0;
-}
-
-}  // namespace
-
 std::optional<Prediction> predict_from_neighbors(const Problem& problem,
                                                  const std::vector<TunedPoint>& points,
                                                  NeighborRule rule, const NeighborScope& scope,
@@ -94,7 +84,7 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
     // for 5), so the same tile without a cluster, at each compiled schedule, ring depth and
     // epilogue, competes too, and each base's block_n siblings after it.
     std::vector<KernelConfig> bases{winner};
-    if (winner.family == Family::kSm90Ws && cluster_wastes_tiles(problem, winner))
+    if (winner.family == Family::kSm90Ws && cluster_pads_tiles(problem, winner))
       for (Schedule schedule : {Schedule::kCooperative, Schedule::kPingPong})
         for (int stages : kSm90Stages)
           for (Epilogue epilogue : {Epilogue::kDirect, Epilogue::kTmaStore}) {
