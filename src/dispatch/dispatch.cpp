@@ -111,7 +111,7 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   const std::vector<TableEntry>& entries = table_->entries;
   points_.reserve(entries.size());
   for (const TableEntry& e : entries)
-    points_.push_back({Problem{e.m, e.n, e.k, e.layout, table_->accum}, e.config, 0.0});
+    points_.push_back({Problem{e.m, e.n, e.k, e.layout, table_->accum}, e.config, 0.0, e.timed});
   by_shape_.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) by_shape_[i] = i;
   auto key = [&](size_t i) {

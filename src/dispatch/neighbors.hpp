@@ -11,12 +11,20 @@
 //            along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
 //            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
-//   siblings (the default) the cost rule's pick or one of its block_n siblings (the pick with
+//   siblings the cost rule's pick or one of its block_n siblings (the pick with
 //            another legal block_n of its family's axis), whichever the cost model prefers: the
 //            grid's power-of-two shapes rarely let a tile such as 128x224 win, yet at N = 3584 it
 //            fills the last wave that 128x256 leaves 61% empty. Where the pick's cluster does
 //            not divide this shape's tile count, the same tile without a cluster (any compiled
 //            schedule, ring depth, epilogue) and its block_n siblings compete as well
+//   transfer (the default) every config timed at three or more of the kNeighbors nearest tuned
+//            shapes: its time here predicted from its own times there, each carried over by the
+//            cost model's ratio for that same config (this shape's cost over the neighbour's)
+//            and weighted by closeness; the fastest prediction, then varied as siblings varies
+//            the cost pick. The cost model only moves one tile between shapes (waves, padding,
+//            split), which it does well, and never ranks different tiles against each other,
+//            which it does badly (docs/notes/2026-11-24-transfer.md). Falls back to siblings
+//            where no config was timed at three nearby shapes (a table without times)
 #pragma once
 
 #include <functional>
@@ -30,18 +38,30 @@
 
 namespace hgemm::dispatch {
 
-enum class NeighborRule { kNearest, kCost, kScaled, kSiblings };
-inline constexpr NeighborRule kDefaultNeighborRule = NeighborRule::kSiblings;
+enum class NeighborRule { kNearest, kCost, kScaled, kSiblings, kTransfer };
+inline constexpr NeighborRule kDefaultNeighborRule = NeighborRule::kTransfer;
 inline constexpr int kNeighbors = 8;
-// "nearest", "cost", "scaled", "siblings"; parse_neighbor_rule: nullopt for another name.
+// How many of a tuned shape's measured configs (fastest first) the tables carry for `transfer`.
+// Eight scored no better than siblings under `hgemm db loo`; 32 as well as all of them (a
+// shape's search measures 15 in the median).
+inline constexpr int kCarriedConfigs = 32;
+// "nearest", "cost", "scaled", "siblings", "transfer"; parse_neighbor_rule: nullopt for another name.
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
 
-// One tuned shape and its winner. `speedup` (over the reference) only matters to `scaled`.
+// A config's mean measured time at one tuned shape.
+struct TimedConfig {
+  KernelConfig config;
+  double us = 0;
+};
+
+// One tuned shape and its winner. `speedup` (over the reference) only matters to `scaled`;
+// `timed` (at most kCarriedConfigs, fastest first; empty in a table without times) to `transfer`.
 struct TunedPoint {
   Problem problem;
   KernelConfig config;
   double speedup = 0;
+  std::vector<TimedConfig> timed;
 };
 
 // What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the

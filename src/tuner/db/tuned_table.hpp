@@ -60,6 +60,9 @@ struct TunedEntry {
   // Whether this problem's search measured any split-K config: a winner chosen without one
   // was never compared with a split.
   bool searched_split_k = false;
+  // The problem's measured configs (this one among them), fastest mean time first, at most
+  // dispatch::kCarriedConfigs: what the transfer rule and the dispatch table carry.
+  std::vector<dispatch::TimedConfig> timed;
   double speedup() const { return reference_us / median_us; }
 };
 
