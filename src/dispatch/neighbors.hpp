@@ -74,8 +74,10 @@ struct NeighborScope {
 
 struct Prediction {
   KernelConfig config;
-  Problem neighbor;    // the tuned shape whose winner it is (or whose winner it is a sibling of)
+  Problem neighbor;    // the tuned shape whose winner it is (or whose winner it is a sibling of);
+                       // for transfer's own pick, the nearest shape that timed it
   bool sibling = false;
+  bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
 };
 
 // The rule's pick for `problem` among `points` of the same layout and accumulation, nullopt when
