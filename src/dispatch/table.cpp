@@ -67,8 +67,9 @@ class Lines {
   int number_ = 0;
 };
 
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> out;
+// Into `out` (cleared), so that one vector serves every line.
+void split(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
@@ -77,6 +78,11 @@ std::vector<std::string_view> split(std::string_view line) {
     if (j > i) out.push_back(line.substr(i, j - i));
     i = j;
   }
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  split(line, out);
   return out;
 }
 
@@ -202,8 +208,9 @@ Table parse_table(std::string_view text, const std::string& where) {
   for (int64_t i = 0; i < num_blocked; ++i) t.blocked.emplace_back(lines.next("a config name"));
   const int64_t num_entries = to_int(lines, keyed(lines, "entries"), "entries", 0, kMaxCount);
   t.entries.reserve(size_t(num_entries));
+  std::vector<std::string_view> f;
   for (int64_t i = 0; i < num_entries; ++i) {
-    const auto f = split(lines.next("an entry"));
+    split(lines.next("an entry"), f);
     if (f.size() < 6 || (format == 1 && f.size() != 6))
       lines.fail(format == 1 ? "an entry is 'm n k layout config searched_split_k'"
                              : "an entry is 'm n k layout config searched_split_k "
@@ -223,6 +230,7 @@ Table parse_table(std::string_view text, const std::string& where) {
     if (f.size() - 6 > size_t(kCarriedConfigs))
       lines.fail("an entry carries " + std::to_string(f.size() - 6) + " timed configs, at most " +
                  std::to_string(kCarriedConfigs));
+    e.timed.reserve(f.size() - 6);
     for (size_t j = 6; j < f.size(); ++j) {
       const size_t colon = f[j].find(':');
       if (colon == std::string_view::npos)

@@ -77,6 +77,12 @@ class TunedTable {
   TunedTable() = default;
   // `exact`: serve find(); false for a database measured on another device.
   TunedTable(const Database& db, SearchSpace space, bool exact, RewardWeights weights = {});
+  // The neighbour rule's points view the entries' timed lists: moves keep them valid (the map's
+  // nodes move along), a copy would not.
+  TunedTable(TunedTable&&) = default;
+  TunedTable& operator=(TunedTable&&) = default;
+  TunedTable(const TunedTable&) = delete;
+  TunedTable& operator=(const TunedTable&) = delete;
 
   // Loads `path` for the running device: fingerprint differences and bad lines become
   // warnings(); a missing file gives an empty table without warnings.
