@@ -62,7 +62,7 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   policy's pick) and both predictions; no GPU needed
   loo [PATH] [--table FILE] [--rule LIST]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
-                                  siblings) offline: each measured problem of FILE
+                                  siblings, transfer) offline: each measured problem of FILE
                                   (default PATH) left out of its own neighbours, each pick timed by
                                   FILE's measurement of it there; no GPU needed
 
@@ -429,14 +429,14 @@ int cmd_db(const Args& raw) {
       const std::string rule_name = args.get_or("rule", std::string(to_string(kDefaultNeighborRule)));
       const auto rule = parse_neighbor_rule(rule_name);
       if (!rule)
-        throw ArgError("unknown --rule '" + rule_name + "' (nearest, cost, scaled, siblings)");
+        throw ArgError("unknown --rule '" + rule_name + "' (nearest, cost, scaled, siblings, transfer)");
       return predict(path, *accum, shapes, layout, *rule);
     }
     if (sub == "loo") {
       std::vector<NeighborRule> rules;
-      for (const std::string& name : args.list_or("rule", "nearest,cost,scaled,siblings")) {
+      for (const std::string& name : args.list_or("rule", "nearest,cost,scaled,siblings,transfer")) {
         const auto rule = parse_neighbor_rule(name);
-        if (!rule) throw ArgError("unknown --rule '" + name + "' (nearest, cost, scaled, siblings)");
+        if (!rule) throw ArgError("unknown --rule '" + name + "' (nearest, cost, scaled, siblings, transfer)");
         rules.push_back(*rule);
       }
       return loo(path, args.get_or("table", path), rules, layout);

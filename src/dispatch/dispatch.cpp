@@ -111,7 +111,7 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   const std::vector<TableEntry>& entries = table_->entries;
   points_.reserve(entries.size());
   for (const TableEntry& e : entries)
-    points_.push_back({Problem{e.m, e.n, e.k, e.layout, table_->accum}, e.config, 0.0});
+    points_.push_back({Problem{e.m, e.n, e.k, e.layout, table_->accum}, e.config, 0.0, e.timed});
   by_shape_.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) by_shape_[i] = i;
   auto key = [&](size_t i) {
@@ -243,13 +243,17 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
                           [&](const KernelConfig& c) { return source->blocked(c); }};
       if (auto pick = predict_from_neighbors(problem, source->points(), kDefaultNeighborRule,
                                              scope)) {
+        const std::string nearest = std::to_string(kNeighbors) + " nearest tuned shapes";
+        const std::string why =
+            pick->transferred
+                ? "the fastest by its times at the " + nearest + ", carried here by the cost " +
+                      "model (timed at " + shape(pick->neighbor) + ")" +
+                      (pick->sibling ? ", or a sibling the model prefers" : "")
+                : "the cost model's pick among the winners of the " + nearest + ", " +
+                      (pick->sibling ? "a sibling of the winner of " : "the winner of ") +
+                      shape(pick->neighbor);
         advice = Advice{pick->config, Source::kNeighbors,
-                        std::string(to_string(kDefaultNeighborRule)) +
-                            " rule: the cost model's pick among the winners of the " +
-                            std::to_string(kNeighbors) + " nearest tuned shapes, " +
-                            (pick->sibling ? "a block_n sibling of the winner of "
-                                           : "the winner of ") +
-                            shape(pick->neighbor),
+                        std::string(to_string(kDefaultNeighborRule)) + " rule: " + why,
                         source->table()->measured_split_k};
       } else {
         no_advice = "no tuned shape's winner can run " + shape(problem);

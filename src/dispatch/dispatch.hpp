@@ -50,6 +50,12 @@ class LoadedTable {
   // `table` as found at `path` for `device`: used only when its GPU name and SM count are the
   // device's.
   LoadedTable(Table table, std::string path, const DeviceInfo& device);
+  // Moves keep the points' views of the entries' timed lists valid (their buffers move along);
+  // a copy would leave them viewing the original.
+  LoadedTable(LoadedTable&&) = default;
+  LoadedTable& operator=(LoadedTable&&) = default;
+  LoadedTable(const LoadedTable&) = delete;
+  LoadedTable& operator=(const LoadedTable&) = delete;
   // No usable table; `status` says why ("" when none was expected, e.g. no user table).
   static LoadedTable none(std::string path, std::string status);
 

@@ -11,16 +11,29 @@
 //            along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
 //            of efficiencies, this shape over the neighbour's (its waves, tile fill, split)
-//   siblings (the default) the cost rule's pick or one of its block_n siblings (the pick with
+//   siblings the cost rule's pick or one of its block_n siblings (the pick with
 //            another legal block_n of its family's axis), whichever the cost model prefers: the
 //            grid's power-of-two shapes rarely let a tile such as 128x224 win, yet at N = 3584 it
 //            fills the last wave that 128x256 leaves 61% empty. Where the pick's cluster does
 //            not divide this shape's tile count, the same tile without a cluster (any compiled
 //            schedule, ring depth, epilogue) and its block_n siblings compete as well
+//   transfer (the default) the siblings pick, unless a config's own times predict it faster by
+//            more than 5% (the run-to-run spread of one measurement). Each config timed at the
+//            kNeighbors nearest tuned shapes (raster and group variants pooled) gets a predicted
+//            time here: its times there, each carried over by the cost model's ratio for that
+//            same config (this shape's cost over the neighbour's), weighted by closeness. Only
+//            configs timed at three or more of them compete; the winner is varied as siblings
+//            varies its pick. The cost model then only moves one tile between shapes (waves,
+//            padding, split) and never ranks different tiles against each other, which is where
+//            it errs. Held-out fifth, graph mode against cublaslt-best: 0.926 -> 0.932 (f32),
+//            1.037 -> 1.045 (f16); without the 5% margin it lost 1% there while winning 1-2.5%
+//            under `hgemm db loo` (docs/notes/2026-11-24-transfer.md). A table without times
+//            (format 1) gives the siblings pick
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,18 +43,32 @@
 
 namespace hgemm::dispatch {
 
-enum class NeighborRule { kNearest, kCost, kScaled, kSiblings };
-inline constexpr NeighborRule kDefaultNeighborRule = NeighborRule::kSiblings;
+enum class NeighborRule { kNearest, kCost, kScaled, kSiblings, kTransfer };
+inline constexpr NeighborRule kDefaultNeighborRule = NeighborRule::kTransfer;
 inline constexpr int kNeighbors = 8;
-// "nearest", "cost", "scaled", "siblings"; parse_neighbor_rule: nullopt for another name.
+// How many of a tuned shape's measured configs (fastest first) the tables carry for `transfer`.
+// Eight scored no better than siblings under `hgemm db loo`; 32 as well as all of them (a
+// shape's search measures 15 in the median).
+inline constexpr int kCarriedConfigs = 32;
+// "nearest", "cost", "scaled", "siblings", "transfer"; parse_neighbor_rule: nullopt for another name.
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
 
-// One tuned shape and its winner. `speedup` (over the reference) only matters to `scaled`.
+// A config's mean measured time at one tuned shape.
+struct TimedConfig {
+  KernelConfig config;
+  double us = 0;
+};
+
+// One tuned shape and its winner. `speedup` (over the reference) only matters to `scaled`;
+// `timed` (at most kCarriedConfigs, fastest first; empty in a table without times) to `transfer`.
+// It views the owner's list (a dispatch table's entry, a TunedEntry): a table's points are only
+// valid while the table lives, and the tables that own them cannot be copied.
 struct TunedPoint {
   Problem problem;
   KernelConfig config;
   double speedup = 0;
+  std::span<const TimedConfig> timed;
 };
 
 // What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the
@@ -54,8 +81,10 @@ struct NeighborScope {
 
 struct Prediction {
   KernelConfig config;
-  Problem neighbor;    // the tuned shape whose winner it is (or whose winner it is a sibling of)
+  Problem neighbor;    // the tuned shape whose winner it is (or whose winner it is a sibling of);
+                       // for transfer's own pick, the nearest shape that timed it
   bool sibling = false;
+  bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
 };
 
 // The rule's pick for `problem` among `points` of the same layout and accumulation, nullopt when

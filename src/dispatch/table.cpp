@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -64,8 +67,9 @@ class Lines {
   int number_ = 0;
 };
 
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> out;
+// Into `out` (cleared), so that one vector serves every line.
+void split(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
@@ -74,6 +78,11 @@ std::vector<std::string_view> split(std::string_view line) {
     if (j > i) out.push_back(line.substr(i, j - i));
     i = j;
   }
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  split(line, out);
   return out;
 }
 
@@ -102,7 +111,15 @@ std::string_view keyed(Lines& lines, std::string_view key) {
 constexpr int64_t kMaxCount = 10'000'000;
 constexpr int64_t kMaxDim = int64_t(1) << 31;
 
+std::string format_us(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", us);
+  return text;
+}
+
 }  // namespace
+
+double carried_us(double us) { return std::strtod(format_us(us).c_str(), nullptr); }
 
 std::string format_table(const Table& table) {
   std::vector<const TableEntry*> sorted;
@@ -112,12 +129,16 @@ std::string format_table(const Table& table) {
   });
   std::vector<std::string> names;
   std::map<std::string, size_t> number;
-  std::vector<size_t> entry_config;
-  for (const TableEntry* e : sorted) {
-    const std::string name = e->config.name();
+  auto number_of = [&](const KernelConfig& config) {
+    const std::string name = config.name();
     auto [it, added] = number.emplace(name, names.size());
     if (added) names.push_back(name);
-    entry_config.push_back(it->second);
+    return it->second;
+  };
+  std::vector<size_t> entry_config;
+  for (const TableEntry* e : sorted) {
+    entry_config.push_back(number_of(e->config));
+    for (const TimedConfig& t : e->timed) number_of(t.config);
   }
   std::vector<std::string> blocked = table.blocked;
   std::sort(blocked.begin(), blocked.end());
@@ -138,7 +159,11 @@ std::string format_table(const Table& table) {
     const TableEntry& e = *sorted[i];
     out += std::to_string(e.m) + " " + std::to_string(e.n) + " " + std::to_string(e.k) + " " +
            std::string(to_string(e.layout)) + " " + std::to_string(entry_config[i]) + " " +
-           (e.searched_split_k ? "1" : "0") + "\n";
+           (e.searched_split_k ? "1" : "0");
+    for (const TimedConfig& t : e.timed) {
+      out += " " + std::to_string(number.at(t.config.name())) + ":" + format_us(t.us);
+    }
+    out += "\n";
   }
   return out;
 }
@@ -152,8 +177,9 @@ Table parse_table(std::string_view text, const std::string& where) {
   if (magic.size() != 2 || magic[0] != kMagic)
     lines.fail("not a dispatch table (it must start with '" + std::string(kMagic) +
                " " + std::to_string(kTableFormat) + "'; hgemm db export --table writes one)");
-  if (to_int(lines, magic[1], "format", 0, 1 << 20) != kTableFormat)
-    lines.fail("format " + std::string(magic[1]) + ", this library reads format " +
+  const int64_t format = to_int(lines, magic[1], "format", 0, 1 << 20);
+  if (format != 1 && format != kTableFormat)
+    lines.fail("format " + std::string(magic[1]) + ", this library reads formats 1 and " +
                std::to_string(kTableFormat) + " (re-export it with this version's hgemm db export)");
   Table t;
   t.gpu = std::string(keyed(lines, "gpu"));
@@ -182,9 +208,13 @@ Table parse_table(std::string_view text, const std::string& where) {
   for (int64_t i = 0; i < num_blocked; ++i) t.blocked.emplace_back(lines.next("a config name"));
   const int64_t num_entries = to_int(lines, keyed(lines, "entries"), "entries", 0, kMaxCount);
   t.entries.reserve(size_t(num_entries));
+  std::vector<std::string_view> f;
   for (int64_t i = 0; i < num_entries; ++i) {
-    const auto f = split(lines.next("an entry"));
-    if (f.size() != 6) lines.fail("an entry is 'm n k layout config searched_split_k'");
+    split(lines.next("an entry"), f);
+    if (f.size() < 6 || (format == 1 && f.size() != 6))
+      lines.fail(format == 1 ? "an entry is 'm n k layout config searched_split_k'"
+                             : "an entry is 'm n k layout config searched_split_k "
+                               "[config:microseconds...]'");
     TableEntry e;
     e.m = to_int(lines, f[0], "m", 1, kMaxDim);
     e.n = to_int(lines, f[1], "n", 1, kMaxDim);
@@ -197,6 +227,28 @@ Table parse_table(std::string_view text, const std::string& where) {
       lines.fail(e.config.name() + " is built for " + std::string(to_string(e.config.layout)) +
                  ", the entry is " + std::string(f[3]));
     e.searched_split_k = to_int(lines, f[5], "searched_split_k", 0, 1);
+    if (f.size() - 6 > size_t(kCarriedConfigs))
+      lines.fail("an entry carries " + std::to_string(f.size() - 6) + " timed configs, at most " +
+                 std::to_string(kCarriedConfigs));
+    e.timed.reserve(f.size() - 6);
+    for (size_t j = 6; j < f.size(); ++j) {
+      const size_t colon = f[j].find(':');
+      if (colon == std::string_view::npos)
+        lines.fail("timed config '" + std::string(f[j]) + "' is not number:microseconds");
+      TimedConfig timed;
+      timed.config = configs[size_t(
+          to_int(lines, f[j].substr(0, colon), "config number", 0, num_configs - 1))];
+      const std::string_view us = f[j].substr(colon + 1);
+      auto [end, ec] = std::from_chars(us.data(), us.data() + us.size(), timed.us);
+      if (ec != std::errc() || end != us.data() + us.size() || !(timed.us > 0) ||
+          !std::isfinite(timed.us))
+        lines.fail("time '" + std::string(us) + "' is not a positive number of microseconds");
+      if (timed.config.layout != e.layout)
+        lines.fail(timed.config.name() + " is built for " +
+                   std::string(to_string(timed.config.layout)) + ", the entry is " +
+                   std::string(f[3]));
+      e.timed.push_back(timed);
+    }
     t.entries.push_back(e);
   }
   if (!lines.at_end()) lines.fail("unexpected text after the last entry");

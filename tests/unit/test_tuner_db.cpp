@@ -639,10 +639,57 @@ TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
                 timed_record(far, square, 50, 51, Disposition::kPassed)};
   const TunedTable table(db, space, /*exact=*/true);
   const Problem query{128, 9216, 4096, Layout::kTN, Accum::kF32};  // 144 tiles of 64x128: 2 waves
-  ASSERT_EQ(kDefaultNeighborRule, NeighborRule::kSiblings);
+  // Each config is timed at one shape only, so the default rule (transfer) falls back to
+  // siblings, whose cost-model ranking this test is about.
+  ASSERT_EQ(kDefaultNeighborRule, NeighborRule::kTransfer);
   EXPECT_EQ(table.predict(query), square);
+  EXPECT_EQ(table.predict(query, NeighborRule::kSiblings), square);
   EXPECT_EQ(table.predict_nearest(query, NeighborRule::kNearest), narrow);
   EXPECT_EQ(table.predict({128, 8192, 4096, Layout::kTN, Accum::kF32}), narrow);  // 128: 1 wave
+}
+
+// The transfer rule predicts each config's time here from its own times at the nearest shapes,
+// where the cost rule ranks different tiles by the model alone. Around 4096^3 (K varies, so the
+// model's ratio here/there is the same for every tile) 128x128 was measured faster than 128x256
+// at two of three shapes and 128x256 won the third by a hair: the model prefers 128x256 for its
+// reuse, the measurements say 128x128. The siblings pick stays unless the predicted gain exceeds
+// the 5% margin.
+TEST(TunerDb, TransferRulePredictsEachConfigFromItsOwnTimes) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const KernelConfig square =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  const KernelConfig wide =
+      sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  auto table_where_wide_takes = [&](double slower) {
+    Database db;
+    db.header = kH100;
+    for (int64_t k : {2048, 3072, 8192}) {
+      const Problem at{4096, 4096, k, Layout::kTN, Accum::kF32};
+      const double us = 100.0 * double(k) / 4096;
+      db.records.push_back(timed_record(at, square, us, us));
+      db.records.push_back(timed_record(at, wide, k == 3072 ? 0.99 * us : slower * us, us));
+    }
+    return TunedTable(db, space, /*exact=*/true);
+  };
+  const Problem query{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  const TunedTable clear = table_where_wide_takes(1.3);  // 7% by the weights of the distances
+  ASSERT_EQ(clear.find({4096, 4096, 3072, Layout::kTN, Accum::kF32})->config, wide);
+  EXPECT_EQ(clear.predict_nearest(query, NeighborRule::kSiblings), wide);
+  EXPECT_EQ(clear.predict_nearest(query, NeighborRule::kTransfer), square);
+  EXPECT_EQ(clear.predict(query), square);  // the default rule
+  // A predicted gain of 0.2%: inside the noise, so the siblings pick stays.
+  const TunedTable close = table_where_wide_takes(1.03);
+  EXPECT_EQ(close.predict_nearest(query, NeighborRule::kTransfer), wide);
+  // Leaving one of the three out leaves each config timed twice: too few to trust, so transfer
+  // answers as siblings does.
+  const Problem left_out{4096, 4096, 8192, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(clear.predict_nearest(left_out, NeighborRule::kTransfer, /*leave_out_self=*/true),
+            clear.predict_nearest(left_out, NeighborRule::kSiblings, /*leave_out_self=*/true));
+  // A shape carries its timed configs fastest first.
+  const TunedEntry* e = clear.find({4096, 4096, 2048, Layout::kTN, Accum::kF32});
+  ASSERT_EQ(e->timed.size(), 2u);
+  EXPECT_EQ(e->timed[0].config, square);
+  EXPECT_DOUBLE_EQ(e->timed[0].us, 50.0);
 }
 
 // The siblings rule also weighs the winner with its other block_n values: at N = 3584 a 128x224

@@ -27,7 +27,8 @@ dispatch::Table export_table(const Database& db, Accum accum, const std::string&
     if (auto c = KernelConfig::parse(name); c && c->accum == accum) t.blocked.push_back(name);
   for (const auto& [key, entry] : table.entries())
     if (key.accum == accum)
-      t.entries.push_back({key.m, key.n, key.k, key.layout, entry.config, entry.searched_split_k});
+      t.entries.push_back(
+          {key.m, key.n, key.k, key.layout, entry.config, entry.searched_split_k, entry.timed});
   return t;
 }
 

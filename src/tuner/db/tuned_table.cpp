@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/env.hpp"
+#include "dispatch/table.hpp"
 
 namespace hgemm::tuner {
 
@@ -51,12 +52,23 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
     const Sum* best = nullptr;
     for (const auto& [name, s] : by_config)
       if (!best || s.reward / s.samples > best->reward / best->samples) best = &s;
-    entries_[key] = TunedEntry{best->config, best->us / best->samples,
-                               best->ref_us / best->samples, best->reward / best->samples,
-                               best->samples, split_searched[key]};
+    std::vector<dispatch::TimedConfig> timed;
+    for (const auto& [name, s] : by_config)
+      timed.push_back({s.config, dispatch::carried_us(s.us / s.samples)});
+    // Ties keep the map's order (by name): the same history gives the same list.
+    std::stable_sort(timed.begin(), timed.end(),
+                     [](const auto& a, const auto& b) { return a.us < b.us; });
+    if (timed.size() > size_t(dispatch::kCarriedConfigs)) timed.resize(dispatch::kCarriedConfigs);
+    entries_[key] = TunedEntry{best->config,
+                               best->us / best->samples,
+                               best->ref_us / best->samples,
+                               best->reward / best->samples,
+                               best->samples,
+                               split_searched[key],
+                               std::move(timed)};
   }
   for (const auto& [key, entry] : entries_)
-    points_.push_back({key.problem(), entry.config, entry.speedup()});
+    points_.push_back({key.problem(), entry.config, entry.speedup(), entry.timed});
   if (db.policy && db.policy->policy == "rl") {
     policy_ = SoftmaxPolicy::load(db.policy->state);
     if (!policy_) warnings_.push_back("the saved policy state is not readable by this version");

@@ -60,6 +60,9 @@ struct TunedEntry {
   // Whether this problem's search measured any split-K config: a winner chosen without one
   // was never compared with a split.
   bool searched_split_k = false;
+  // The problem's measured configs (this one among them), fastest mean time first, at most
+  // dispatch::kCarriedConfigs: what the transfer rule and the dispatch table carry.
+  std::vector<dispatch::TimedConfig> timed;
   double speedup() const { return reference_us / median_us; }
 };
 
@@ -74,6 +77,12 @@ class TunedTable {
   TunedTable() = default;
   // `exact`: serve find(); false for a database measured on another device.
   TunedTable(const Database& db, SearchSpace space, bool exact, RewardWeights weights = {});
+  // The neighbour rule's points view the entries' timed lists: moves keep them valid (the map's
+  // nodes move along), a copy would not.
+  TunedTable(TunedTable&&) = default;
+  TunedTable& operator=(TunedTable&&) = default;
+  TunedTable(const TunedTable&) = delete;
+  TunedTable& operator=(const TunedTable&) = delete;
 
   // Loads `path` for the running device: fingerprint differences and bad lines become
   // warnings(); a missing file gives an empty table without warnings.
