@@ -106,11 +106,14 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
     }
 }
 
-// The tuned shapes of `problem`'s layout and accumulation, nearest first (ties by the winner's
-// name, then by shape, so the answer does not depend on the order of `points`).
-std::vector<std::pair<double, const TunedPoint*>> nearest_first(
-    const Problem& problem, const std::vector<TunedPoint>& points, bool leave_out_self) {
-  std::vector<std::pair<double, const TunedPoint*>> near;
+// The tuned shapes of `problem`'s layout and accumulation with their distances, nearest first
+// (ties by the winner's name, then by shape, so the answer does not depend on the order of
+// `points`).
+using Near = std::vector<std::pair<double, const TunedPoint*>>;
+
+Near nearest_first(const Problem& problem, const std::vector<TunedPoint>& points,
+                   bool leave_out_self) {
+  Near near;
   near.reserve(points.size());
   for (const TunedPoint& point : points) {
     const Problem& at = point.problem;
@@ -134,12 +137,10 @@ std::vector<std::pair<double, const TunedPoint*>> nearest_first(
 // measurements' noise) pool their times: each shape contributes its fastest such variant once.
 class Transferred {
  public:
-  Transferred(const Problem& problem, const std::vector<TunedPoint>& points,
-              const NeighborScope& scope, bool leave_out_self) {
+  Transferred(const Problem& problem, const Near& near, const NeighborScope& scope) {
     // Weights fall with the squared log2 distance; the offset keeps a neighbour at distance 0
     // along all but one small step from outweighing the rest.
     constexpr double kDistanceOffset = 0.05;
-    const auto near = nearest_first(problem, points, leave_out_self);
     for (size_t i = 0; i < near.size() && i < size_t(kNeighbors); ++i) {
       const auto& [distance, point] = near[i];
       std::set<std::string> seen;  // timed is fastest first: a key's first variant is its best
@@ -190,12 +191,10 @@ class Transferred {
   std::map<std::string, Sum> sums_;
 };
 
-}  // namespace
-
-std::optional<Prediction> predict_from_neighbors(const Problem& problem,
-                                                 const std::vector<TunedPoint>& points,
-                                                 NeighborRule rule, const NeighborScope& scope,
-                                                 bool leave_out_self) {
+// predict_from_neighbors over `near` (nearest_first's answer), so that a rule built on another
+// (transfer on siblings on cost) does not scan and sort the table again.
+std::optional<Prediction> predict(const Problem& problem, const Near& near, NeighborRule rule,
+                                  const NeighborScope& scope) {
   const DeviceInfo& device = *scope.device;
   if (rule == NeighborRule::kTransfer) {
     // One time is one shape's quirk (a wave that happens to fit); three agree on a trend (two
@@ -205,9 +204,8 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
     // the run-to-run spread of one measurement. Without this margin transfer lost 1% on the
     // held-out fifth, where neighbours are farther than in loo (docs/notes/2026-11-24-transfer.md).
     const double kMargin = std::log(1.0 - 0.05);
-    std::optional<Prediction> sibling =
-        predict_from_neighbors(problem, points, NeighborRule::kSiblings, scope, leave_out_self);
-    const Transferred transferred(problem, points, scope, leave_out_self);
+    std::optional<Prediction> sibling = predict(problem, near, NeighborRule::kSiblings, scope);
+    const Transferred transferred(problem, near, scope);
     auto best = transferred.fastest(kMinTimes);
     if (!best) return sibling;
     if (sibling) {
@@ -221,12 +219,10 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
   if (rule == NeighborRule::kSiblings) {
     // Only the cost rule's pick is varied: over all the neighbours' winners and their siblings
     // the model's stage term preferred shallow rings, which lost up to 44% on decode shapes.
-    std::optional<Prediction> pick =
-        predict_from_neighbors(problem, points, NeighborRule::kCost, scope, leave_out_self);
+    std::optional<Prediction> pick = predict(problem, near, NeighborRule::kCost, scope);
     if (pick) vary(problem, &*pick, scope);
     return pick;
   }
-  const auto near = nearest_first(problem, points, leave_out_self);
   const int k = rule == NeighborRule::kNearest ? 1 : kNeighbors;
   std::optional<Prediction> best;
   double best_score = -std::numeric_limits<double>::infinity();
@@ -254,6 +250,15 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
     }
   }
   return best;
+}
+
+}  // namespace
+
+std::optional<Prediction> predict_from_neighbors(const Problem& problem,
+                                                 const std::vector<TunedPoint>& points,
+                                                 NeighborRule rule, const NeighborScope& scope,
+                                                 bool leave_out_self) {
+  return predict(problem, nearest_first(problem, points, leave_out_self), rule, scope);
 }
 
 }  // namespace hgemm::dispatch

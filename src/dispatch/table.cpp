@@ -222,10 +222,16 @@ Table parse_table(std::string_view text, const std::string& where) {
     const auto layout = parse_layout(f[3]);
     if (!layout) lines.fail("layout '" + std::string(f[3]) + "' is not nn or tn");
     e.layout = *layout;
-    e.config = configs[size_t(to_int(lines, f[4], "config number", 0, num_configs - 1))];
-    if (e.config.layout != e.layout)
-      lines.fail(e.config.name() + " is built for " + std::string(to_string(e.config.layout)) +
-                 ", the entry is " + std::string(f[3]));
+    // The entry's winner and each timed config: a number in the list, built for this layout.
+    auto config_at = [&](std::string_view number) {
+      const KernelConfig& c =
+          configs[size_t(to_int(lines, number, "config number", 0, num_configs - 1))];
+      if (c.layout != e.layout)
+        lines.fail(c.name() + " is built for " + std::string(to_string(c.layout)) +
+                   ", the entry is " + std::string(f[3]));
+      return c;
+    };
+    e.config = config_at(f[4]);
     e.searched_split_k = to_int(lines, f[5], "searched_split_k", 0, 1);
     if (f.size() - 6 > size_t(kCarriedConfigs))
       lines.fail("an entry carries " + std::to_string(f.size() - 6) + " timed configs, at most " +
@@ -236,17 +242,12 @@ Table parse_table(std::string_view text, const std::string& where) {
       if (colon == std::string_view::npos)
         lines.fail("timed config '" + std::string(f[j]) + "' is not number:microseconds");
       TimedConfig timed;
-      timed.config = configs[size_t(
-          to_int(lines, f[j].substr(0, colon), "config number", 0, num_configs - 1))];
+      timed.config = config_at(f[j].substr(0, colon));
       const std::string_view us = f[j].substr(colon + 1);
       auto [end, ec] = std::from_chars(us.data(), us.data() + us.size(), timed.us);
       if (ec != std::errc() || end != us.data() + us.size() || !(timed.us > 0) ||
           !std::isfinite(timed.us))
         lines.fail("time '" + std::string(us) + "' is not a positive number of microseconds");
-      if (timed.config.layout != e.layout)
-        lines.fail(timed.config.name() + " is built for " +
-                   std::string(to_string(timed.config.layout)) + ", the entry is " +
-                   std::string(f[3]));
       e.timed.push_back(timed);
     }
     t.entries.push_back(e);
