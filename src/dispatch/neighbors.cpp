@@ -36,7 +36,7 @@ double shape_distance(const Problem& a, const Problem& b) {
 }
 
 const std::vector<int>& swap_block_m_values() {
-  static const std::vector<int> widths{32, 48, 64, 80, 112, 128, 144, 176, 192, 208, 256};
+  static const std::vector<int> widths{32, 48, 64, 80, 112, 128, 144, 160, 176, 192, 208, 224, 256};
   return widths;
 }
 
