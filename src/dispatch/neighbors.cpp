@@ -106,6 +106,46 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
     }
 }
 
+// A 64- or 128-row tile pads M to its multiple (M = 80 in 128 rows, 448 in 512); a swap-AB tile
+// puts M on wgmma's N in steps of 16 (80 in one 80-wide tile, 448 in two of 224). Neighbours
+// rarely carry the width this M needs (their M was another), so for a pick that is not swap-AB,
+// every compiled swap-AB tile (the catalog's ring depth and warpgroups, the pick's split) whose
+// width pads M less than the pick's rows do competes, and the cost model keeps the cheapest where
+// it is cheaper than the pick. On 42 token counts of no table, measured over the whole space, it
+// moved dispatch from 0.917 to 0.935 of the space's best (f32, TN; docs/notes/2026-11-24-dev-set.md).
+void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  const KernelConfig base = pick->config;
+  if (base.family != Family::kSm90Ws || base.swap_ab) return;
+  auto padded = [&](int width) { return (problem.m + width - 1) / width * int64_t(width); };
+  const DeviceInfo& device = *scope.device;
+  double best_cost = estimate_cost(problem, base, device);
+  for (int width : swap_block_m_values()) {
+    if (padded(width) >= padded(base.block_m)) continue;
+    for (int rows : {64, 128})
+      for (int stages : kSm90Stages) {
+        KernelConfig swap{};
+        swap.family = Family::kSm90Ws;
+        swap.swap_ab = true;
+        swap.block_m = width;
+        swap.block_n = rows;
+        swap.block_k = 64;
+        swap.num_stages = stages;
+        swap.num_consumer_wgs = rows / 64;
+        swap.epilogue = Epilogue::kDirect;
+        swap.split_k = base.split_k;
+        swap.layout = base.layout;
+        swap.accum = base.accum;
+        if (!scope.legal(problem, swap) || scope.blocked(swap)) continue;
+        const double cost = estimate_cost(problem, swap, device);
+        if (cost < best_cost) {
+          best_cost = cost;
+          pick->config = swap;
+          pick->sibling = true;
+        }
+      }
+  }
+}
+
 // The tuned shapes of `problem`'s layout and accumulation with their distances, nearest first
 // (ties by the winner's name, then by shape, so the answer does not depend on the order of
 // `points`).
@@ -207,14 +247,18 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
     std::optional<Prediction> sibling = predict(problem, near, NeighborRule::kSiblings, scope);
     const Transferred transferred(problem, near, scope);
     auto best = transferred.fastest(kMinTimes);
-    if (!best) return sibling;
-    if (sibling) {
+    std::optional<Prediction> pick = sibling;
+    if (best) {
       // A sibling pick no neighbour timed (a width or block_n variation) cannot be compared.
-      const std::optional<double> sibling_log_us = transferred.log_us(sibling->config);
-      if (!sibling_log_us || !(best->second < *sibling_log_us + kMargin)) return sibling;
+      const std::optional<double> sibling_log_us =
+          sibling ? transferred.log_us(sibling->config) : std::nullopt;
+      if (!sibling || (sibling_log_us && best->second < *sibling_log_us + kMargin)) {
+        vary(problem, &best->first, scope);
+        pick = best->first;
+      }
     }
-    vary(problem, &best->first, scope);
-    return best->first;
+    if (pick) fit_m_with_swap(problem, &*pick, scope);
+    return pick;
   }
   if (rule == NeighborRule::kSiblings) {
     // Only the cost rule's pick is varied: over all the neighbours' winners and their siblings
