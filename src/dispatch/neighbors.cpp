@@ -53,19 +53,34 @@ namespace {
 // The siblings rule's variation of a pick, kept where the cost model finds it strictly cheaper:
 // the pick's block_n siblings; for a swap-AB tile every compiled width; where the pick's cluster
 // pads this shape's tiles, the same tile without a cluster and its block_n siblings.
-void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
-  const DeviceInfo& device = *scope.device;
-  const KernelConfig winner = pick->config;
-  double best_cost = estimate_cost(problem, winner, device);
-  auto consider = [&](const KernelConfig& sibling) {
-    if (!scope.legal(problem, sibling) || scope.blocked(sibling)) return;
-    const double cost = estimate_cost(problem, sibling, device);
-    if (cost < best_cost) {
-      best_cost = cost;
-      pick->config = sibling;
-      pick->sibling = true;
+// A pick and the alternatives offered to it: an alternative that can run here and the cost model
+// finds strictly cheaper than the best so far replaces it (ties keep the earlier).
+class Cheapest {
+ public:
+  Cheapest(const Problem& problem, Prediction* pick, const NeighborScope& scope)
+      : problem_(problem), pick_(pick), scope_(scope),
+        best_cost_(estimate_cost(problem, pick->config, *scope.device)) {}
+  void consider(const KernelConfig& alternative) {
+    if (!scope_.legal(problem_, alternative) || scope_.blocked(alternative)) return;
+    const double cost = estimate_cost(problem_, alternative, *scope_.device);
+    if (cost < best_cost_) {
+      best_cost_ = cost;
+      pick_->config = alternative;
+      pick_->sibling = true;
     }
-  };
+  }
+
+ private:
+  const Problem& problem_;
+  Prediction* pick_;
+  const NeighborScope& scope_;
+  double best_cost_;
+};
+
+void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  const KernelConfig winner = pick->config;
+  Cheapest cheapest(problem, pick, scope);
+  auto consider = [&](const KernelConfig& sibling) { cheapest.consider(sibling); };
   if (winner.swap_ab) {
     // A swap-AB tile's width is M's: the neighbour's M was another one, so every compiled
     // width (each with the ring depth its row compiles) competes for this M.
@@ -117,8 +132,7 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   const KernelConfig base = pick->config;
   if (base.family != Family::kSm90Ws || base.swap_ab) return;
   auto padded = [&](int width) { return (problem.m + width - 1) / width * int64_t(width); };
-  const DeviceInfo& device = *scope.device;
-  double best_cost = estimate_cost(problem, base, device);
+  Cheapest cheapest(problem, pick, scope);
   for (int width : swap_block_m_values()) {
     if (padded(width) >= padded(base.block_m)) continue;
     for (int rows : {64, 128})
@@ -135,13 +149,7 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
         swap.split_k = base.split_k;
         swap.layout = base.layout;
         swap.accum = base.accum;
-        if (!scope.legal(problem, swap) || scope.blocked(swap)) continue;
-        const double cost = estimate_cost(problem, swap, device);
-        if (cost < best_cost) {
-          best_cost = cost;
-          pick->config = swap;
-          pick->sibling = true;
-        }
+        cheapest.consider(swap);
       }
   }
 }
