@@ -153,6 +153,17 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // Widths for token counts between the suite's: 320 and 640 are 2 and 4 x 160, 1100 is
+    // 5 x 224 (2% padding, against 12-13% in 176 or 208); 288-320 fit 2 x 160 over 64 rows of N
+    // where N is too small for 128-row tiles to fill the SMs. On unseen token counts the space's
+    // best lagged cuBLASLt by 15-17% at M = 320 and 1100 without them
+    // (docs/notes/2026-11-24-dev-set.md).
+    {{.block_m = 64, .block_n = 160, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
 // Which (accumulation, layout) instances a row compiles: fp16-only rows skip fp32, and swap-AB

@@ -746,6 +746,39 @@ TEST(TunerDb, SiblingsRuleDropsAClusterThatWastesTiles) {
             clustered);
 }
 
+// A neighbour tuned at M = 128 won with a 64-row tile, which pads M = 80 to 128 rows; the
+// transfer rule then weighs the swap-AB tiles whose width pads M less (80 over 64 rows of N) and
+// takes one where the cost model finds it cheaper. Where the rows fit M (128) the pick stays, and
+// the siblings rule does not fit M.
+TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
+  std::vector<KernelConfig> compiled = catalog_like();
+  const KernelConfig narrow =
+      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  KernelConfig swap80 = sm90(80, 64, 64, 10, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  swap80.swap_ab = true;
+  ASSERT_TRUE(swap80.validate().ok());
+  compiled.push_back(swap80);
+  const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  ASSERT_TRUE(space.compiled(narrow));
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record({128, 4096, 4096, Layout::kTN, Accum::kF32}, narrow, 20, 21)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const Problem eighty{80, 4096, 4096, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kSiblings), narrow);
+  EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kTransfer), swap80);
+  EXPECT_EQ(table.predict(eighty), swap80);
+  // 128 rows in two 80-wide tiles would pad more than the 64-row tile does.
+  EXPECT_EQ(table.predict({128, 4000, 4096, Layout::kTN, Accum::kF32}), narrow);
+  // NN has no swap-AB.
+  Database nn = db;
+  KernelConfig narrow_nn = narrow;
+  narrow_nn.layout = Layout::kNN;
+  nn.records = {timed_record({128, 4096, 4096, Layout::kNN, Accum::kF32}, narrow_nn, 20, 21)};
+  EXPECT_EQ(TunedTable(nn, space, true).predict({80, 4096, 4096, Layout::kNN, Accum::kF32}),
+            narrow_nn);
+}
+
 // hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
 // own measurement there; a pick never measured there is not scored.
 TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
