@@ -50,9 +50,6 @@ const std::vector<int>& block_n_values(Family family) {
 
 namespace {
 
-// The siblings rule's variation of a pick, kept where the cost model finds it strictly cheaper:
-// the pick's block_n siblings; for a swap-AB tile every compiled width; where the pick's cluster
-// pads this shape's tiles, the same tile without a cluster and its block_n siblings.
 // A pick and the alternatives offered to it: an alternative that can run here and the cost model
 // finds strictly cheaper than the best so far replaces it (ties keep the earlier).
 class Cheapest {
@@ -77,10 +74,12 @@ class Cheapest {
   double best_cost_;
 };
 
+// The siblings rule's variation of a pick, kept where the cost model finds it strictly cheaper:
+// the pick's block_n siblings; for a swap-AB tile every compiled width; where the pick's cluster
+// pads this shape's tiles, the same tile without a cluster and its block_n siblings.
 void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig winner = pick->config;
   Cheapest cheapest(problem, pick, scope);
-  auto consider = [&](const KernelConfig& sibling) { cheapest.consider(sibling); };
   if (winner.swap_ab) {
     // A swap-AB tile's width is M's: the neighbour's M was another one, so every compiled
     // width (each with the ring depth its row compiles) competes for this M.
@@ -90,7 +89,7 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
         KernelConfig sibling = winner;
         sibling.block_m = block_m;
         sibling.num_stages = stages;
-        consider(sibling);
+        cheapest.consider(sibling);
       }
     return;
   }
@@ -110,14 +109,14 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
           plain.epilogue = epilogue;
           if (!scope.legal(problem, plain) || scope.blocked(plain)) continue;
           bases.push_back(plain);
-          consider(plain);
+          cheapest.consider(plain);
         }
   for (const KernelConfig& base : bases)
     for (int block_n : block_n_values(base.family)) {  // ties keep the pick, then axis order
       if (block_n == base.block_n) continue;
       KernelConfig sibling = base;
       sibling.block_n = block_n;
-      consider(sibling);
+      cheapest.consider(sibling);
     }
 }
 
