@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -106,6 +107,25 @@ std::vector<Shape> parse_shapes(const std::string& list) {
   }
   if (shapes.empty()) throw ArgError("--shape needs at least one shape");
   return shapes;
+}
+
+DType dtype_option(const ParsedArgs& args) {
+  const std::string text = args.get_or("dtype", "f16");
+  const std::optional<DType> dtype = parse_dtype(text);
+  if (!dtype) throw ArgError("unknown dtype '" + text + "' (f16 or bf16)");
+  return *dtype;
+}
+
+std::vector<Accum> accum_option(const ParsedArgs& args, DType dtype) {
+  std::vector<Accum> accums;
+  for (const auto& s : args.list_or("acc", dtype == DType::kBF16 ? "f32" : "f32,f16")) {
+    const std::optional<Accum> accum = parse_accum(s);
+    if (!accum) throw ArgError("unknown accumulation '" + s + "' (f32 or f16)");
+    if (*accum == Accum::kF16 && dtype == DType::kBF16)
+      throw ArgError("--acc f16 cannot run with --dtype bf16: bf16 accumulates in fp32 only");
+    if (std::find(accums.begin(), accums.end(), *accum) == accums.end()) accums.push_back(*accum);
+  }
+  return accums;
 }
 
 void require_writable(const std::string& path, const std::string& option) {

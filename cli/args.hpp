@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/suite.hpp"
+#include "hgemm/hgemm.hpp"
 
 namespace hgemm::cli {
 
@@ -48,5 +49,11 @@ void require_writable(const std::string& path, const std::string& option);
 
 // "--shape" lists: "4096x4096x4096,128x16384x1024", positive integers only.
 std::vector<Shape> parse_shapes(const std::string& list);
+
+// --dtype f16|bf16, the element type of A, B and C (default f16).
+DType dtype_option(const ParsedArgs& args);
+// --acc f32,f16 for `dtype`, each once, in the order given. The default is both for fp16 and f32
+// for bf16, which accumulates in fp32 only: --acc f16 with --dtype bf16 is an error.
+std::vector<Accum> accum_option(const ParsedArgs& args, DType dtype);
 
 }  // namespace hgemm::cli

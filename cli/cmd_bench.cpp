@@ -47,14 +47,16 @@ constexpr const char* kHelp =
   --out FILE         results CSV (overwritten unless --resume)
   --impl LIST        hgemm,hgemm-nopdl,cublas,cublaslt-heuristic,cublaslt-autotune,cublaslt-best
                      (default all = these six); config:NAME times one explicit kernel config
-                     (only on its layout and acc). hgemm launches with programmatic dependent
-                     launch on sm_90 (HGEMM_PDL=0 turns it off), hgemm-nopdl without it;
-                     cuBLASLt's API offers no such launch. cublaslt-best, the faster of
-                     cuBLASLt's autotuned and heuristic picks chosen in graph mode on rotated
-                     buffers, is the reference of the report
+                     (only on its layout and acc; its dtype must be --dtype). hgemm launches
+                     with programmatic dependent launch on sm_90 (HGEMM_PDL=0 turns it off),
+                     hgemm-nopdl without it; cuBLASLt's API offers no such launch.
+                     cublaslt-best, the faster of cuBLASLt's autotuned and heuristic picks
+                     chosen in graph mode on rotated buffers, is the reference of the report
   --modes LIST       offline,graph,latency,server (default all four)
   --layout LIST      nn,tn (default both)
-  --acc LIST         f32,f16 (default both)
+  --acc LIST         f32,f16 (default both; f32 with --dtype bf16, which has no f16)
+  --dtype T          f16 or bf16, the element type of A, B and C (default f16); a bf16 file
+                     has a dtype column after acc
   --resume           keep FILE's rows, skip every shape x impl x layout x mode already in it, and
                      append the rest (rows are flushed after each shape)
   --loop-ms X        target GPU time of one timed loop, offline and graph (default 1.5)
@@ -90,6 +92,7 @@ struct Settings {
   std::vector<bench::Mode> modes;
   std::vector<Layout> layouts;
   std::vector<Accum> accums;
+  DType dtype = DType::kF16;
   std::string out;
   bool resume = false;
   bench::TimingOptions timing;
@@ -97,7 +100,7 @@ struct Settings {
   double time_limit_s = 0;
 };
 
-std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
+std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType dtype) {
   std::vector<ImplSpec> out;
   std::set<std::string> seen;
   auto add = [&](ImplSpec spec) {
@@ -114,6 +117,11 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
     } else if (item.rfind("config:", 0) == 0) {
       auto cfg = KernelConfig::parse(item.substr(7));
       if (!cfg) throw ArgError("'" + item.substr(7) + "' is not a kernel config name");
+      // A layout or accumulation the run leaves out only skips the config; a dtype other than
+      // the run's would leave it without a single row.
+      if (cfg->dtype != dtype)
+        throw ArgError("config " + cfg->name() + " has " + std::string(to_string(cfg->dtype)) +
+                       " elements but the run is --dtype " + std::string(to_string(dtype)));
       add({item, std::nullopt, cfg});
     } else if (item == "torch") {
       throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
@@ -129,8 +137,8 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items) {
 // Every argument check happens here, before any device call.
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
-                  {"suite", "shape", "out", "impl", "modes", "layout", "acc", "loop-ms", "loops",
-                   "latency-calls", "server-calls", "qps", "seed", "time-limit"},
+                  {"suite", "shape", "out", "impl", "modes", "layout", "acc", "dtype", "loop-ms",
+                   "loops", "latency-calls", "server-calls", "qps", "seed", "time-limit"},
                   {"resume", "help"});
   Settings s;
   *help = args.flag("help");
@@ -145,7 +153,9 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.out = *args.get("out");
   require_writable(s.out, "--out");
   s.resume = args.flag("resume");
-  s.impls = parse_impls(args.list_or("impl", "all"));
+  s.dtype = dtype_option(args);
+  s.accums = accum_option(args, s.dtype);
+  s.impls = parse_impls(args.list_or("impl", "all"), s.dtype);
   std::set<bench::Mode> seen_modes;
   for (const auto& m : args.list_or("modes", "offline,graph,latency,server")) {
     auto mode = bench::parse_mode(m);
@@ -157,12 +167,6 @@ Settings parse_settings(const Args& raw, bool* help) {
     if (!layout) throw ArgError("unknown layout '" + l + "' (nn or tn)");
     if (std::find(s.layouts.begin(), s.layouts.end(), *layout) == s.layouts.end())
       s.layouts.push_back(*layout);
-  }
-  for (const auto& a : args.list_or("acc", "f32,f16")) {
-    auto accum = parse_accum(a);
-    if (!accum) throw ArgError("unknown accumulation '" + a + "' (f32 or f16)");
-    if (std::find(s.accums.begin(), s.accums.end(), *accum) == s.accums.end())
-      s.accums.push_back(*accum);
   }
   s.timing.loop_ms = args.double_or("loop-ms", 1.5);
   if (!(s.timing.loop_ms > 0 && s.timing.loop_ms <= 1000))
@@ -196,7 +200,7 @@ Settings parse_settings(const Args& raw, bool* help) {
     s.suite_label = *shape;
   }
   for (const Shape& sh : s.shapes) {
-    Problem p{sh.m, sh.n, sh.k, Layout::kNN, Accum::kF32};
+    Problem p{sh.m, sh.n, sh.k, Layout::kNN, Accum::kF32, s.dtype};
     if (Status st = p.validate(); !st.ok()) throw ArgError(st.message);
   }
   return s;
@@ -248,10 +252,11 @@ void require_healthy_device() {
 void report_failure(const Problem& p, const std::string& impl, const std::string& stage,
                     const std::string& disposition, const std::string& detail) {
   std::printf("FAIL %s %s %s: %s: %s\n  reproduce: hgemm bench --shape %lldx%lldx%lld --impl %s "
-              "--layout %s --acc %s --out /tmp/repro.csv\n",
+              "--layout %s --acc %s%s --out /tmp/repro.csv\n",
               p.name().c_str(), impl.c_str(), stage.c_str(), disposition.c_str(), detail.c_str(),
               (long long)p.m, (long long)p.n, (long long)p.k, impl.c_str(),
-              std::string(to_string(p.layout)).c_str(), std::string(to_string(p.accum)).c_str());
+              std::string(to_string(p.layout)).c_str(), std::string(to_string(p.accum)).c_str(),
+              p.dtype == DType::kF16 ? "" : " --dtype bf16");
   std::fflush(stdout);
 }
 
@@ -275,6 +280,7 @@ int run_bench(const Settings& s, const Args& raw) {
   const bool appending = s.resume && std::filesystem::exists(s.out) &&
                          std::filesystem::file_size(s.out, size_error) > 0 && !size_error;
   bench::Environment previous_env;
+  const bool with_dtype = s.dtype != DType::kF16;
   if (appending) {
     try {
       bench::ResultsFile previous = bench::read_results(s.out);
@@ -288,7 +294,11 @@ int run_bench(const Settings& s, const Args& raw) {
       std::string line;
       while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
       }
-      if (line != bench::header_line())
+      if (line == bench::header_line(!with_dtype))
+        throw std::runtime_error(std::string("it holds ") + (with_dtype ? "f16" : "bf16") +
+                                 " rows and this run is --dtype " +
+                                 std::string(to_string(s.dtype)));
+      if (line != bench::header_line(with_dtype))
         throw std::runtime_error("its header row differs from this version's columns");
     } catch (const std::exception& e) {
       throw ArgError(std::string("cannot resume from ") + s.out + ": " + e.what());
@@ -318,7 +328,7 @@ int run_bench(const Settings& s, const Args& raw) {
   std::optional<bench::Ceilings> ceilings;
   if (!appending)
     ceilings = bench::measure_ceilings(stream, libs.fn(baselines::Kind::kLtHeuristic),
-                                       s.accums.front(), "cublaslt-heuristic");
+                                       s.accums.front(), s.dtype, "cublaslt-heuristic");
 
   // The run can start: FILE from here on. Rows are appended a shape at a time (what --resume
   // relies on), so it is written in place rather than replaced at the end.
@@ -338,7 +348,7 @@ int run_bench(const Settings& s, const Args& raw) {
     std::snprintf(number, sizeof number, "%.1f", ceilings->peak_tflops);
     env.emplace_back("peak_tflops", number);
     env.emplace_back("ceilings", ceilings->method);
-    csv << bench::format_environment(env) << bench::header_line() << "\n";
+    csv << bench::format_environment(env) << bench::header_line(with_dtype) << "\n";
     csv.flush();
   }
 
@@ -354,6 +364,7 @@ int run_bench(const Settings& s, const Args& raw) {
   const bool tty = isatty(STDERR_FILENO);
   bool stopped_early = false;
 
+  const std::string dtype_name(to_string(s.dtype));
   for (const Shape& shape : s.shapes) {
     if (s.time_limit_s > 0 && progress.seconds() > s.time_limit_s) {
       stopped_early = true;
@@ -366,12 +377,12 @@ int run_bench(const Settings& s, const Args& raw) {
         for (Layout layout : s.layouts) {
           if (impl.config && (impl.config->layout != layout || impl.config->accum != accum))
             continue;
-          Entry e{&impl, Problem{shape.m, shape.n, shape.k, layout, accum}, {}, "", ""};
+          Entry e{&impl, Problem{shape.m, shape.n, shape.k, layout, accum, s.dtype}, {}, "", ""};
           bool missing = false;
           for (bench::Mode mode : s.modes)
-            missing |= !done_keys.count(bench::row_key(shape.m, shape.n, shape.k,
-                                                       to_string(layout), to_string(accum),
-                                                       impl.name, bench::to_string(mode)));
+            missing |= !done_keys.count(bench::row_key(
+                shape.m, shape.n, shape.k, to_string(layout), to_string(accum), impl.name,
+                bench::to_string(mode), dtype_name));
           if (!missing) continue;
           if (impl.baseline) {
             e.fn = libs.fn(*impl.baseline);
@@ -400,7 +411,8 @@ int run_bench(const Settings& s, const Args& raw) {
         }
       }
       const std::string label = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
-                                std::to_string(shape.k) + " " + std::string(to_string(accum));
+                                std::to_string(shape.k) + " " + std::string(to_string(accum)) +
+                                (with_dtype ? " " + dtype_name : "");
       if (entries.empty()) {
         ++skipped;
         progress.update(++done, failures, label);
@@ -409,7 +421,7 @@ int run_bench(const Settings& s, const Args& raw) {
       // Same inputs for every implementation of this shape.
       const uint32_t fill_seed =
           uint32_t(shape.m * 73856093 ^ shape.n * 19349663 ^ shape.k * 83492791);
-      buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, fill_seed, stream);
+      buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, fill_seed, stream, s.dtype);
       const void* a0 = buffers.a(0);
       const void* b0 = buffers.b(0);
       void* c0 = buffers.c(0);
@@ -453,7 +465,8 @@ int run_bench(const Settings& s, const Args& raw) {
         std::vector<bench::Contender> contenders;
         auto key = [&](const Entry& e) {
           return bench::row_key(shape.m, shape.n, shape.k, to_string(e.problem.layout),
-                                to_string(accum), e.impl->name, bench::to_string(mode));
+                                to_string(accum), e.impl->name, bench::to_string(mode),
+                                dtype_name);
         };
         for (Entry& e : entries) {
           if (done_keys.count(key(e)) || e.disposition != bench::kPassed) continue;
@@ -474,6 +487,7 @@ int run_bench(const Settings& s, const Args& raw) {
           row.k = shape.k;
           row.layout = to_string(e.problem.layout);
           row.acc = to_string(accum);
+          row.dtype = dtype_name;
           row.impl = e.impl->name;
           row.mode = bench::to_string(mode);
           row.disposition = e.disposition;
@@ -518,7 +532,7 @@ int run_bench(const Settings& s, const Args& raw) {
         if (timing_failed) require_healthy_device();
       }
       for (const auto& row : rows) {
-        csv << bench::format_row(row) << "\n";
+        csv << bench::format_row(row, with_dtype) << "\n";
         done_keys.insert(bench::row_key(row));
       }
       csv.flush();

@@ -23,10 +23,11 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
 
   --suite S        named suite (bench/suites/S.txt) or a file of "M N K" lines
   --layout L       nn,tn (default both)
-  --acc A          f32,f16 (default both)
-  --impl I         dispatch (default: what hgemmRun runs), config:NAME, or
-                   family:sm80|sm90|decode (every compiled instance of the family that can
-                   implement the shape)
+  --acc A          f32,f16 (default both; f32 with --dtype bf16, which has no f16)
+  --dtype T        f16 or bf16, the element type of A, B and C (default f16)
+  --impl I         dispatch (default: what hgemmRun runs), config:NAME (of the --dtype), or
+                   family:sm80|sm90|decode (every compiled instance of the family, of the
+                   --dtype, that can implement the shape)
   --split-k S      run the chosen configs with S K-splits (1..64)
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
@@ -40,11 +41,17 @@ struct Target {
   std::optional<KernelConfig> config;  // empty: dispatch
 };
 
-std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum) {
+std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum,
+                                DType dtype) {
   if (impl == "dispatch") return {{"dispatch", std::nullopt}};
   if (impl.rfind("config:", 0) == 0) {
     auto cfg = KernelConfig::parse(impl.substr(7));
     if (!cfg) throw ArgError("'" + impl.substr(7) + "' is not a kernel config name");
+    // Unlike a layout or accumulation that --layout / --acc leave out, a dtype other than the
+    // run's could never run: say so rather than verify nothing.
+    if (cfg->dtype != dtype)
+      throw ArgError("config " + cfg->name() + " has " + std::string(to_string(cfg->dtype)) +
+                     " elements but the run is --dtype " + std::string(to_string(dtype)));
     if (cfg->layout != layout || cfg->accum != accum) return {};
     return {{cfg->name(), cfg}};
   }
@@ -57,7 +64,8 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
                                           : Family::kDecode;
     std::vector<Target> out;
     for (const auto& c : catalog())
-      if (c.family == family && c.layout == layout && c.accum == accum) out.push_back({c.name(), c});
+      if (c.family == family && c.layout == layout && c.accum == accum && c.dtype == dtype)
+        out.push_back({c.name(), c});
     return out;
   }
   throw ArgError("--impl must be dispatch, config:NAME or family:sm80|sm90|decode, got '" + impl +
@@ -65,9 +73,9 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
 }
 
 // --split-k rewrites every explicit config (dispatch picks its own).
-std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum,
+std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum, DType dtype,
                                 int split_k) {
-  std::vector<Target> out = targets_for(impl, layout, accum);
+  std::vector<Target> out = targets_for(impl, layout, accum, dtype);
   if (split_k == 0) return out;
   if (impl == "dispatch")
     throw ArgError("--split-k needs --impl config:NAME or family:sm80|sm90|decode");
@@ -82,7 +90,9 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
 }  // namespace
 
 int cmd_verify(const Args& raw) {
-  ParsedArgs args(raw, {"suite", "layout", "acc", "impl", "misalign", "seed", "out", "max-failures", "split-k"},
+  ParsedArgs args(raw,
+                  {"suite", "layout", "acc", "dtype", "impl", "misalign", "seed", "out",
+                   "max-failures", "split-k"},
                   {"quick", "help"});
   if (args.flag("help")) {
     std::fputs(kHelp, stdout);
@@ -95,12 +105,9 @@ int cmd_verify(const Args& raw) {
     if (!l) throw ArgError("unknown layout '" + s + "' (nn or tn)");
     layouts.push_back(*l);
   }
-  std::vector<Accum> accums;
-  for (const auto& s : args.list_or("acc", "f32,f16")) {
-    auto a = parse_accum(s);
-    if (!a) throw ArgError("unknown accumulation '" + s + "' (f32 or f16)");
-    accums.push_back(*a);
-  }
+  const DType dtype = dtype_option(args);
+  const std::vector<Accum> accums = accum_option(args, dtype);
+  const bool bf16 = dtype == DType::kBF16;
   const std::string impl = args.get_or("impl", "dispatch");
   const long long misalign = args.int_or("misalign", 0);
   if (misalign < 0 || misalign > 64) throw ArgError("--misalign must be 0..64");
@@ -109,7 +116,7 @@ int cmd_verify(const Args& raw) {
   if (split_k < 0 || split_k > kMaxSplitK) throw ArgError("--split-k must be 1..64");
   // Resolve names before touching the device so argument errors come first.
   for (Layout l : layouts)
-    for (Accum a : accums) targets_for(impl, l, a, int(split_k));
+    for (Accum a : accums) targets_for(impl, l, a, dtype, int(split_k));
   std::vector<Shape> shapes;
   try {
     shapes = load_suite(*args.get("suite"));
@@ -131,15 +138,17 @@ int cmd_verify(const Args& raw) {
   current_device();
   verify::Verifier verifier;
   std::ostringstream csv;
-  csv << "M,N,K,layout,acc,impl,disposition,summary\n";
+  // A bf16 run adds a dtype column; fp16 runs write the columns they always did.
+  csv << (bf16 ? "M,N,K,layout,acc,dtype,impl,disposition,summary\n"
+               : "M,N,K,layout,acc,impl,disposition,summary\n");
   const long total = long(shapes.size() * layouts.size() * accums.size());
   Progress progress("verify", total);
   long done = 0, passed = 0, failed = 0, not_applicable = 0;
   for (const Shape& shape : shapes) {
     for (Layout layout : layouts) {
       for (Accum accum : accums) {
-        const Problem problem{shape.m, shape.n, shape.k, layout, accum};
-        for (const Target& target : targets_for(impl, layout, accum, int(split_k))) {
+        const Problem problem{shape.m, shape.n, shape.k, layout, accum, dtype};
+        for (const Target& target : targets_for(impl, layout, accum, dtype, int(split_k))) {
           verify::GemmFn gemm;
           std::string label = target.label;
           if (target.config) {
@@ -173,8 +182,8 @@ int cmd_verify(const Args& raw) {
                         report.summary().c_str());
           if (out)
             csv << shape.m << ',' << shape.n << ',' << shape.k << ',' << to_string(layout) << ','
-                << to_string(accum) << ',' << label << ',' << verify::to_string(report.disposition)
-                << ",\"" << report.summary() << "\"\n";
+                << to_string(accum) << ',' << (bf16 ? "bf16," : "") << label << ','
+                << verify::to_string(report.disposition) << ",\"" << report.summary() << "\"\n";
         }
         progress.update(++done, failed, problem.name());
       }
@@ -183,9 +192,9 @@ int cmd_verify(const Args& raw) {
   }
   progress.finish();
   if (out) write_file_atomically(*out, csv.str());
-  std::printf("verify %s, impl %s: %ld cases in %.1f s (%ld not applicable to the config)\n",
-              args.get("suite")->c_str(), impl.c_str(), passed + failed, progress.seconds(),
-              not_applicable);
+  std::printf("verify %s, impl %s%s: %ld cases in %.1f s (%ld not applicable to the config)\n",
+              args.get("suite")->c_str(), impl.c_str(), bf16 ? ", bf16" : "", passed + failed,
+              progress.seconds(), not_applicable);
   std::printf("%ld passed, %ld failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -16,11 +16,15 @@ namespace hgemm {
 
 enum class Layout : uint8_t { kNN = HGEMM_LAYOUT_NN, kTN = HGEMM_LAYOUT_TN };
 enum class Accum : uint8_t { kF32 = HGEMM_ACC_F32, kF16 = HGEMM_ACC_F16 };
+// The element type of A, B and C (and the bias). bf16 accumulates in fp32 only.
+enum class DType : uint8_t { kF16 = HGEMM_DTYPE_F16, kBF16 = HGEMM_DTYPE_BF16 };
 
 std::string_view to_string(Layout layout);
 std::string_view to_string(Accum accum);
+std::string_view to_string(DType dtype);  // "f16", "bf16"
 std::optional<Layout> parse_layout(std::string_view text);
 std::optional<Accum> parse_accum(std::string_view text);
+std::optional<DType> parse_dtype(std::string_view text);
 
 // The thing thrown by every C++ entry point. `what()` reads
 // "<message> [<expression> at <file>:<line>]" so a log line alone locates the failure.
@@ -59,9 +63,10 @@ struct Problem {
   int64_t k = 0;
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
+  DType dtype = DType::kF16;
 
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
-  // "4096x4096x4096_tn_f32"
+  // "4096x4096x4096_tn_f32", and "_bf16" after it for bf16 elements
   std::string name() const;
   // Size, enum and overflow checks that need no device and no pointers.
   Status validate() const;
@@ -92,6 +97,8 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 //   sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap   (swap-AB: the kernel computes
 //       C^T = B^T A^T, so the tile's 80 rows of M are wgmma's N and its 128 columns of N are
 //       wgmma's M; block_m and block_n, cluster and raster still name M and N of the problem)
+//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_bf16   (bf16 elements: "_bf16" last; fp16,
+//       the default, adds nothing, so the names in the shipped tables keep their meaning)
 // The most K-splits a config may ask for.
 inline constexpr int kMaxSplitK = 64;
 
@@ -114,6 +121,7 @@ struct KernelConfig {
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
   bool swap_ab = false;  // sm90 TN: M on wgmma's N (16..256 in steps of 16), N on its M
+  DType dtype = DType::kF16;  // sm90 and decode; bf16 with fp32 accumulation only
 
   std::string name() const;
   static std::optional<KernelConfig> parse(std::string_view name);
@@ -136,7 +144,7 @@ struct KernelConfig {
            schedule == o.schedule && cluster_m == o.cluster_m && cluster_n == o.cluster_n &&
            raster == o.raster && group_size == o.group_size && epilogue == o.epilogue &&
            split_k == o.split_k && layout == o.layout && accum == o.accum &&
-           swap_ab == o.swap_ab;
+           swap_ab == o.swap_ab && dtype == o.dtype;
   }
   bool operator!=(const KernelConfig& o) const { return !(*this == o); }
 };
@@ -175,7 +183,6 @@ void set_user_table(const std::string& path);
 // values.
 
 enum class Order : uint8_t { kRow = HGEMM_ORDER_ROW, kCol = HGEMM_ORDER_COL };
-enum class DType : uint8_t { kF16 = HGEMM_DTYPE_F16, kBF16 = HGEMM_DTYPE_BF16 };
 enum class Activation : uint8_t {
   kNone = HGEMM_ACTIVATION_NONE,
   kRelu = HGEMM_ACTIVATION_RELU,
@@ -183,7 +190,6 @@ enum class Activation : uint8_t {
   kGeluTanh = HGEMM_ACTIVATION_GELU_TANH,
 };
 std::string_view to_string(Order order);          // "row", "col"
-std::string_view to_string(DType dtype);          // "f16", "bf16"
 std::string_view to_string(Activation activation);  // "none", "relu", "gelu", "gelu_tanh"
 
 struct GemmDesc {

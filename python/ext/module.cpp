@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include <nanobind/nanobind.h>
@@ -22,6 +23,50 @@ int run(uintptr_t a, uintptr_t b, uintptr_t c, int64_t m, int64_t n, int64_t k, 
   return hgemmRun(reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b),
                   reinterpret_cast<void*>(c), m, n, k, static_cast<hgemmLayout_t>(layout),
                   static_cast<hgemmAccum_t>(acc), reinterpret_cast<cudaStream_t>(stream));
+}
+
+// The general call for the shapes the ops hand over: A [M, K] and C [M, N] row-major, B stored
+// row-major as [K, N] (layout nn) or as [N, K] (layout tn: a column-major K x N), all packed.
+// hgemmGemm sends exactly these calls to hgemmRun's tuned kernels (its dispatch path). fp16
+// keeps going through run(), so its path is unchanged; bf16 has no hgemmRun and comes here.
+hgemmGemmDesc_t op_desc(int64_t m, int64_t n, int64_t k, int layout, int dtype, int acc) {
+  // Thrown here (ValueError in Python) because the library never sees layout: a status returned
+  // without a library call would leave hgemmLastErrorMessage() stale.
+  if (layout != HGEMM_LAYOUT_NN && layout != HGEMM_LAYOUT_TN)
+    throw std::invalid_argument("layout must be LAYOUT_NN or LAYOUT_TN, got " +
+                                std::to_string(layout));
+  hgemmGemmDesc_t desc{};
+  hgemmGemmDescInit(&desc, m, n, k);
+  desc.order_b = layout == HGEMM_LAYOUT_TN ? HGEMM_ORDER_COL : HGEMM_ORDER_ROW;
+  desc.dtype = static_cast<hgemmDataType_t>(dtype);
+  desc.acc = static_cast<hgemmAccum_t>(acc);
+  return desc;
+}
+
+int gemm(uintptr_t a, uintptr_t b, uintptr_t c, int64_t m, int64_t n, int64_t k, int layout,
+         int dtype, int acc, uintptr_t stream) {
+  const hgemmGemmDesc_t desc = op_desc(m, n, k, layout, dtype, acc);
+  return hgemmGemm(&desc, reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b),
+                   reinterpret_cast<void*>(c), reinterpret_cast<cudaStream_t>(stream));
+}
+
+// What gemm() with the same arguments would run; the pointers matter (alignment, device).
+nb::tuple gemm_explain(uintptr_t a, uintptr_t b, uintptr_t c, int64_t m, int64_t n, int64_t k,
+                       int layout, int dtype, int acc) {
+  const hgemmGemmDesc_t desc = op_desc(m, n, k, layout, dtype, acc);
+  hgemmGemmPlan_t plan{};
+  const hgemmStatus_t status =
+      hgemmGemmExplain(&desc, reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b),
+                       reinterpret_cast<const void*>(c), &plan);
+  nb::dict d;
+  if (status == HGEMM_SUCCESS) {
+    d["path"] = plan.path == HGEMM_PATH_DISPATCH ? "dispatch" : "safety net";
+    d["transposed"] = bool(plan.transposed);
+    d["kernel"] = std::string(plan.kernel);
+    d["source"] = std::string(plan.source);
+    d["reason"] = std::string(plan.reason);
+  }
+  return nb::make_tuple(int(status), d);
 }
 
 nb::tuple dispatch_info(int acc) {
@@ -68,6 +113,12 @@ std::string library_path() {
 
 NB_MODULE(_hgemm, m) {
   m.def("run", &run, "hgemmRun on raw device pointers; returns the hgemmStatus_t value");
+  m.def("gemm", &gemm,
+        "hgemmGemm on raw device pointers for the ops' layouts (A, C row-major; B row-major for "
+        "layout nn, column-major for tn) in either dtype; returns the hgemmStatus_t value");
+  m.def("gemm_explain", &gemm_explain,
+        "hgemmGemmExplain for gemm's arguments (less the stream): (status, {path, transposed, "
+        "kernel, source, reason})");
   m.def("status_string", [](int status) {
     return std::string(hgemmStatusString(static_cast<hgemmStatus_t>(status)));
   });
@@ -85,4 +136,6 @@ NB_MODULE(_hgemm, m) {
   m.attr("LAYOUT_TN") = int(HGEMM_LAYOUT_TN);
   m.attr("ACC_F32") = int(HGEMM_ACC_F32);
   m.attr("ACC_F16") = int(HGEMM_ACC_F16);
+  m.attr("DTYPE_F16") = int(HGEMM_DTYPE_F16);
+  m.attr("DTYPE_BF16") = int(HGEMM_DTYPE_BF16);
 }

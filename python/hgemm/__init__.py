@@ -1,9 +1,12 @@
 """hgemm: half-precision GEMM for NVIDIA GPUs, with PyTorch ops.
 
     import hgemm
-    y = hgemm.matmul(a, b)            # a [M, K], b [K, N], float16 CUDA tensors
+    y = hgemm.matmul(a, b)            # a [M, K], b [K, N], CUDA tensors, float16 or bfloat16
     y = hgemm.linear(x, weight, bias) # as torch.nn.functional.linear
     report = hgemm.patch(model)       # every eligible nn.Linear -> hgemm.nn.Linear
+
+The operands of one call share a dtype, which the output takes; bfloat16 accumulates in fp32
+only (acc='f16' is for float16).
 
 The extension links libhgemm and the CUDA runtime only; PyTorch is imported when present, and
 matmul, linear, nn and patch need it. info, explain, set_table, reload_tables and tune(shapes)

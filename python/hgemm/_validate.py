@@ -2,8 +2,9 @@
 
 They read only what every tensor exposes (shape, dtype, device, stride()), never import torch,
 and so are tested on small stand-in objects on machines without PyTorch. Each failure names the
-argument and the problem: TypeError for what is not a tensor or has the wrong dtype, ValueError
-for the wrong device, shape or layout.
+argument and the problem: TypeError for what is not a tensor, has a dtype other than float16 or
+bfloat16, or does not share the other operands' dtype; ValueError for the wrong device, shape or
+layout, or for fp16 accumulation of bfloat16.
 """
 
 NN = "nn"
@@ -15,12 +16,14 @@ _TENSOR_ATTRIBUTES = ("shape", "dtype", "device", "stride", "data_ptr")
 # graph break where it might not trace hasattr() and str().
 _tensor_type = None
 _float16 = None
+_bfloat16 = None
 
 
-def use_torch(tensor_type, float16):
-    global _tensor_type, _float16
+def use_torch(tensor_type, float16, bfloat16=None):
+    global _tensor_type, _float16, _bfloat16
     _tensor_type = tensor_type
     _float16 = float16
+    _bfloat16 = bfloat16
 
 
 def _dtype_name(t):
@@ -39,6 +42,19 @@ def _is_float16(t):
     return _dtype_name(t) == "float16"
 
 
+def _is_bfloat16(t):
+    if _bfloat16 is not None:
+        return t.dtype == _bfloat16
+    return _dtype_name(t) == "bfloat16"
+
+
+def _same_dtype_as(t, first):
+    # Without torch, dtypes are duck-typed like the tensors: compared by the name they print.
+    if _float16 is not None:
+        return t.dtype == first.dtype
+    return _dtype_name(t) == _dtype_name(first)
+
+
 def _describe(name, t):
     return f"{name} ({_dtype_name(t)} {tuple(t.shape)} on {t.device})"
 
@@ -46,9 +62,9 @@ def _describe(name, t):
 def _check_tensor(name, t):
     if not _is_tensor(t):
         raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
-    if not _is_float16(t):
-        raise TypeError(f"{_describe(name, t)}: hgemm takes float16 only, got {_dtype_name(t)} "
-                        f"(convert with .half())")
+    if not (_is_float16(t) or _is_bfloat16(t)):
+        raise TypeError(f"{_describe(name, t)}: hgemm takes bfloat16 or float16 only, got "
+                        f"{_dtype_name(t)} (convert with .half() or .bfloat16())")
     if t.device.type != "cuda":
         raise ValueError(f"{_describe(name, t)}: must be a CUDA tensor, got a {t.device.type} "
                          f"tensor (move it with .cuda())")
@@ -90,6 +106,15 @@ def _major(name, t):
                      f"strides {tuple(t.stride())} (pass {name}.contiguous())")
 
 
+def _same_dtype(pairs):
+    first_name, first = pairs[0]
+    for name, t in pairs[1:]:
+        if not _same_dtype_as(t, first):
+            raise TypeError(f"{_describe(name, t)} and {_describe(first_name, first)} differ in "
+                            f"dtype: hgemm takes one dtype, float16 or bfloat16, for all of them "
+                            f"(convert with {name}.to({first_name}.dtype))")
+
+
 def _same_device(pairs):
     first_name, first = pairs[0]
     for name, t in pairs[1:]:
@@ -103,10 +128,18 @@ def check_acc(acc):
         raise ValueError(f"acc must be 'f32' or 'f16', got {acc!r}")
 
 
+def _check_acc_for_dtype(name, t, acc):
+    """acc is known-good; bfloat16, whose range fp16 cannot hold, takes fp32 accumulation only."""
+    if acc == "f16" and _is_bfloat16(t):
+        raise ValueError(f"{_describe(name, t)}: bf16 accumulates in fp32 only, so acc='f16' is "
+                         f"not available for bfloat16 (pass acc='f32')")
+
+
 def check_matmul(a, b, out=None, acc="f32"):
     """Checks hgemm.matmul(a, b, out=out, acc=acc) and returns (m, n, k, layout): a is [M, K]
     row-major; b is [K, N] row-major (layout nn) or column-major, that is the transpose of a
-    row-major [N, K] tensor such as a Linear weight's .t() (layout tn). Nothing is copied."""
+    row-major [N, K] tensor such as a Linear weight's .t() (layout tn). a, b and out share one
+    dtype, float16 or bfloat16; bfloat16 takes acc 'f32' only. Nothing is copied."""
     check_acc(acc)
     _check_tensor("a", a)
     _check_tensor("b", b)
@@ -124,6 +157,8 @@ def check_matmul(a, b, out=None, acc="f32"):
     if out is not None:
         _check_tensor("out", out)
         pairs.append(("out", out))
+    _same_dtype(pairs)
+    _check_acc_for_dtype("a", a, acc)
     _same_device(pairs)
     if not _row_major(a.shape, a.stride()):
         raise ValueError(f"{_describe('a', a)}: must be row-major contiguous, got strides "
@@ -138,10 +173,11 @@ def check_matmul(a, b, out=None, acc="f32"):
     return m, n, k, layout
 
 
-def check_linear(x, weight, bias=None):
-    """Checks hgemm.linear(x, weight, bias) and returns (m, n, k, layout): x is [..., K] whose
-    leading dimensions flatten without a copy (row-major contiguous), weight [N, K] row-major
-    (layout tn) or the transpose of a row-major [K, N] (layout nn), bias [N] or None."""
+def check_linear(x, weight, bias=None, acc="f32"):
+    """Checks hgemm.linear(x, weight, bias, acc=acc) and returns (m, n, k, layout): x is [..., K]
+    whose leading dimensions flatten without a copy (row-major contiguous), weight [N, K]
+    row-major (layout tn) or the transpose of a row-major [K, N] (layout nn), bias [N] or None.
+    x, weight and bias share one dtype, float16 or bfloat16; bfloat16 takes acc 'f32' only."""
     _check_tensor("x", x)
     _check_tensor("weight", weight)
     if len(x.shape) < 1:
@@ -159,6 +195,7 @@ def check_linear(x, weight, bias=None):
             raise ValueError(f"{_describe('bias', bias)}: must have shape ({n},), the weight's "
                              f"output features")
         pairs.append(("bias", bias))
+    _same_dtype(pairs)
     _same_device(pairs)
     m = 1
     for d in x.shape[:-1]:
@@ -171,4 +208,6 @@ def check_linear(x, weight, bias=None):
                              f"{tuple(x.stride())} (pass x.contiguous())")
         expected *= size
     layout = TN if _major("weight", weight) == "row" else NN
+    check_acc(acc)
+    _check_acc_for_dtype("x", x, acc)
     return m, n, k, layout

@@ -1,10 +1,13 @@
-"""hgemm.nn.Linear, a drop-in for torch.nn.Linear in float16 on CUDA, and hgemm.patch(model)."""
+"""hgemm.nn.Linear, a drop-in for torch.nn.Linear in float16 or bfloat16 on CUDA, and
+hgemm.patch(model)."""
 
 from dataclasses import dataclass, field
 
 import torch
 
 from ._ops import linear
+
+_DTYPES = (torch.float16, torch.bfloat16)
 
 
 def ineligible(module):
@@ -16,13 +19,15 @@ def ineligible(module):
         # their weight outside forward, which a swap would not follow.
         return f"a {type(module).__module__}.{type(module).__qualname__}, not a torch.nn.Linear"
     w = module.weight
-    if w.dtype != torch.float16:
-        return f"weight is {w.dtype}, hgemm takes torch.float16"
+    if w.dtype not in _DTYPES:
+        return f"weight is {w.dtype}, hgemm takes torch.float16 or torch.bfloat16"
     if w.device.type != "cuda":
         return f"weight is on {w.device}, hgemm needs a CUDA device"
-    if module.bias is not None and (module.bias.dtype != torch.float16 or
+    if module.bias is not None and (module.bias.dtype != w.dtype or
                                     module.bias.device != w.device):
-        return f"bias is {module.bias.dtype} on {module.bias.device}, not float16 beside the weight"
+        wanted = str(w.dtype).replace("torch.", "")
+        return (f"bias is {module.bias.dtype} on {module.bias.device}, not {wanted} beside the "
+                f"weight")
     if not (w.is_contiguous() or w.t().is_contiguous()):
         return f"weight has strides {tuple(w.stride())}, neither row- nor column-major"
     if module._forward_hooks or module._forward_pre_hooks:
@@ -31,9 +36,9 @@ def ineligible(module):
 
 
 class Linear(torch.nn.Linear):
-    """torch.nn.Linear whose forward runs hgemm.linear: float16 weight on a CUDA device, input
-    [..., in_features] row-major contiguous. Parameters, state_dict keys and autograd are
-    torch.nn.Linear's."""
+    """torch.nn.Linear whose forward runs hgemm.linear: float16 (the default) or bfloat16 weight
+    on a CUDA device, input [..., in_features] row-major contiguous and of the weight's dtype.
+    Parameters, state_dict keys and autograd are torch.nn.Linear's."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=torch.float16):
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
@@ -74,7 +79,8 @@ class PatchReport:
 
 
 def patch(model):
-    """Replaces, in place, every eligible torch.nn.Linear inside `model` by an hgemm.nn.Linear
+    """Replaces, in place, every eligible torch.nn.Linear inside `model` (float16 or bfloat16
+    weight, a bias of the same dtype or none, on a CUDA device, no hooks) by an hgemm.nn.Linear
     sharing its parameters, and returns a PatchReport naming what was swapped and what was not,
     and why. The model itself, if a Linear, cannot be replaced in place: use
     hgemm.nn.Linear.from_linear."""

@@ -169,8 +169,12 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     return;
   }
   const GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
-  const dispatch::Decision& decision = dispatch::select(route.problem, args, *device);
-  decision.instance->launch(decision.config, args);
+  // Nothing compiled may run a call that the route sends to dispatch (bf16 that TMA cannot read:
+  // the sm80 catalog, which runs any fp16 call, is fp16 only); the safety net runs it.
+  if (const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, nullptr))
+    decision->instance->launch(decision->config, args);
+  else
+    launch_general(desc, a, b, c, *device, stream);
 }
 
 GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void* c) {
@@ -181,10 +185,15 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
     return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
                     std::string(dispatch::to_string(dispatch::Source::kSafetyNet)), route.reason};
   const GemmArgs args = dispatch_args(desc, route, a, b, const_cast<void*>(c), nullptr);
-  const dispatch::Decision& decision = dispatch::select(route.problem, args, *device);
-  return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, decision.config.name(),
-                  std::string(dispatch::to_string(decision.source)),
-                  route.reason + "; " + decision.reason};
+  std::string why_not;
+  const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, &why_not);
+  if (!decision)
+    return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
+                    std::string(dispatch::to_string(dispatch::Source::kSafetyNet)),
+                    route.reason + "; no compiled kernel runs it: " + why_not};
+  return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, decision->config.name(),
+                  std::string(dispatch::to_string(decision->source)),
+                  route.reason + "; " + decision->reason};
 }
 
 size_t workspace_size(const GemmDesc& desc) {

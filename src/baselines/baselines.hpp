@@ -8,8 +8,8 @@
 //   cublaslt-best       the faster of cublaslt-autotune's pick and the heuristic's first pick,
 //                       timed interleaved: the reference of every bar in this project
 //
-// select() chooses both under the conditions of the headline measurement, once per shape, layout
-// and accumulation, cached for the lifetime of the Baselines object:
+// select() chooses both under the conditions of the headline measurement, once per shape, layout,
+// accumulation and element type, cached for the lifetime of the Baselines object:
 //   1. screen: every candidate in one interleaved graph-mode measurement with short loops, on
 //      the benchmark's rotated buffer sets (more than twice the L2 between two uses of a set);
 //   2. final: the screen's kScreenKeep fastest and the heuristic's pick, interleaved in graph
@@ -21,8 +21,10 @@
 //
 // Settings shared by all: a 32 MiB workspace allocated once (cublasSetWorkspace for cuBLAS, the
 // workspace argument for cuBLASLt); compute type matching our accumulation: CUBLAS_COMPUTE_32F
-// with fp32 alpha/beta for Accum::kF32, CUBLAS_COMPUTE_16F with fp16 alpha/beta for kF16. Every
-// status is checked; a failure throws hgemm::Error.
+// with fp32 alpha/beta for Accum::kF32, CUBLAS_COMPUTE_16F with fp16 alpha/beta for kF16; A, B and
+// C of the problem's element type (CUDA_R_16F, or CUDA_R_16BF for bf16, which accumulates in fp32
+// only: a bf16 problem with fp16 accumulation is refused by Problem::validate() before any call).
+// Every status is checked; a failure throws hgemm::Error.
 //
 // Row-major mapping: C (M x N, row-major) is the column-major N x M matrix C' = B' * A', so each
 // call asks column-major cuBLAS for an N x M x K product with B as the first operand:
@@ -73,7 +75,7 @@ struct Picks {
 Picks choose_algorithms(const std::vector<int>& finalists, const std::vector<double>& final_ms,
                         size_t from_screen);
 
-// What select() measured and chose for one shape, layout and accumulation.
+// What select() measured and chose for one shape, layout, accumulation and element type.
 struct Selection {
   std::vector<std::string> candidates;  // each candidate's algorithm, heuristic order
   std::vector<double> screen_ms;        // per candidate; empty when the screen was skipped
@@ -127,5 +129,6 @@ class Baselines {
 // (the cross-check in tests/gpu/test_harness.cu builds its own from this description).
 cublasComputeType_t compute_type(Accum accum);
 cudaDataType_t scale_type(Accum accum);
+cudaDataType_t data_type(DType dtype);  // of A, B and C
 
 }  // namespace hgemm::baselines

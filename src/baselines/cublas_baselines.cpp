@@ -34,6 +34,7 @@ struct PlanKey {
   int64_t m, n, k;
   Layout layout;
   Accum accum;
+  DType dtype;
   uint32_t align_a, align_b, align_c;
   bool operator==(const PlanKey&) const = default;
 };
@@ -47,8 +48,8 @@ uint64_t fnv1a(std::initializer_list<uint64_t> values) {
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                         uint64_t(k.accum), uint64_t(k.align_a), uint64_t(k.align_b),
-                         uint64_t(k.align_c)}));
+                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.align_a),
+                         uint64_t(k.align_b), uint64_t(k.align_c)}));
   }
 };
 
@@ -59,13 +60,14 @@ struct SelectionKey {
   int64_t m, n, k;
   Layout layout;
   Accum accum;
+  DType dtype;
   bool operator==(const SelectionKey&) const = default;
 };
 
 struct SelectionKeyHash {
   size_t operator()(const SelectionKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                         uint64_t(k.accum)}));
+                         uint64_t(k.accum), uint64_t(k.dtype)}));
   }
 };
 
@@ -193,6 +195,10 @@ cudaDataType_t scale_type(Accum accum) {
   return accum == Accum::kF16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
+cudaDataType_t data_type(DType dtype) {
+  return dtype == DType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
+}
+
 struct Baselines::Impl {
   cublasHandle_t blas = nullptr;
   cublasLtHandle_t lt = nullptr;
@@ -232,8 +238,9 @@ struct Baselines::Impl {
   }
 
   Plan& plan(const Problem& p, const void* a, const void* b, const void* c) {
-    const PlanKey key{p.m, p.n, p.k, p.layout, p.accum, alignment_of(a), alignment_of(b),
-                      alignment_of(c)};
+    const PlanKey key{
+        p.m, p.n, p.k, p.layout, p.accum, p.dtype, alignment_of(a), alignment_of(b),
+        alignment_of(c)};
     auto it = plans.find(key);
     if (it != plans.end()) return *it->second;
     auto plan = std::make_unique<Plan>();
@@ -246,17 +253,18 @@ struct Baselines::Impl {
     HGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB,
                                                       &op_second, sizeof op_second));
     // Layouts describe the stored (untransposed) column-major matrices.
+    const cudaDataType_t type = data_type(p.dtype);
     if (p.layout == Layout::kTN) {
-      HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->first, CUDA_R_16F, uint64_t(p.k),
-                                                    uint64_t(p.n), p.k));
+      HGEMM_CUBLAS_CHECK(
+          cublasLtMatrixLayoutCreate(&plan->first, type, uint64_t(p.k), uint64_t(p.n), p.k));
     } else {
-      HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->first, CUDA_R_16F, uint64_t(p.n),
-                                                    uint64_t(p.k), p.n));
+      HGEMM_CUBLAS_CHECK(
+          cublasLtMatrixLayoutCreate(&plan->first, type, uint64_t(p.n), uint64_t(p.k), p.n));
     }
-    HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->second, CUDA_R_16F, uint64_t(p.k),
-                                                  uint64_t(p.m), p.k));
-    HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->out, CUDA_R_16F, uint64_t(p.n),
-                                                  uint64_t(p.m), p.n));
+    HGEMM_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&plan->second, type, uint64_t(p.k), uint64_t(p.m), p.k));
+    HGEMM_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&plan->out, type, uint64_t(p.n), uint64_t(p.m), p.n));
     HGEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&plan->preference));
     const uint64_t workspace_bytes = kWorkspaceBytes;
     HGEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
@@ -304,10 +312,11 @@ struct Baselines::Impl {
   void cublas_call(const Problem& p, const void* a, const void* b, void* c) {
     const cublasOperation_t op_first = p.layout == Layout::kTN ? CUBLAS_OP_T : CUBLAS_OP_N;
     const int ld_first = int(p.layout == Layout::kTN ? p.k : p.n);
+    const cudaDataType_t type = data_type(p.dtype);
     HGEMM_CUBLAS_CHECK(cublasGemmEx(blas, op_first, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k),
-                                    alpha(p.accum), b, CUDA_R_16F, ld_first, a, CUDA_R_16F,
-                                    int(p.k), beta(p.accum), c, CUDA_R_16F, int(p.n),
-                                    compute_type(p.accum), CUBLAS_GEMM_DEFAULT));
+                                    alpha(p.accum), b, type, ld_first, a, type, int(p.k),
+                                    beta(p.accum), c, type, int(p.n), compute_type(p.accum),
+                                    CUBLAS_GEMM_DEFAULT));
   }
 
 };
@@ -331,13 +340,21 @@ Baselines::~Baselines() {
 
 namespace {
 
-SelectionKey selection_key(const Problem& p) { return {p.m, p.n, p.k, p.layout, p.accum}; }
+SelectionKey selection_key(const Problem& p) {
+  return {p.m, p.n, p.k, p.layout, p.accum, p.dtype};
+}
+
+// Every entry point refuses what cuBLAS must not be asked, such as bf16 with fp16 accumulation,
+// with Problem::validate()'s reason rather than a cuBLAS status.
+void require_valid(const Problem& p) {
+  if (Status s = p.validate(); !s.ok()) throw Error(s.code, s.message);
+}
 
 }  // namespace
 
 void Baselines::run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
                     cudaStream_t stream) {
-  if (Status s = problem.validate(); !s.ok()) throw Error(s.code, s.message);
+  require_valid(problem);
   HGEMM_REQUIRE(a && b && c, HGEMM_ERROR_NULL_POINTER, "null pointer passed to a baseline");
   Impl& im = *impl_;
   im.bind(stream);
@@ -357,7 +374,7 @@ verify::GemmFn Baselines::fn(Kind kind) {
 
 const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
                                    const bench::RotatingBuffers& buffers) {
-  if (Status s = problem.validate(); !s.ok()) throw Error(s.code, s.message);
+  require_valid(problem);
   Impl& im = *impl_;
   const SelectionKey key = selection_key(problem);
   if (auto it = im.selections.find(key); it != im.selections.end()) return it->second.selection;
@@ -417,6 +434,7 @@ cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, con
                                           const void* b, const void* c) {
   HGEMM_REQUIRE(kind != Kind::kCublas, HGEMM_ERROR_NOT_SUPPORTED,
                 "cublas runs cublasGemmEx, which exposes no algorithm");
+  require_valid(problem);
   Impl& im = *impl_;
   if (kind == Kind::kLtHeuristic)
     return im.candidates(im.plan(problem, a, b, c), problem).front().algo;
@@ -430,15 +448,18 @@ cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, con
 
 std::string Baselines::describe(Kind kind, const Problem& problem, const void* a, const void* b,
                                 const void* c) {
-  const char* compute = problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F";
-  if (kind == Kind::kCublas) return std::string("cublasGemmEx ") + compute;
+  require_valid(problem);
+  // bf16 rows say so; fp16 rows keep the text they always had.
+  const std::string compute = std::string(problem.dtype == DType::kBF16 ? "bf16 " : "") +
+                              (problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F");
+  if (kind == Kind::kCublas) return "cublasGemmEx " + compute;
   if (kind == Kind::kLtHeuristic) {
     const auto& candidates = impl_->candidates(impl_->plan(problem, a, b, c), problem);
-    return std::string(compute) + " heuristic " + describe_algo(candidates.front().algo) +
-           " (of " + std::to_string(candidates.size()) + ")";
+    return compute + " heuristic " + describe_algo(candidates.front().algo) + " (of " +
+           std::to_string(candidates.size()) + ")";
   }
   const auto it = impl_->selections.find(selection_key(problem));
-  return std::string(compute) + " " +
+  return compute + " " +
          (it == impl_->selections.end() ? std::string("not selected yet")
                                         : it->second.selection.describe(kind));
 }

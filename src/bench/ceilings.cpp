@@ -53,7 +53,7 @@ double median_ms(cudaStream_t stream, int reps, Work&& work) {
 }  // namespace
 
 Ceilings measure_ceilings(cudaStream_t stream, const verify::GemmFn& gemm, Accum accum,
-                          const std::string& gemm_name) {
+                          DType dtype, const std::string& gemm_name) {
   Ceilings c;
   {
     DeviceBuffer src{size_t(kCopyBytes)}, dst{size_t(kCopyBytes)};
@@ -68,15 +68,17 @@ Ceilings measure_ceilings(cudaStream_t stream, const verify::GemmFn& gemm, Accum
     const int64_t n = kPeakShape;
     const size_t bytes = size_t(n * n) * 2;
     DeviceBuffer a{bytes}, b{bytes}, out{bytes};
-    fill_uniform(a.ptr, n * n, 11, stream);
-    fill_uniform(b.ptr, n * n, 13, stream);
-    const Problem p{n, n, n, Layout::kTN, accum};
+    fill_uniform(a.ptr, n * n, 11, stream, dtype);
+    fill_uniform(b.ptr, n * n, 13, stream, dtype);
+    const Problem p{n, n, n, Layout::kTN, accum, dtype};
     const double ms = median_ms(stream, 5, [&] { gemm(p, a.ptr, b.ptr, out.ptr, stream); });
     c.peak_tflops = p.flops() / (ms * 1e-3) / 1e12;
   }
   c.method = "dram: median of 5 device-to-device copies of 1 GiB, bytes read + written; peak: " +
-             gemm_name + " on 8192^3 TN " + std::string(to_string(accum)) +
-             ", median of 5 calls, random data";
+             gemm_name + " on 8192^3 TN " + std::string(to_string(accum));
+  // fp16 runs keep the text they always had.
+  if (dtype != DType::kF16) c.method.append(" ").append(to_string(dtype));
+  c.method += ", median of 5 calls, random data";
   return c;
 }
 

@@ -25,7 +25,8 @@ std::map<ShapeKey, std::map<std::string, double>> timed_by_shape(
     const std::string& acc) {
   std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, const ResultRow*> last;
   for (const ResultRow& r : rows)
-    if (r.impl == impl && r.mode == mode && r.acc == acc) last[{r.m, r.n, r.k, r.layout}] = &r;
+    if (r.impl == impl && r.mode == mode && report_acc(r) == acc)
+      last[{r.m, r.n, r.k, r.layout}] = &r;
   std::map<ShapeKey, std::map<std::string, double>> out;
   for (const auto& [key, row] : last)
     if (row->timed()) out[{row->m, row->n, row->k}][row->layout] = row->ms;
@@ -76,7 +77,7 @@ std::vector<std::string> modes_in(const std::vector<ResultRow>& rows) {
 
 std::vector<std::string> accs_in(const std::vector<ResultRow>& rows) {
   std::set<std::string> seen;
-  for (const auto& r : rows) seen.insert(r.acc);
+  for (const auto& r : rows) seen.insert(report_acc(r));
   return {seen.begin(), seen.end()};
 }
 
@@ -178,6 +179,10 @@ void render_headline(std::ostringstream& o, const std::vector<ResultRow>& rows,
 }
 
 }  // namespace
+
+std::string report_acc(const ResultRow& row) {
+  return row.dtype == "f16" ? row.acc : row.acc + "_" + row.dtype;
+}
 
 std::string BaselineSpec::label() const {
   switch (layout) {

@@ -8,6 +8,9 @@
 //                its faster passed layout for the shape.
 //   rows used    only passed rows with a positive time; when several rows share a key (merged
 //                or resumed files), the last one read wins.
+//   acc          the rows' accumulation, with the element type after it for bf16 rows
+//                ("f32_bf16", as in problem names): fp16 and bf16 rows are never compared with
+//                each other, and files of fp16 rows report exactly as before.
 #pragma once
 
 #include <array>
@@ -49,8 +52,11 @@ struct Comparison {
   int candidate_missing = 0;
 };
 
+// `acc` as the report names it (see the top of this file): "f32", "f16", "f32_bf16".
 Comparison compare(const std::vector<ResultRow>& rows, const std::string& candidate,
                    const BaselineSpec& baseline, const std::string& mode, const std::string& acc);
+// A row's acc as the report names it.
+std::string report_acc(const ResultRow& row);
 
 struct SpeedupStats {
   int n = 0;

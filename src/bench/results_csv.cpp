@@ -11,6 +11,7 @@
 
 #include "core/file_io.hpp"
 #include "core/gzip.hpp"
+#include "hgemm/hgemm.hpp"
 
 namespace hgemm::bench {
 namespace {
@@ -68,18 +69,23 @@ bool ResultRow::timed() const {
   return disposition == kPassed && std::isfinite(ms) && ms > 0;
 }
 
-const std::vector<std::string>& columns() {
+const std::vector<std::string>& columns(bool with_dtype) {
   static const std::vector<std::string> cols = {
       "m",       "n",       "k",       "layout",  "acc",      "impl",
       "mode",    "disposition", "ms",  "tflops",  "p20_ms",   "p80_ms",
       "min_ms",  "max_ms",  "samples", "calls_per_sample", "sets",
       "sm_clock_before_mhz", "sm_clock_after_mhz", "detail"};
-  return cols;
+  static const std::vector<std::string> with = [] {
+    std::vector<std::string> c = cols;
+    c.insert(c.begin() + 5, "dtype");  // after acc
+    return c;
+  }();
+  return with_dtype ? with : cols;
 }
 
-std::string header_line() {
+std::string header_line(bool with_dtype) {
   std::string out;
-  for (const auto& c : columns()) out += (out.empty() ? "" : ",") + c;
+  for (const auto& c : columns(with_dtype)) out += (out.empty() ? "" : ",") + c;
   return out;
 }
 
@@ -126,10 +132,13 @@ std::vector<std::string> csv_split(std::string_view line) {
   return out;
 }
 
-std::string format_row(const ResultRow& r) {
+std::string format_row(const ResultRow& r, bool with_dtype) {
+  if (!with_dtype && r.dtype != "f16")
+    throw std::invalid_argument("a " + r.dtype + " row needs a results file with a dtype column");
   std::ostringstream o;
-  o << r.m << ',' << r.n << ',' << r.k << ',' << csv_quote(r.layout) << ',' << csv_quote(r.acc)
-    << ',' << csv_quote(r.impl) << ',' << csv_quote(r.mode) << ',' << csv_quote(r.disposition)
+  o << r.m << ',' << r.n << ',' << r.k << ',' << csv_quote(r.layout) << ',' << csv_quote(r.acc);
+  if (with_dtype) o << ',' << csv_quote(r.dtype);
+  o << ',' << csv_quote(r.impl) << ',' << csv_quote(r.mode) << ',' << csv_quote(r.disposition)
     << ',' << format_double(r.ms) << ',' << format_double(r.tflops) << ','
     << format_double(r.p20_ms) << ',' << format_double(r.p80_ms) << ','
     << format_double(r.min_ms) << ',' << format_double(r.max_ms) << ',' << r.samples << ','
@@ -204,6 +213,12 @@ ResultsFile parse_results(std::string_view text, std::string_view origin) {
     if (r.m <= 0 || r.n <= 0 || r.k <= 0) fail(origin, line_no, "M, N and K must be positive");
     r.layout = get("layout");
     r.acc = get("acc");
+    // Files without the column (fp16 runs, and every file older than bf16) hold fp16 rows.
+    if (const std::string dtype = get("dtype"); !dtype.empty()) {
+      if (!parse_dtype(dtype))
+        fail(origin, line_no, "column 'dtype': '" + dtype + "' is not f16 or bf16");
+      r.dtype = dtype;
+    }
     r.impl = get("impl");
     r.mode = get("mode");
     r.disposition = get("disposition");
@@ -242,17 +257,23 @@ ResultsFile read_results(const std::string& path) {
 }
 
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, std::string_view acc,
-                    std::string_view impl, std::string_view mode) {
+                    std::string_view impl, std::string_view mode, std::string_view dtype) {
   std::string out = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-  for (std::string_view part : {layout, acc, impl, mode}) {
+  auto add = [&out](std::string_view part) {
     out += '|';
     out += part;
-  }
+  };
+  add(layout);
+  add(acc);
+  // fp16 keys are those of the files written before bf16, so --resume still finds their rows.
+  if (dtype != "f16") add(dtype);
+  add(impl);
+  add(mode);
   return out;
 }
 
 std::string row_key(const ResultRow& r) {
-  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode);
+  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode, r.dtype);
 }
 
 }  // namespace hgemm::bench

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -30,12 +31,16 @@ __device__ __forceinline__ uint32_t mix(uint32_t x) {
   return x;
 }
 
-__global__ void fill_uniform_kernel(__half* out, int64_t n, uint32_t seed) {
+__device__ __forceinline__ void store(__half* p, float x) { *p = __float2half(x); }
+__device__ __forceinline__ void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16(x); }
+
+template <class T>
+__global__ void fill_uniform_kernel(T* out, int64_t n, uint32_t seed) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     const uint32_t h = mix(uint32_t(i) ^ mix(uint32_t(uint64_t(i) >> 32) ^ seed));
     // 24 random bits mapped onto [-1, 1]
-    out[i] = __float2half(float(h >> 8) * (2.0f / 16777215.0f) - 1.0f);
+    store(out + i, float(h >> 8) * (2.0f / 16777215.0f) - 1.0f);
   }
 }
 
@@ -115,11 +120,15 @@ SpreadBar spread_bar(double spread, double k, double floor, double ceiling) {
   return b;
 }
 
-void fill_uniform(void* halves, int64_t n, uint32_t seed, cudaStream_t stream) {
+void fill_uniform(void* elements, int64_t n, uint32_t seed, cudaStream_t stream, DType dtype) {
   if (n <= 0) return;
   const int threads = 256;
-  const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 4096);
-  fill_uniform_kernel<<<int(blocks), threads, 0, stream>>>(static_cast<__half*>(halves), n, seed);
+  const int blocks = int(std::min<int64_t>((n + threads - 1) / threads, 4096));
+  if (dtype == DType::kBF16)
+    fill_uniform_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16*>(elements), n,
+                                                        seed);
+  else
+    fill_uniform_kernel<<<blocks, threads, 0, stream>>>(static_cast<__half*>(elements), n, seed);
   HGEMM_LAUNCH_CHECK();
 }
 
@@ -128,7 +137,7 @@ RotatingBuffers::~RotatingBuffers() {
 }
 
 void RotatingBuffers::prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes, uint32_t seed,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, DType dtype) {
   a_offset_ = 0;
   b_offset_ = round_up(size_t(m * k) * 2, kAlign);
   c_offset_ = b_offset_ + round_up(size_t(k * n) * 2, kAlign);
@@ -152,7 +161,7 @@ void RotatingBuffers::prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes,
     HGEMM_CUDA_CHECK(cudaMalloc(&base_, bytes));
     capacity_ = bytes;
   }
-  fill_uniform(base_, int64_t(size_t(sets_) * set_bytes_ / 2), seed, stream);
+  fill_uniform(base_, int64_t(size_t(sets_) * set_bytes_ / 2), seed, stream, dtype);
   HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

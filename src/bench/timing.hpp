@@ -96,7 +96,8 @@ struct SpreadBar {
 SpreadBar spread_bar(double spread, double k, double floor, double ceiling);
 
 // Rotated A, B and C sets for one problem size, in one device allocation reused across shapes.
-// A and B hold uniform [-1, 1] values. NN and TN share buffers: B has K*N elements either way.
+// A and B hold uniform [-1, 1] values of the element type the sets are prepared for. NN and TN
+// share buffers: B has K*N elements either way.
 class RotatingBuffers {
  public:
   RotatingBuffers() = default;
@@ -104,10 +105,11 @@ class RotatingBuffers {
   RotatingBuffers(const RotatingBuffers&) = delete;
   RotatingBuffers& operator=(const RotatingBuffers&) = delete;
 
-  // Lays out and fills the sets for an M x N x K problem. Throws hgemm::Error when even two
+  // Lays out and fills the sets for an M x N x K problem of `dtype` elements (both 2 bytes, so
+  // the layout does not depend on it; the values' bits do). Throws hgemm::Error when even two
   // sets do not fit in free device memory.
   void prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes, uint32_t seed,
-               cudaStream_t stream);
+               cudaStream_t stream, DType dtype = DType::kF16);
   int num_sets() const { return sets_; }
   const void* a(int set) const { return base_ + size_t(set) * set_bytes_ + a_offset_; }
   const void* b(int set) const { return base_ + size_t(set) * set_bytes_ + b_offset_; }
@@ -123,8 +125,10 @@ class RotatingBuffers {
   int sets_ = 0;
 };
 
-// Fills n halves with uniform [-1, 1] values from a counter-based hash of (index, seed).
-void fill_uniform(void* halves, int64_t n, uint32_t seed, cudaStream_t stream);
+// Fills n 2-byte elements of `dtype` with uniform [-1, 1] values from a counter-based hash of
+// (index, seed); the same index and seed give the same value before rounding in either type.
+void fill_uniform(void* elements, int64_t n, uint32_t seed, cudaStream_t stream,
+                  DType dtype = DType::kF16);
 
 // Times callables on one stream. Owns its events. A call that throws aborts the measurement
 // (the exception propagates; graph capture is ended first, so the stream stays usable).

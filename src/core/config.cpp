@@ -148,28 +148,34 @@ Status validate_decode(const KernelConfig& c) {
 }  // namespace
 
 std::string KernelConfig::name() const {
+  const char* element = dtype == DType::kBF16 ? "_bf16" : "";
   if (family == Family::kDecode)
     return "decode_n" + std::to_string(block_n) + "_k" + std::to_string(block_k) + "_s" +
            std::to_string(num_stages) + "_w" + std::to_string(warps_n) + "_" +
-           std::string(to_string(accum)) + "_" + std::string(to_string(layout));
+           std::string(to_string(accum)) + "_" + std::string(to_string(layout)) + element;
   std::string tile = std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
                      std::to_string(block_k);
   std::string tail = "_sk" + std::to_string(split_k) + "_" + std::string(to_string(accum)) + "_" +
                      std::string(to_string(layout));
   if (family == Family::kSm80Mma) {
     return "sm80_mma_" + tile + "_s" + std::to_string(num_stages) + "_w" + std::to_string(warps_m) +
-           "x" + std::to_string(warps_n) + tail;
+           "x" + std::to_string(warps_n) + tail + element;
   }
   const char* prefix = schedule == Schedule::kPingPong ? "sm90_pp_" : "sm90_ws_";
   return prefix + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
          (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
-         (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail + (swap_ab ? "_swap" : "");
+         (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail + (swap_ab ? "_swap" : "") +
+         element;
 }
 
 std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
   auto t = split_tokens(name, '_');
+  // The element type is the last token when it is not fp16; name() below checks the spelling.
+  const bool bf16 = t.size() > 1 && t.back() == "bf16";
+  if (bf16) t.pop_back();
   KernelConfig c;
+  c.dtype = bf16 ? DType::kBF16 : DType::kF16;
   if (t.size() == 7 && t[0] == "decode") {
     DecodeVariant v;
     auto accum = parse_accum(t[5]);
@@ -180,6 +186,7 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
       return std::nullopt;
     v.accum = *accum;
     v.layout = *layout;
+    v.dtype = c.dtype;
     c = to_config(v);
     if (c.name() != name) return std::nullopt;
     return c;
@@ -235,6 +242,15 @@ Status KernelConfig::validate() const {
   if (swap_ab && family != Family::kSm90Ws)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                            name() + ": only the sm90 family swaps A and B (swap)");
+  if (dtype != DType::kF16 && dtype != DType::kBF16)
+    return Status::failure(HGEMM_ERROR_INVALID_ENUM,
+                           "unknown element type value " + std::to_string(int(dtype)));
+  if (dtype == DType::kBF16 && accum != Accum::kF32)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           name() + ": bf16 accumulates in fp32 only (f32)");
+  if (dtype == DType::kBF16 && family == Family::kSm80Mma)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           name() + ": the sm80 catalog is fp16 only (bf16 runs on sm90 and decode)");
   Status s = family == Family::kSm80Mma  ? validate_sm80(*this)
              : family == Family::kDecode ? validate_decode(*this)
                                          : validate_sm90(*this);

@@ -22,12 +22,13 @@ struct DecodeVariant {
   int num_warps = 4;
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
+  DType dtype = DType::kF16;
 
   constexpr bool operator==(DecodeVariant const&) const = default;
 };
 
 constexpr DecodeVariant decode_variant(KernelConfig const& c) {
-  return {c.block_n, c.block_k, c.num_stages, c.warps_n, c.layout, c.accum};
+  return {c.block_n, c.block_k, c.num_stages, c.warps_n, c.layout, c.accum, c.dtype};
 }
 
 constexpr KernelConfig to_config(DecodeVariant const& v) {
@@ -41,6 +42,7 @@ constexpr KernelConfig to_config(DecodeVariant const& v) {
   c.warps_n = v.num_warps;
   c.layout = v.layout;
   c.accum = v.accum;
+  c.dtype = v.dtype;
   return c;
 }
 

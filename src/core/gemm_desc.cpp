@@ -108,14 +108,6 @@ std::string_view to_string(Order order) {
   return "?";
 }
 
-std::string_view to_string(DType dtype) {
-  switch (dtype) {
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-  }
-  return "?";
-}
-
 std::string_view to_string(Activation activation) {
   switch (activation) {
     case Activation::kNone: return "none";

@@ -31,13 +31,15 @@ struct Sm90Variant {
   Layout layout = Layout::kTN;
   Schedule schedule = Schedule::kCooperative;
   bool swap_ab = false;
+  DType dtype = DType::kF16;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };
 
 constexpr Sm90Variant sm90_variant(KernelConfig const& c) {
   Sm90Variant v{c.block_m,   c.block_n,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_m,
-                c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         c.swap_ab};
+                c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         c.swap_ab,
+                c.dtype};
   if (v.swap_ab) {
     std::swap(v.block_m, v.block_n);
     std::swap(v.cluster_m, v.cluster_n);
@@ -61,6 +63,7 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   c.layout = v.layout;
   c.schedule = v.schedule;
   c.swap_ab = v.swap_ab;
+  c.dtype = v.dtype;
   if (v.swap_ab) {
     std::swap(c.block_m, c.block_n);
     std::swap(c.cluster_m, c.cluster_n);

@@ -21,6 +21,14 @@ std::string_view to_string(Accum accum) {
   return "?";
 }
 
+std::string_view to_string(DType dtype) {
+  switch (dtype) {
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+  }
+  return "?";
+}
+
 std::optional<Layout> parse_layout(std::string_view text) {
   if (text == "nn") return Layout::kNN;
   if (text == "tn") return Layout::kTN;
@@ -33,9 +41,16 @@ std::optional<Accum> parse_accum(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<DType> parse_dtype(std::string_view text) {
+  if (text == "f16") return DType::kF16;
+  if (text == "bf16") return DType::kBF16;
+  return std::nullopt;
+}
+
 std::string Problem::name() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_" +
-         std::string(to_string(layout)) + "_" + std::string(to_string(accum));
+         std::string(to_string(layout)) + "_" + std::string(to_string(accum)) +
+         (dtype == DType::kBF16 ? "_bf16" : "");
 }
 
 Status Problem::validate() const {
@@ -45,6 +60,12 @@ Status Problem::validate() const {
   if (accum != Accum::kF32 && accum != Accum::kF16)
     return Status::failure(HGEMM_ERROR_INVALID_ENUM,
                            "unknown accumulation value " + std::to_string(int(accum)));
+  if (dtype != DType::kF16 && dtype != DType::kBF16)
+    return Status::failure(HGEMM_ERROR_INVALID_ENUM,
+                           "unknown element type value " + std::to_string(int(dtype)));
+  if (dtype == DType::kBF16 && accum != Accum::kF32)
+    return Status::failure(HGEMM_ERROR_DTYPE_ACCUM,
+                           "bf16 accumulates in fp32 only; fp16 accumulation was asked for");
   if (m <= 0 || n <= 0 || k <= 0)
     return Status::failure(HGEMM_ERROR_INVALID_SIZE,
                            "M, N and K must be positive, got M=" + std::to_string(m) +

@@ -59,7 +59,7 @@ std::atomic<int> g_generation{0};
 
 struct DispatchKey {
   int64_t m, n, k;
-  int layout, accum, device, align_class, generation;
+  int layout, accum, dtype, device, align_class, generation;
   bool operator==(const DispatchKey&) const = default;
 };
 
@@ -67,8 +67,8 @@ struct DispatchKeyHash {
   size_t operator()(const DispatchKey& k) const {
     uint64_t h = 1469598103934665603ull;
     for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                       uint64_t(k.accum), uint64_t(k.device), uint64_t(k.align_class),
-                       uint64_t(k.generation)}) {
+                       uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.device),
+                       uint64_t(k.align_class), uint64_t(k.generation)}) {
       h ^= v;
       h *= 1099511628211ull;
     }
@@ -189,8 +189,11 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
   return {&slot->user, &slot->shipped};
 }
 
-Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
-                const Tables& tables) {
+namespace {
+
+// decide() for tables whose configs have the problem's element type.
+Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                          const Tables& tables) {
   auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
   // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
   std::optional<Advice> advice;
@@ -329,20 +332,79 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
   return heuristic;
 }
 
-const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+}  // namespace
+
+Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                const Tables& tables) {
+  if (problem.dtype == DType::kF16) return decide_in_tables(problem, args, device, tables);
+  // The tables hold fp16 winners. A bf16 kernel is its fp16 twin with another wgmma (mma.sync)
+  // type and the same tiles, stages and traffic, and the tensor cores run both types at one
+  // rate, so a bf16 call runs the twin of the fp16 call's pick; where that twin is not compiled
+  // or cannot run the call, the rules run again over the bf16 kernels alone (no table).
+  Problem twin = problem;
+  twin.dtype = DType::kF16;
+  const Decision f16 = decide_in_tables(twin, args, device, tables);
+  KernelConfig config = f16.config;
+  config.dtype = problem.dtype;
+  const KernelInstance* inst = registry::find(config);
+  Status s = inst ? registry::can_implement(problem, config, args, device)
+                  : Status::failure(HGEMM_ERROR_NOT_SUPPORTED, config.name() + " is not compiled");
+  if (s.ok())
+    return Decision{inst, config, f16.source,
+                    f16.reason + "; run in " + std::string(to_string(problem.dtype)) +
+                        " (the tables hold fp16 winners)"};
+  Decision own = decide_in_tables(problem, args, device, Tables{});
+  own.reason += "; the fp16 pick " + f16.config.name() + " has no " +
+                std::string(to_string(problem.dtype)) + " twin that runs it (" + s.message + ")";
+  return own;
+}
+
+namespace {
+
+// select()'s cache entry: the decision, or (no instance) why nothing compiled runs the call.
+const Decision& cached_decision(const Problem& problem, const GemmArgs& args,
+                                const DeviceInfo& device) {
   static std::shared_mutex mutex;
   static std::unordered_map<DispatchKey, Decision, DispatchKeyHash> cache;
-  const DispatchKey key{problem.m,          problem.n,      problem.k,        int(problem.layout),
-                        int(problem.accum), device.ordinal, align_class(args),
+  const DispatchKey key{problem.m,
+                        problem.n,
+                        problem.k,
+                        int(problem.layout),
+                        int(problem.accum),
+                        int(problem.dtype),
+                        device.ordinal,
+                        align_class(args),
                         g_generation.load(std::memory_order_acquire)};
   {
     std::shared_lock lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  Decision decision = decide(problem, args, device, tables_for(device, problem.accum));
+  Decision decision;
+  try {
+    decision = decide(problem, args, device, tables_for(device, problem.accum));
+  } catch (const Error& e) {
+    if (e.status() != HGEMM_ERROR_NOT_SUPPORTED) throw;
+    decision.reason = e.message();
+  }
   std::unique_lock lock(mutex);
   // Node-based map: the reference stays valid while other threads insert.
   return cache.emplace(key, std::move(decision)).first->second;
+}
+
+}  // namespace
+
+const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+  const Decision& decision = cached_decision(problem, args, device);
+  if (!decision.instance) HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, decision.reason);
+  return decision;
+}
+
+const Decision* try_select(const Problem& problem, const GemmArgs& args,
+                           const DeviceInfo& device, std::string* why_not) {
+  const Decision& decision = cached_decision(problem, args, device);
+  if (decision.instance) return &decision;
+  if (why_not) *why_not = decision.reason;
+  return nullptr;
 }
 
 void reload_tables() { g_generation.fetch_add(1, std::memory_order_acq_rel); }

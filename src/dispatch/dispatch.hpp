@@ -13,6 +13,11 @@
 //   6. safety net     the heuristic's answer when no sm90 instance can run the call: the
 //                     predicated sm80 kernel takes any shape and any 2-byte-aligned pointers
 //
+// bf16: the tables hold fp16 winners, and a bf16 call runs the bf16 twin of the fp16 call's
+// decision (same tiles, same rate on the tensor cores); without a twin that runs it, the rules
+// above over the bf16 kernels alone. The sm80 catalog is fp16 only, so a bf16 call may find
+// nothing compiled (try_select; hgemmGemm then takes its own safety net).
+//
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.
 #pragma once
@@ -94,9 +99,14 @@ Tables tables_for(const DeviceInfo& device, Accum accum);
 Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                 const Tables& tables);
 
-// decide() with tables_for(), cached per shape, layout, accumulation, device and pointer-alignment
-// class, so repeated calls neither allocate nor scan.
+// decide() with tables_for(), cached per shape, layout, accumulation, element type, device and
+// pointer-alignment class, so repeated calls neither allocate nor scan. Throws like decide().
 const Decision& select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device);
+
+// select() for a caller with a way out (hgemmGemm's safety net): nullptr, and why in *why_not,
+// where nothing compiled can run the call (a bf16 call that TMA cannot read, say). Cached too.
+const Decision* try_select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                           std::string* why_not);
 
 // The next tables_for() and select() find and load the tables again, so a process sees a user
 // table that `hgemm tune` wrote after its first call. Earlier tables and cached decisions are

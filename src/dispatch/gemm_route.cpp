@@ -8,10 +8,9 @@
 namespace hgemm::dispatch {
 namespace {
 
-// The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does.
+// The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does. bf16
+// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins.
 std::string not_plain(const GemmDesc& d) {
-  if (d.dtype != DType::kF16) return "the tuned kernels are fp16 only, the call is " +
-                                     std::string(to_string(d.dtype));
   if (d.alpha != 1.0f) return "alpha != 1";
   if (d.beta != 0.0f) return "beta != 0";
   if (d.bias) return "a bias";
@@ -20,6 +19,11 @@ std::string not_plain(const GemmDesc& d) {
   if (d.batch_count != 1)
     return std::to_string(d.batch_count) + " batches (the tuned kernels run one matrix)";
   return {};
+}
+
+// How the reason names the element type: hgemmRun is fp16, bf16 runs the same kernels' twins.
+std::string element(const GemmDesc& d) {
+  return d.dtype == DType::kBF16 ? " (in bf16)" : "";
 }
 
 }  // namespace
@@ -47,8 +51,9 @@ GemmRoute route(const GemmDesc& d) {
     }
     r.dispatch = true;
     r.problem = Problem{d.m, d.n, d.k, d.order_b == Order::kRow ? Layout::kNN : Layout::kTN,
-                        d.accum};
-    r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN");
+                        d.accum, d.dtype};
+    r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN") +
+               element(d);
     return r;
   }
   // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
@@ -62,9 +67,9 @@ GemmRoute route(const GemmDesc& d) {
   r.dispatch = true;
   r.transposed = true;
   r.problem = Problem{d.n, d.m, d.k, d.order_a == Order::kRow ? Layout::kTN : Layout::kNN,
-                      d.accum};
+                      d.accum, d.dtype};
   r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
-             (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K";
+             (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" + element(d);
   return r;
 }
 

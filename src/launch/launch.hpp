@@ -27,13 +27,16 @@ struct GemmArgs {
   size_t workspace_bytes = 0;
 };
 
-// Why `config` cannot run `problem` for its layout or accumulation (every kernel is compiled for
-// one of each), or empty when it can. The families' can_implement and dispatch's rules say it in
-// these words.
+// Why `config` cannot run `problem` for its layout, accumulation or element type (every kernel
+// is compiled for one of each), or empty when it can. The families' can_implement and dispatch's
+// rules say it in these words.
 inline std::string layout_accum_mismatch(const Problem& problem, const KernelConfig& config) {
-  if (config.layout == problem.layout && config.accum == problem.accum) return {};
+  if (config.layout == problem.layout && config.accum == problem.accum &&
+      config.dtype == problem.dtype)
+    return {};
   return config.name() + " is built for " + std::string(to_string(config.layout)) + "/" +
-         std::string(to_string(config.accum)) + ", the problem is " + problem.name();
+         std::string(to_string(config.accum)) + "/" + std::string(to_string(config.dtype)) +
+         ", the problem is " + problem.name();
 }
 
 // sm80 split-K partial sums, one buffer per split: fp32, rows padded to an even number of

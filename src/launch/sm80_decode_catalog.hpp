@@ -1,6 +1,6 @@
 // The decode catalog (M <= 16, kernels/sm80/sm80_decode.cuh): every decode kernel compiled into
-// the library. A row is compiled for fp32 and fp16 accumulation, for TN, and for NN where the
-// width allows it (NN transposes B in registers in groups of 64 columns). Dispatch's decode rule
+// the library. A row is compiled for fp32 and fp16 accumulation, fp32 also for bf16 elements, for
+// TN, and for NN where the width allows it (NN transposes B in registers in groups of 64 columns). Dispatch's decode rule
 // (dispatch/decode_rule.hpp) takes, per width, the first row of that width; the others are for
 // the tuner. The depths below come from the budget each width can afford (comments); the rows
 // dispatch takes were first timed in bench/results/2026-11-24-h100-d999474, the others not yet.
@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstddef>
+#include <iterator>
+#include <utility>
 
 #include "core/decode_variant.hpp"
 #include "launch/catalog_distinct.hpp"
@@ -42,24 +44,30 @@ constexpr bool decode_layout_ok(DecodeVariant const& v, Layout layout) {
   return layout == Layout::kTN || v.block_n % 64 == 0;
 }
 
+// The (accumulation, element type) pairs each row compiles: bf16 accumulates in fp32 only.
+inline constexpr std::pair<Accum, DType> kCatalogTypes[] = {
+    {Accum::kF32, DType::kF16}, {Accum::kF32, DType::kBF16}, {Accum::kF16, DType::kF16}};
+
 constexpr std::size_t catalog_size() {
   std::size_t n = 0;
   for (DecodeVariant const& row : kCatalogRows)
-    for (Layout layout : {Layout::kNN, Layout::kTN}) n += decode_layout_ok(row, layout) ? 2 : 0;
+    for (Layout layout : {Layout::kNN, Layout::kTN})
+      n += decode_layout_ok(row, layout) ? std::size(kCatalogTypes) : 0;
   return n;
 }
 
-// The rows expanded, in the order catalog() lists them: per row, each accumulation (fp32 first),
-// then NN (where legal) before TN.
+// The rows expanded, in the order catalog() lists them: per row, fp32 accumulation (fp16, then
+// bf16 elements) before fp16, then NN (where legal) before TN.
 inline constexpr std::array<DecodeVariant, catalog_size()> kCatalog = [] {
   std::array<DecodeVariant, catalog_size()> out{};
   std::size_t i = 0;
   for (DecodeVariant const& row : kCatalogRows)
-    for (Accum accum : {Accum::kF32, Accum::kF16})
+    for (auto [accum, dtype] : kCatalogTypes)
       for (Layout layout : {Layout::kNN, Layout::kTN}) {
         if (!decode_layout_ok(row, layout)) continue;
         out[i] = row;
         out[i].accum = accum;
+        out[i].dtype = dtype;
         out[i].layout = layout;
         ++i;
       }

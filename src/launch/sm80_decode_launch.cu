@@ -80,9 +80,9 @@ struct DecodeInstance {
         configured_devices.fetch_or(bit, std::memory_order_release);
       }
     }
-    const sm80::DecodeParams params{static_cast<__half const*>(args.a),
-                                    static_cast<__half const*>(args.b),
-                                    static_cast<__half*>(args.c),
+    const sm80::DecodeParams params{static_cast<uint16_t const*>(args.a),
+                                    static_cast<uint16_t const*>(args.b),
+                                    static_cast<uint16_t*>(args.c),
                                     int(args.m),
                                     int(args.n),
                                     int(args.k)};

@@ -116,7 +116,7 @@ struct Sm80Instance {
       launch_kernel<false>(params, grid, args.stream);
     if (splits > 1)
       launch_splitk_reduce(params.partial, params.partial_ld, int(splits), params.c, params.m,
-                           params.n, args.stream);
+                           params.n, DType::kF16, args.stream);
   }
 
   static KernelInstance instance() { return {to_config(kVariant), &launch}; }

@@ -1,6 +1,7 @@
 // The sm90 catalog: every sm90 kernel compiled into the library, in one list. A row is a tile
 // variant; it is compiled for both layouts (NN, TN) and for fp32 and fp16 accumulation, or for
-// fp16 alone where fp32 accumulators would not fit. The build splits the expanded list into
+// fp16 alone where fp32 accumulators would not fit; every fp32 instance also for bf16 elements
+// (bf16 accumulates in fp32 only). The build splits the expanded list into
 // translation units (launch/sm90_catalog_shard.cuh); docs/design.md says how to add a row.
 #pragma once
 
@@ -166,34 +167,44 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
-// Which (accumulation, layout) instances a row compiles: fp16-only rows skip fp32, and swap-AB
-// rows are TN only (KernelConfig::validate: the swapped A is B, which must be K-major).
-constexpr bool row_compiles(CatalogRow const& row, Accum accum, Layout layout) {
-  return !(row.fp16_only && accum == Accum::kF32) && !(row.variant.swap_ab && layout == Layout::kNN);
+// Which (accumulation, element type, layout) instances a row compiles: fp16-only rows skip fp32,
+// bf16 accumulates in fp32 only, and swap-AB rows are TN only (KernelConfig::validate: the swapped
+// A is B, which must be K-major).
+constexpr bool row_compiles(CatalogRow const& row, Accum accum, DType dtype, Layout layout) {
+  return !(row.fp16_only && accum == Accum::kF32) &&
+         !(dtype == DType::kBF16 && accum != Accum::kF32) &&
+         !(row.variant.swap_ab && layout == Layout::kNN);
 }
+
+inline constexpr Accum kCatalogAccums[] = {Accum::kF32, Accum::kF16};
+inline constexpr DType kCatalogDTypes[] = {DType::kF16, DType::kBF16};
+inline constexpr Layout kCatalogLayouts[] = {Layout::kNN, Layout::kTN};
 
 constexpr std::size_t catalog_size() {
   std::size_t n = 0;
   for (CatalogRow const& row : kCatalogRows)
-    for (Accum accum : {Accum::kF32, Accum::kF16})
-      for (Layout layout : {Layout::kNN, Layout::kTN}) n += row_compiles(row, accum, layout);
+    for (Accum accum : kCatalogAccums)
+      for (DType dtype : kCatalogDTypes)
+        for (Layout layout : kCatalogLayouts) n += row_compiles(row, accum, dtype, layout);
   return n;
 }
 
 // The rows expanded, in the order catalog() lists them: per row, each accumulation (fp32 first),
-// then NN before TN.
+// fp16 before bf16, then NN before TN.
 inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
   std::array<Sm90Variant, catalog_size()> out{};
   std::size_t i = 0;
   for (CatalogRow const& row : kCatalogRows)
-    for (Accum accum : {Accum::kF32, Accum::kF16})
-      for (Layout layout : {Layout::kNN, Layout::kTN}) {
-        if (!row_compiles(row, accum, layout)) continue;
-        out[i] = row.variant;
-        out[i].accum = accum;
-        out[i].layout = layout;
-        ++i;
-      }
+    for (Accum accum : kCatalogAccums)
+      for (DType dtype : kCatalogDTypes)
+        for (Layout layout : kCatalogLayouts) {
+          if (!row_compiles(row, accum, dtype, layout)) continue;
+          out[i] = row.variant;
+          out[i].accum = accum;
+          out[i].dtype = dtype;
+          out[i].layout = layout;
+          ++i;
+        }
   return out;
 }();
 

@@ -325,6 +325,7 @@ std::string sm90_source(const KernelConfig& config) {
     << "    .layout = Layout::" << enum_name(v.layout) << ",\n"
     << "    .schedule = Schedule::" << enum_name(v.schedule) << ",\n"
     << "    .swap_ab = " << (v.swap_ab ? "true" : "false") << ",\n"
+    << "    .dtype = DType::" << (v.dtype == DType::kBF16 ? "kBF16" : "kF16") << ",\n"
     << "};\n"
     << "template __global__ void sm90_ws_gemm_kernel<Traits<kJitVariant>>(__grid_constant__ "
        "Params const);\n"

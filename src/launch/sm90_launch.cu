@@ -82,16 +82,16 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   sm90::Params params{};
   params.tma_a = tensor_map_2d({op_a, uint64_t(m), uint64_t(k), uint64_t(k),
                                 uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
-                                uint32_t(g.a_swizzle)});
+                                uint32_t(g.a_swizzle), v.dtype});
   // B is N x K row-major in TN and K x N in NN.
   const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
   params.tma_b = tensor_map_2d({op_b, b_rows, b_cols, b_cols, uint32_t(g.b_box_outer),
-                                uint32_t(g.b_box_inner), uint32_t(g.b_swizzle)});
+                                uint32_t(g.b_box_inner), uint32_t(g.b_swizzle), v.dtype});
   if (g.tma_store)
     params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(n),
                                   uint32_t(g.c_box_outer), uint32_t(g.c_box_inner),
-                                  uint32_t(g.c_swizzle)});
-  params.c = static_cast<__half*>(args.c);
+                                  uint32_t(g.c_swizzle), v.dtype});
+  params.c = static_cast<uint16_t*>(args.c);
   params.m = m;
   params.n = n;
   params.k = k;
@@ -139,7 +139,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   HGEMM_LAUNCH_CHECK();
   if (params.num_splits > 1)
     launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c,
-                         int(args.m), int(args.n), args.stream, programmatic);
+                         int(args.m), int(args.n), v.dtype, args.stream, programmatic);
 }
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }

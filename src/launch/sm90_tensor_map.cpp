@@ -41,7 +41,9 @@ CUtensorMap encode(TensorMapKey const& key) {
   const cuuint64_t strides[1] = {key.row_stride * 2};  // bytes; the innermost stride is implied
   const cuuint32_t box[2] = {key.box_cols, key.box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+  const CUtensorMapDataType type = key.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult r = encode_fn()(&map, type, 2,
                                  const_cast<void*>(key.base), dims, strides, box, element_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(key.swizzle_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

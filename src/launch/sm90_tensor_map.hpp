@@ -1,4 +1,4 @@
-// TMA tensor maps for the sm90 family: 2-D fp16 row-major views of A, B and C, encoded with the
+// TMA tensor maps for the sm90 family: 2-D fp16 or bf16 row-major views of A, B and C, encoded with the
 // driver's cuTensorMapEncodeTiled (fetched through the runtime, so the library needs no -lcuda)
 // and cached per thread, so repeated calls on the same buffers do not re-encode.
 #pragma once
@@ -7,9 +7,11 @@
 
 #include <cuda.h>
 
+#include "hgemm/hgemm.hpp"
+
 namespace hgemm::sm90 {
 
-// A rows x cols fp16 matrix, row stride `row_stride` elements, read or written in boxes of
+// A rows x cols matrix of 2-byte elements, row stride `row_stride` elements, read or written in boxes of
 // box_rows x box_cols with a `swizzle_bytes` smem swizzle (0, 32, 64 or 128).
 struct TensorMapKey {
   void const* base = nullptr;
@@ -19,6 +21,7 @@ struct TensorMapKey {
   uint32_t box_rows = 0;
   uint32_t box_cols = 0;
   uint32_t swizzle_bytes = 0;
+  DType dtype = DType::kF16;
 
   bool operator==(TensorMapKey const&) const = default;
 };

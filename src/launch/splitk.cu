@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "core/error.hpp"
@@ -47,11 +48,10 @@ SplitScratch::~SplitScratch() {
 }
 
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, cudaStream_t stream, bool programmatic) {
+                          int n, DType dtype, cudaStream_t stream, bool programmatic) {
   constexpr int kThreads = 256;
   const int64_t pairs = int64_t(m) * ((n + 1) / 2);
   const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
-  auto* out = static_cast<__half*>(c);
   const bool pair_stores = n % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3(blocks);
@@ -62,9 +62,17 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
     launch.attrs = &attr;
     launch.numAttrs = 1;
   }
-  auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<true>
-                            : &kernels::splitk_reduce_kernel<false>;
-  HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
+  if (dtype == DType::kBF16) {
+    auto* out = static_cast<__nv_bfloat16*>(c);
+    auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__nv_bfloat16, true>
+                              : &kernels::splitk_reduce_kernel<__nv_bfloat16, false>;
+    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
+  } else {
+    auto* out = static_cast<__half*>(c);
+    auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__half, true>
+                              : &kernels::splitk_reduce_kernel<__half, false>;
+    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
+  }
   HGEMM_LAUNCH_CHECK();
 }
 

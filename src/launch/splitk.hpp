@@ -45,10 +45,10 @@ class SplitScratch {
   cudaStream_t stream_ = nullptr;
 };
 
-// C (m x n fp16, row stride n) = the sum of `splits` partial buffers, in split order. With
+// C (m x n of `dtype`, row stride n) = the sum of `splits` partial buffers, in split order. With
 // `programmatic` (see programmatic_launch) the reduction may start while the GEMM kernel ahead of
 // it finishes; it waits for that kernel's partials before reading them.
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, cudaStream_t stream, bool programmatic = false);
+                          int n, DType dtype, cudaStream_t stream, bool programmatic = false);
 
 }  // namespace hgemm

@@ -155,15 +155,23 @@ struct WgmmaSS;
   struct WgmmaSS<N, true> {                                                                   \
     static constexpr int kRegs = R;                                                           \
     using Reg = float;                                                                        \
-    template <int kTransB>                                                                    \
+    template <int kTransB, bool kBF16>                                                        \
     __device__ __forceinline__ static void mma(float (&d)[R], uint64_t desc_a, uint64_t desc_b, \
                                                uint32_t scale_d) {                            \
-      asm volatile(                                                                           \
-          "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                    \
-          "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" HGEMM_WG_D##R "}, %" DA \
-          ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                              \
-          : HGEMM_WG_OPS##R("+f", d)                                                       \
-          : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                            \
+      if constexpr (kBF16)                                                                    \
+        asm volatile(                                                                         \
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                  \
+            "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 {" HGEMM_WG_D##R       \
+            "}, %" DA ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                  \
+            : HGEMM_WG_OPS##R("+f", d)                                                     \
+            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                          \
+      else                                                                                    \
+        asm volatile(                                                                         \
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                  \
+            "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" HGEMM_WG_D##R         \
+            "}, %" DA ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                  \
+            : HGEMM_WG_OPS##R("+f", d)                                                     \
+            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                          \
     }                                                                                         \
   };
 
@@ -172,7 +180,7 @@ struct WgmmaSS;
   struct WgmmaSS<N, false> {                                                                  \
     static constexpr int kRegs = R;                                                           \
     using Reg = uint32_t;                                                                     \
-    template <int kTransB>                                                                    \
+    template <int kTransB, bool kBF16>                                                        \
     __device__ __forceinline__ static void mma(uint32_t (&d)[R], uint64_t desc_a,             \
                                                uint64_t desc_b, uint32_t scale_d) {           \
       asm volatile(                                                                           \
@@ -181,6 +189,7 @@ struct WgmmaSS;
           ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                              \
           : HGEMM_WG_OPS##R("+r", d)                                                       \
           : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                            \
+      static_assert(!kBF16, "bf16 accumulates in fp32 only");                                 \
     }                                                                                         \
   };
 
@@ -221,12 +230,12 @@ HGEMM_WGMMA_SS_F16(256, 64, "64", "65", "66", "67")
 #undef HGEMM_WGMMA_SS_F32
 #undef HGEMM_WGMMA_SS_F16
 
-// d (+)= A * B for one m64nNk16 atom; see WgmmaSS.
-template <int kN, bool kAccF32, int kTransB>
+// d (+)= A * B for one m64nNk16 atom; see WgmmaSS. kBF16: A and B are bf16 (fp32 d only).
+template <int kN, bool kAccF32, int kTransB, bool kBF16 = false>
 __device__ __forceinline__ void wgmma_ss(
     typename WgmmaSS<kN, kAccF32>::Reg (&d)[WgmmaSS<kN, kAccF32>::kRegs], uint64_t desc_a,
     uint64_t desc_b, uint32_t scale_d) {
-  WgmmaSS<kN, kAccF32>::template mma<kTransB>(d, desc_a, desc_b, scale_d);
+  WgmmaSS<kN, kAccF32>::template mma<kTransB, kBF16>(d, desc_a, desc_b, scale_d);
 }
 
 }  // namespace hgemm::ptx

@@ -21,6 +21,16 @@
 //   reference cancels to ~0 still gets the absolute error its partial sums carry): 2^-19 * K for
 //   fp32 (> 30x the typical fp32 order difference, ~2^-24 * K) and 1e-3 * K for fp16 (> 20x the
 //   fp16 model's per-element sigma, 3.75e-5 * K).
+//   bf16 (fp32 accumulation only), derived the same way: the reference reads the same bf16
+//   inputs, so input rounding never shows and the visible error is again C's rounding, now to 8
+//   significant bits instead of 11 (a single element off by at most 2^-8 relative). Every term
+//   that comes from output rounding scales by 2^(11-8) = 8: the floor becomes 8 x 2.1e-4 = 1.7e-3
+//   (predicted from the fp16 measurement; the error of one rounding is the same fraction of an
+//   ulp in either format) and the tolerance 8 x 5e-4 = 4e-3, the same 2.4x above it, while the
+//   fp32 summation-order term stays as it is. Max-abs: two bf16 ulps of max|ref| plus the same
+//   2^-19 * K. 4e-3 is below a bf16 accumulator's error (8x fp16 accumulation's: ~4.8e-3 at
+//   K = 256, ~9.6e-3 at 1024) but above an fp16 accumulator's up to K ~ 12000; tensor cores have
+//   no fp16 accumulation for bf16 inputs, and the precision probe catches either.
 // Index and k-range bugs are caught exactly by small_integer, so these tolerances only need to
 // separate fp32 from fp16 accumulation and catch gross errors.
 #include "verify/verifier.hpp"
@@ -34,6 +44,7 @@
 #include <string>
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -63,21 +74,27 @@ using detail::NonfiniteStats;
 using detail::RefSource;
 
 constexpr double kU32 = 0x1p-24;  // fp32 unit roundoff
-// The precision probe needs (K-3)/128 of at least one fp16 ulp at 1024 in every column (a fifth
-// of the small entries are zero) and exact fp32 partial sums (K <= 2^20 keeps them below 2^14).
+// The precision probe needs its small terms to move C's rounded result off 1024 in every column
+// (a fifth of them are zero) and exact fp32 partial sums (K <= 2^20 keeps them below 2^16); see
+// verify_kernels.hpp for both element types.
 constexpr int64_t kProbeMinK = 256;
 constexpr int64_t kProbeMaxK = int64_t(1) << 20;
 // At least 4 KiB and one row of C on each side, in whole 256-byte units so C's base stays aligned.
 constexpr int64_t kMinGuardElements = 2048;
 
-// The spacing of fp16 values around |x| (2^-24 in the subnormal range).
-double fp16_ulp(double x) {
+// The spacing of `dtype` values around |x|: fp16 has 11 significant bits and normals from 2^-14
+// (spacing 2^-24 below), bf16 8 bits and normals from 2^-126 (spacing 2^-133 below).
+double ulp(double x, DType dtype) {
+  const bool bf16 = dtype == DType::kBF16;
+  const int digits = bf16 ? 8 : 11;
+  const int min_exponent = bf16 ? -126 : -14;
+  const double max_finite = bf16 ? 0x1.fep127 : 65504.0;
   x = std::fabs(x);
-  if (!(x >= 0x1p-14)) return 0x1p-24;
-  x = std::min(x, 65504.0);
+  if (!(x >= std::ldexp(1.0, min_exponent))) return std::ldexp(1.0, min_exponent - (digits - 1));
+  x = std::min(x, max_finite);
   int e = 0;
   std::frexp(x, &e);  // x = f * 2^e with f in [0.5, 1)
-  return std::ldexp(1.0, e - 1 - 10);
+  return std::ldexp(1.0, e - digits);
 }
 
 std::string fmt(const char* format, double v) {
@@ -102,7 +119,22 @@ float float_from_bits(unsigned int bits) {
   return f;
 }
 
-double half_to_double(uint16_t bits) { return double(__half2float(__ushort_as_half(bits))); }
+double element_to_double(uint16_t bits, DType dtype) {
+  if (dtype == DType::kBF16) return double(float_from_bits(unsigned(bits) << 16));
+  return double(__half2float(__ushort_as_half(bits)));
+}
+
+// A float rounded to nearest even in `dtype`, back as a float.
+float round_to(float x, DType dtype) {
+  if (dtype == DType::kBF16) return __bfloat162float(__float2bfloat16_rn(x));
+  return __half2float(__float2half_rn(x));
+}
+
+std::string hex16(uint16_t bits) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", unsigned(bits));
+  return buf;
+}
 
 // Thrown for anything the GEMM under test did (as opposed to the verifier's own failures).
 class GemmFailure : public std::runtime_error {
@@ -215,19 +247,21 @@ struct Verifier::Impl {
   }
 
   void fill(const FillSpec& sa, const FillSpec& sb, int64_t offset) {
-    detail::fill_a(a_at(offset), p.m, p.k, sa, max_blocks, stream);
-    detail::fill_b(b_at(offset), p.layout, p.k, p.n, sb, max_blocks, stream);
+    detail::fill_a(a_at(offset), p.dtype, p.m, p.k, sa, max_blocks, stream);
+    detail::fill_b(b_at(offset), p.dtype, p.layout, p.k, p.n, sb, max_blocks, stream);
   }
 
   // Row-major C = A*B is the column-major N x M product C' = B' * A'. NN: B (K x N row-major) is
   // N x K column-major with ld N, op N. TN: B (N x K row-major) is K x N column-major with ld K,
-  // op T. A (M x K row-major) is K x M column-major with ld K, op N. C: ld N.
+  // op T. A (M x K row-major) is K x M column-major with ld K, op N. C: ld N. A and B are read as
+  // the problem's element type, so the reference multiplies exactly the values the GEMM sees.
   void cublas_gemm(const void* a_ptr, const void* b_ptr, void* c_ptr, cudaDataType c_type,
                    cublasComputeType_t compute, const void* alpha, const void* beta) {
     const bool tn = p.layout == Layout::kTN;
+    const cudaDataType in_type = p.dtype == DType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
     HGEMM_CUBLAS_CHECK(cublasGemmEx(blas, tn ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(p.n),
-                                    int(p.m), int(p.k), alpha, b_ptr, CUDA_R_16F,
-                                    tn ? int(p.k) : int(p.n), a_ptr, CUDA_R_16F, int(p.k), beta,
+                                    int(p.m), int(p.k), alpha, b_ptr, in_type,
+                                    tn ? int(p.k) : int(p.n), a_ptr, in_type, int(p.k), beta,
                                     c_ptr, c_type, int(p.n), compute, CUBLAS_GEMM_DEFAULT));
   }
 
@@ -262,7 +296,7 @@ struct Verifier::Impl {
 
   // ---- the GEMM under test, inside the guard bands ----
   void run_under_test(const GemmFn& gemm, const char* during, CheckResult& guard_result) {
-    detail::fill_poison(c.as<uint16_t>(), c_total, max_blocks, stream);
+    detail::fill_poison(c.as<uint16_t>(), p.dtype, c_total, max_blocks, stream);
     try {
       gemm(p, a_at(misalign), b_at(misalign), c_ptr(), stream);
     } catch (const std::exception& e) {
@@ -281,7 +315,8 @@ struct Verifier::Impl {
 
   void check_guard(const char* during, CheckResult& r) {
     auto* stats = scratch.as<GuardStats>();
-    detail::scan_guard(c.as<uint16_t>(), c_total, c_begin(), p.m * p.n, stats, max_blocks, stream);
+    detail::scan_guard(c.as<uint16_t>(), p.dtype, c_total, c_begin(), p.m * p.n, stats, max_blocks,
+                       stream);
     const GuardStats s = read_back<GuardStats>(stats);
     if (r.disposition != Disposition::kPassed || (s.guard_changed == 0 && s.c_unwritten == 0))
       return;
@@ -293,7 +328,8 @@ struct Verifier::Impl {
       r.worst_col = first % p.n;
       r.worst_got = std::nan("");
       r.reason += " " + std::to_string(s.c_unwritten) + " of " + std::to_string(p.m * p.n) +
-                  " elements of C unwritten (still the poison pattern 0x7d5a), first at " +
+                  " elements of C unwritten (still the poison pattern " +
+                  hex16(detail::poison_bits(p.dtype)) + "), first at " +
                   at(r.worst_row, r.worst_col);
     }
     if (s.guard_changed) {
@@ -309,10 +345,11 @@ struct Verifier::Impl {
   // Pass 1 and, when there is an error, pass 2 (the first element with the largest error).
   CompareStats compare(const uint16_t* got, const RefSource& source, CompareMode mode) {
     auto* stats = scratch.as<CompareStats>();
-    detail::compare(got, p.m, p.n, source, mode, stats, max_blocks, stream);
+    detail::compare(got, p.dtype, p.m, p.n, source, mode, stats, max_blocks, stream);
     CompareStats s = read_back<CompareStats>(stats);
     if (s.max_err_bits != 0) {
-      detail::locate_worst(got, p.m, p.n, source, mode, s.max_err_bits, stats, max_blocks, stream);
+      detail::locate_worst(got, p.dtype, p.m, p.n, source, mode, s.max_err_bits, stats, max_blocks,
+                           stream);
       s.worst_index = read_back<CompareStats>(stats).worst_index;
     }
     return s;
@@ -324,7 +361,7 @@ struct Verifier::Impl {
     const int64_t index = int64_t(s.worst_index);
     r.worst_row = index / p.n;
     r.worst_col = index % p.n;
-    r.worst_got = half_to_double(read_back<uint16_t>(got + index));
+    r.worst_got = element_to_double(read_back<uint16_t>(got + index), p.dtype);
     r.worst_want = src.dense ? double(read_back<float>(src.dense + index))
                              : double(src.by_col_mod5[r.worst_col % detail::kProbePeriod]);
   }
@@ -388,6 +425,12 @@ struct Verifier::Impl {
     // fp16 accumulation is exact only while every partial sum stays within 2048 in magnitude, in
     // whatever order the kernel adds: A row i is nonzero only where k % s == i % s, so at most
     // ceil(K / s) <= 2048 products are nonzero per element (every k still meets a row if M >= s).
+    // fp32 accumulation adds these integers exactly (far below 2^24), so C holds the exact sum
+    // wherever C's type represents it: kExactRepresentable compares only |ref| <= 2048 for fp16
+    // and |ref| <= 256 for bf16 (8 significant bits). With dense {-1,0,1} inputs |ref| has a
+    // standard deviation of sqrt(2K/3), so bf16 still compares all but ~1e-6 of the elements up
+    // to K = 4096, 98.6% at 16384 and 78% at 65536; the inputs stay dense so that every k of every
+    // row is exercised, and are the same matrices as the fp16 problem's.
     const int64_t sparsity = p.accum == Accum::kF16 ? std::max<int64_t>(1, (p.k + 2047) / 2048) : 1;
     FillSpec sa{FillKind::kSmallInt, key(kSmallInteger, 0)};
     sa.sparsity = sparsity;
@@ -413,7 +456,7 @@ struct Verifier::Impl {
     if (p.k < kProbeMinK || p.k > kProbeMaxK) {
       r.reason = "not applicable: K=" + std::to_string(p.k) + " outside [" +
                  std::to_string(kProbeMinK) + ", " + std::to_string(kProbeMaxK) +
-                 "] (the small terms would not add up to an fp16 ulp, or fp32 sums would round)";
+                 "] (the small terms would not move C's rounded result, or fp32 sums would round)";
       return;
     }
     const FillSpec sa{FillKind::kProbe};
@@ -421,11 +464,11 @@ struct Verifier::Impl {
     sb.k = p.k;
     fill(sa, sb, misalign);
     // The exact column sum depends on the column only through j % 5.
+    const float small = detail::probe_small(p.dtype);
     RefSource src;
     for (int j = 0; j < detail::kProbePeriod; ++j) {
-      const float exact =
-          detail::kProbeBig + detail::kProbeSmall * float(detail::probe_small_count(j, p.k));
-      src.by_col_mod5[j] = __half2float(__float2half_rn(exact));
+      const float exact = detail::kProbeBig + small * float(detail::probe_small_count(j, p.k));
+      src.by_col_mod5[j] = round_to(exact, p.dtype);
     }
     run_under_test(gemm, "precision_probe", guard_result);
     const CompareStats s = compare(c_ptr(), src, CompareMode::kExact);
@@ -433,11 +476,14 @@ struct Verifier::Impl {
     if (s.mismatches == 0) return;
     set_worst(r, s, c_ptr(), src);
     r.disposition = Disposition::kIncorrect;
+    const bool bf16 = p.dtype == DType::kBF16;
     r.reason = "got " + num(r.worst_got) + " want " + num(r.worst_want) + " at " +
                at(r.worst_row, r.worst_col) + " (" + std::to_string(s.mismatches) + " of " +
-               std::to_string(s.compared) +
-               " elements differ: 1024 + many 1/128 terms - 1024 is exact with fp32 "
-               "accumulation, an fp16 accumulator drops the small terms)";
+               std::to_string(s.compared) + " elements differ: 1024 + many " +
+               (bf16 ? "1/32" : "1/128") +
+               " terms - 1024 is exact with fp32 accumulation, " +
+               (bf16 ? "a bf16 or fp16 accumulator" : "an fp16 accumulator") +
+               " drops the small terms)";
   }
 
   void nonfinite(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
@@ -452,13 +498,13 @@ struct Verifier::Impl {
     fill(sa, sb, misalign);
     run_under_test(gemm, "nonfinite", guard_result);
     auto* stats = scratch.as<NonfiniteStats>();
-    detail::scan_nonfinite(c_ptr(), p.m, p.n, i0, j1, stats, max_blocks, stream);
+    detail::scan_nonfinite(c_ptr(), p.dtype, p.m, p.n, i0, j1, stats, max_blocks, stream);
     const NonfiniteStats s = read_back<NonfiniteStats>(stats);
     if (s.mismatches == 0) return;
     const int64_t index = int64_t(s.first_index);
     r.worst_row = index / p.n;
     r.worst_col = index % p.n;
-    r.worst_got = half_to_double(read_back<uint16_t>(c_ptr() + index));
+    r.worst_got = element_to_double(read_back<uint16_t>(c_ptr() + index), p.dtype);
     const char* want = r.worst_row == i0 ? "NaN" : r.worst_col == j1 ? "+Inf" : "finite";
     r.worst_want = r.worst_row == i0 ? NAN : r.worst_col == j1 ? INFINITY : 0.0;
     r.disposition = Disposition::kIncorrect;
@@ -577,15 +623,18 @@ Report Verifier::check(const Problem& problem, const GemmFn& gemm, const Options
 double Verifier::tol_rel_fro(const Problem& problem) {
   const double k = double(std::max<int64_t>(problem.k, 1));
   const double mn = std::max(1.0, double(problem.m) * double(problem.n));
+  // C's rounding error relative to fp16's: 2^(11 - 8) for bf16 (see the top of this file).
+  const double rounding = problem.dtype == DType::kBF16 ? 8.0 : 1.0;
   const double base = problem.accum == Accum::kF16 ? std::max(1e-3, 2.5e-3 * std::sqrt(k / 1024.0))
-                                                   : 5e-4 + 4.0 * kU32 * std::sqrt(k);
+                                                   : 5e-4 * rounding + 4.0 * kU32 * std::sqrt(k);
   return base * (1.0 + 3.0 / std::sqrt(mn));
 }
 
 double Verifier::tol_max_abs(const Problem& problem, double max_abs_ref) {
   const double k = double(std::max<int64_t>(problem.k, 1));
-  const double ulp = fp16_ulp(max_abs_ref);
-  return problem.accum == Accum::kF16 ? 4.0 * ulp + 1e-3 * k : 2.0 * ulp + 32.0 * kU32 * k;
+  const double out_ulp = ulp(max_abs_ref, problem.dtype);
+  return problem.accum == Accum::kF16 ? 4.0 * out_ulp + 1e-3 * k
+                                      : 2.0 * out_ulp + 32.0 * kU32 * k;
 }
 
 std::string Report::summary() const {

@@ -2,14 +2,19 @@
 // harness and the tuner all call it. A check never aborts the process: failures come back as a
 // disposition with a reason and the worst element.
 //
+// Inputs, C and the reference's inputs are all of the problem's element type (fp16 or bf16), so
+// the reference multiplies exactly the values the GEMM under test sees.
+//
 // Checks (each can be switched off in Options):
 //   random_normal   N(0,1) inputs against a reference accumulating in fp32 (cuBLAS COMPUTE_32F,
 //                   fp32 output); relative Frobenius and max-abs error against tolerances derived
-//                   from K and the accumulation type. In fp16 mode the tolerance is also no worse
-//                   than cuBLAS COMPUTE_16F on the same inputs.
-//   small_integer   inputs in {-1,0,1}: exact match wherever the exact result is representable.
+//                   from K, the accumulation type and C's rounding (fp16 or bf16). In fp16
+//                   accumulation mode the tolerance is also no worse than cuBLAS COMPUTE_16F on
+//                   the same inputs.
+//   small_integer   inputs in {-1,0,1}: exact match wherever the exact result is representable
+//                   (|ref| <= 2048 in fp16, <= 256 in bf16).
 //   precision_probe fp32 mode only: a large partial sum followed by many small contributions that
-//                   an fp16 accumulator drops; exact match required.
+//                   a 16-bit accumulator drops; exact match required.
 //   guard_bands     C sits inside a larger buffer poisoned with a NaN pattern; every element of C
 //                   must be written and every byte around it left untouched (run with every check).
 //   nonfinite       NaN and Inf in A and B must propagate to the rows/columns they touch.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "core/error.hpp"
@@ -49,58 +50,68 @@ __device__ inline float standard_normal(uint64_t h) {
   return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
 }
 
-__device__ inline uint16_t half_bits(float x) { return __half_as_ushort(__float2half_rn(x)); }
+// A float rounded to nearest even in `dtype`, as its bits; and back.
+__device__ inline uint16_t element_bits(float x, DType dtype) {
+  return dtype == DType::kBF16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
+                               : __half_as_ushort(__float2half_rn(x));
+}
+__device__ inline float element_value(uint16_t bits, DType dtype) {
+  return dtype == DType::kBF16 ? __bfloat162float(__ushort_as_bfloat16(bits))
+                               : __half2float(__ushort_as_half(bits));
+}
 
-__device__ inline uint16_t value_a(const FillSpec& s, int64_t i, int64_t kk, int64_t k) {
+__device__ inline uint16_t value_a(const FillSpec& s, DType dtype, int64_t i, int64_t kk,
+                                   int64_t k) {
   const uint64_t h = element_hash(s.key, uint64_t(i) * uint64_t(k) + uint64_t(kk));
   switch (s.kind) {
-    case FillKind::kNormal: return half_bits(standard_normal(h));
+    case FillKind::kNormal: return element_bits(standard_normal(h), dtype);
     case FillKind::kSmallInt:
-      if (s.sparsity > 1 && kk % s.sparsity != i % s.sparsity) return half_bits(0.0f);
-      return half_bits(float(int((h >> 32) % 3u) - 1));
-    case FillKind::kProbe: return half_bits(1.0f);
+      if (s.sparsity > 1 && kk % s.sparsity != i % s.sparsity) return element_bits(0.0f, dtype);
+      return element_bits(float(int((h >> 32) % 3u) - 1), dtype);
+    case FillKind::kProbe: return element_bits(1.0f, dtype);
     case FillKind::kNonfinite:
-      if (i == s.special_row && kk == s.special_col) return kPlantedNanBits;
-      return half_bits(0.5f + 0.5f * uniform01(h));
+      if (i == s.special_row && kk == s.special_col) return planted_nan_bits(dtype);
+      return element_bits(0.5f + 0.5f * uniform01(h), dtype);
   }
-  return kPoisonBits;
+  return poison_bits(dtype);
 }
 
-__device__ inline uint16_t value_b(const FillSpec& s, int64_t kk, int64_t j, int64_t n) {
+__device__ inline uint16_t value_b(const FillSpec& s, DType dtype, int64_t kk, int64_t j,
+                                   int64_t n) {
   const uint64_t h = element_hash(s.key, uint64_t(kk) * uint64_t(n) + uint64_t(j));
   switch (s.kind) {
-    case FillKind::kNormal: return half_bits(standard_normal(h));
-    case FillKind::kSmallInt: return half_bits(float(int((h >> 32) % 3u) - 1));
-    case FillKind::kProbe: return half_bits(probe_b(kk, j, s.k));
+    case FillKind::kNormal: return element_bits(standard_normal(h), dtype);
+    case FillKind::kSmallInt: return element_bits(float(int((h >> 32) % 3u) - 1), dtype);
+    case FillKind::kProbe: return element_bits(probe_b(kk, j, s.k, probe_small(dtype)), dtype);
     case FillKind::kNonfinite:
-      if (kk == s.special_row && j == s.special_col) return kPosInfBits;
+      if (kk == s.special_row && j == s.special_col) return pos_inf_bits(dtype);
       // The Inf's column stays positive so that it sums to +Inf, never Inf - Inf.
-      if (j == s.special_col) return half_bits(0.5f + 0.5f * uniform01(h));
-      return half_bits(2.0f * uniform01(h) - 1.0f);
+      if (j == s.special_col) return element_bits(0.5f + 0.5f * uniform01(h), dtype);
+      return element_bits(2.0f * uniform01(h) - 1.0f, dtype);
   }
-  return kPoisonBits;
+  return poison_bits(dtype);
 }
 
-__global__ void fill_a_kernel(uint16_t* a, int64_t m, int64_t k, FillSpec spec) {
+__global__ void fill_a_kernel(uint16_t* a, DType dtype, int64_t m, int64_t k, FillSpec spec) {
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y)
     for (int64_t kk = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; kk < k;
          kk += int64_t(gridDim.x) * blockDim.x)
-      a[i * k + kk] = value_a(spec, i, kk, k);
+      a[i * k + kk] = value_a(spec, dtype, i, kk, k);
 }
 
 // Walks B's storage (rows x cols); `tn` says storage row = logical column.
-__global__ void fill_b_kernel(uint16_t* b, int64_t rows, int64_t cols, bool tn, int64_t n,
-                              FillSpec spec) {
+__global__ void fill_b_kernel(uint16_t* b, DType dtype, int64_t rows, int64_t cols, bool tn,
+                              int64_t n, FillSpec spec) {
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
     for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < cols;
          c += int64_t(gridDim.x) * blockDim.x)
-      b[r * cols + c] = tn ? value_b(spec, c, r, n) : value_b(spec, r, c, n);
+      b[r * cols + c] = tn ? value_b(spec, dtype, c, r, n) : value_b(spec, dtype, r, c, n);
 }
 
-__global__ void poison_kernel(uint16_t* p, int64_t count) {
+__global__ void poison_kernel(uint16_t* p, uint16_t poison, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x)
-    p[i] = kPoisonBits;
+    p[i] = poison;
 }
 
 template <class T>
@@ -139,28 +150,29 @@ __device__ inline float ref_at(const RefSource& ref, int64_t r, int64_t c, int64
 
 // Whether (got, want) takes part in the comparison; if so its error (+inf for a non-finite got,
 // so that unwritten NaN poison can never hide in a NaN-poisoned sum) and whether it mismatches.
-__device__ inline bool element_error(float got, float want, CompareMode mode, float* err,
-                                     bool* mismatch) {
-  if (mode == CompareMode::kExactRepresentable && !(fabsf(want) <= 2048.0f)) return false;
+__device__ inline bool element_error(float got, float want, CompareMode mode, float exact_limit,
+                                     float* err, bool* mismatch) {
+  if (mode == CompareMode::kExactRepresentable && !(fabsf(want) <= exact_limit)) return false;
   const bool finite = isfinite(got);
   *err = finite ? fabsf(got - want) : INFINITY;
   *mismatch = mode == CompareMode::kNorm ? !finite : !(got == want);
   return true;
 }
 
-__global__ void compare_kernel(const uint16_t* c, int64_t m, int64_t n, RefSource ref,
+__global__ void compare_kernel(const uint16_t* c, DType dtype, int64_t m, int64_t n, RefSource ref,
                                CompareMode mode, CompareStats* stats) {
+  const float exact_limit = exact_integer_limit(dtype);
   double err_sq = 0, ref_sq = 0;
   float max_err = 0, max_ref = 0;
   unsigned long long compared = 0, mismatches = 0;
   for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
     for (int64_t col = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; col < n;
          col += int64_t(gridDim.x) * blockDim.x) {
-      const float got = __half2float(__ushort_as_half(c[r * n + col]));
+      const float got = element_value(c[r * n + col], dtype);
       const float want = ref_at(ref, r, col, n);
       float err;
       bool mismatch;
-      if (!element_error(got, want, mode, &err, &mismatch)) continue;
+      if (!element_error(got, want, mode, exact_limit, &err, &mismatch)) continue;
       ++compared;
       mismatches += mismatch;
       max_err = fmaxf(max_err, err);
@@ -191,16 +203,18 @@ __global__ void compare_kernel(const uint16_t* c, int64_t m, int64_t n, RefSourc
   }
 }
 
-__global__ void locate_kernel(const uint16_t* c, int64_t m, int64_t n, RefSource ref,
+__global__ void locate_kernel(const uint16_t* c, DType dtype, int64_t m, int64_t n, RefSource ref,
                               CompareMode mode, unsigned int max_err_bits, CompareStats* stats) {
+  const float exact_limit = exact_integer_limit(dtype);
   unsigned long long first = ~0ull;
   for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
     for (int64_t col = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; col < n;
          col += int64_t(gridDim.x) * blockDim.x) {
-      const float got = __half2float(__ushort_as_half(c[r * n + col]));
+      const float got = element_value(c[r * n + col], dtype);
       float err;
       bool mismatch;
-      if (!element_error(got, ref_at(ref, r, col, n), mode, &err, &mismatch)) continue;
+      if (!element_error(got, ref_at(ref, r, col, n), mode, exact_limit, &err, &mismatch))
+        continue;
       const unsigned long long index = u64(r * n + col);
       if (__float_as_uint(err) == max_err_bits && index < first) first = index;
     }
@@ -209,12 +223,12 @@ __global__ void locate_kernel(const uint16_t* c, int64_t m, int64_t n, RefSource
   if (lane_zero() && first != ~0ull) atomicMin(&stats->worst_index, first);
 }
 
-__global__ void guard_kernel(const uint16_t* buffer, int64_t total, int64_t c_begin,
-                             int64_t c_count, GuardStats* stats) {
+__global__ void guard_kernel(const uint16_t* buffer, uint16_t poison, int64_t total,
+                             int64_t c_begin, int64_t c_count, GuardStats* stats) {
   unsigned long long changed = 0, unwritten = 0, first_changed = ~0ull, first_unwritten = ~0ull;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const bool poisoned = buffer[i] == kPoisonBits;
+    const bool poisoned = buffer[i] == poison;
     if (i >= c_begin && i < c_begin + c_count) {
       if (poisoned) {
         ++unwritten;
@@ -242,16 +256,17 @@ __global__ void guard_kernel(const uint16_t* buffer, int64_t total, int64_t c_be
   }
 }
 
-__global__ void nonfinite_kernel(const uint16_t* c, int64_t m, int64_t n, int64_t nan_row,
-                                 int64_t inf_col, NonfiniteStats* stats) {
+__global__ void nonfinite_kernel(const uint16_t* c, DType dtype, int64_t m, int64_t n,
+                                 int64_t nan_row, int64_t inf_col, NonfiniteStats* stats) {
+  const uint16_t inf_bits = pos_inf_bits(dtype);
   unsigned long long mismatches = 0, first = ~0ull;
   for (int64_t r = blockIdx.y; r < m; r += gridDim.y) {
     for (int64_t col = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; col < n;
          col += int64_t(gridDim.x) * blockDim.x) {
       const uint16_t bits = c[r * n + col];
-      const float v = __half2float(__ushort_as_half(bits));
+      const float v = element_value(bits, dtype);
       const bool ok =
-          r == nan_row ? isnan(v) : (col == inf_col ? bits == kPosInfBits : isfinite(v));
+          r == nan_row ? isnan(v) : (col == inf_col ? bits == inf_bits : isfinite(v));
       if (!ok) {
         ++mismatches;
         const auto index = u64(r * n + col);
@@ -269,60 +284,60 @@ __global__ void nonfinite_kernel(const uint16_t* c, int64_t m, int64_t n, int64_
 
 }  // namespace
 
-void fill_a(uint16_t* a, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
+void fill_a(uint16_t* a, DType dtype, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
             cudaStream_t stream) {
   const Grid2d g = grid_2d(m, k, max_blocks);
-  fill_a_kernel<<<g.grid, g.block, 0, stream>>>(a, m, k, spec);
+  fill_a_kernel<<<g.grid, g.block, 0, stream>>>(a, dtype, m, k, spec);
   HGEMM_LAUNCH_CHECK();
 }
 
-void fill_b(uint16_t* b, Layout layout, int64_t k, int64_t n, const FillSpec& spec, int max_blocks,
-            cudaStream_t stream) {
+void fill_b(uint16_t* b, DType dtype, Layout layout, int64_t k, int64_t n, const FillSpec& spec,
+            int max_blocks, cudaStream_t stream) {
   const bool tn = layout == Layout::kTN;
   const int64_t rows = tn ? n : k;
   const int64_t cols = tn ? k : n;
   const Grid2d g = grid_2d(rows, cols, max_blocks);
-  fill_b_kernel<<<g.grid, g.block, 0, stream>>>(b, rows, cols, tn, n, spec);
+  fill_b_kernel<<<g.grid, g.block, 0, stream>>>(b, dtype, rows, cols, tn, n, spec);
   HGEMM_LAUNCH_CHECK();
 }
 
-void fill_poison(uint16_t* p, int64_t count, int max_blocks, cudaStream_t stream) {
-  poison_kernel<<<grid_1d(count, max_blocks), kThreads, 0, stream>>>(p, count);
+void fill_poison(uint16_t* p, DType dtype, int64_t count, int max_blocks, cudaStream_t stream) {
+  poison_kernel<<<grid_1d(count, max_blocks), kThreads, 0, stream>>>(p, poison_bits(dtype), count);
   HGEMM_LAUNCH_CHECK();
 }
 
-void compare(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
-             CompareStats* stats, int max_blocks, cudaStream_t stream) {
+void compare(const uint16_t* c, DType dtype, int64_t m, int64_t n, const RefSource& ref,
+             CompareMode mode, CompareStats* stats, int max_blocks, cudaStream_t stream) {
   init_kernel<<<1, 1, 0, stream>>>(stats);
   HGEMM_LAUNCH_CHECK();
   const Grid2d g = grid_2d(m, n, max_blocks);
-  compare_kernel<<<g.grid, g.block, 0, stream>>>(c, m, n, ref, mode, stats);
+  compare_kernel<<<g.grid, g.block, 0, stream>>>(c, dtype, m, n, ref, mode, stats);
   HGEMM_LAUNCH_CHECK();
 }
 
-void locate_worst(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
-                  unsigned int max_err_bits, CompareStats* stats, int max_blocks,
+void locate_worst(const uint16_t* c, DType dtype, int64_t m, int64_t n, const RefSource& ref,
+                  CompareMode mode, unsigned int max_err_bits, CompareStats* stats, int max_blocks,
                   cudaStream_t stream) {
   const Grid2d g = grid_2d(m, n, max_blocks);
-  locate_kernel<<<g.grid, g.block, 0, stream>>>(c, m, n, ref, mode, max_err_bits, stats);
+  locate_kernel<<<g.grid, g.block, 0, stream>>>(c, dtype, m, n, ref, mode, max_err_bits, stats);
   HGEMM_LAUNCH_CHECK();
 }
 
-void scan_guard(const uint16_t* buffer, int64_t total, int64_t c_begin, int64_t c_count,
-                GuardStats* stats, int max_blocks, cudaStream_t stream) {
+void scan_guard(const uint16_t* buffer, DType dtype, int64_t total, int64_t c_begin,
+                int64_t c_count, GuardStats* stats, int max_blocks, cudaStream_t stream) {
   init_kernel<<<1, 1, 0, stream>>>(stats);
   HGEMM_LAUNCH_CHECK();
-  guard_kernel<<<grid_1d(total, max_blocks), kThreads, 0, stream>>>(buffer, total, c_begin, c_count,
-                                                                    stats);
+  guard_kernel<<<grid_1d(total, max_blocks), kThreads, 0, stream>>>(
+      buffer, poison_bits(dtype), total, c_begin, c_count, stats);
   HGEMM_LAUNCH_CHECK();
 }
 
-void scan_nonfinite(const uint16_t* c, int64_t m, int64_t n, int64_t nan_row, int64_t inf_col,
-                    NonfiniteStats* stats, int max_blocks, cudaStream_t stream) {
+void scan_nonfinite(const uint16_t* c, DType dtype, int64_t m, int64_t n, int64_t nan_row,
+                    int64_t inf_col, NonfiniteStats* stats, int max_blocks, cudaStream_t stream) {
   init_kernel<<<1, 1, 0, stream>>>(stats);
   HGEMM_LAUNCH_CHECK();
   const Grid2d g = grid_2d(m, n, max_blocks);
-  nonfinite_kernel<<<g.grid, g.block, 0, stream>>>(c, m, n, nan_row, inf_col, stats);
+  nonfinite_kernel<<<g.grid, g.block, 0, stream>>>(c, dtype, m, n, nan_row, inf_col, stats);
   HGEMM_LAUNCH_CHECK();
 }
 

@@ -20,12 +20,32 @@
 
 namespace hgemm::verify::detail {
 
-// fp16 bit patterns. The poison is a signaling NaN with an odd payload: fp16 arithmetic and
-// float->half conversion only ever produce the canonical quiet NaN (or quiet an input NaN, which
-// sets bit 9), and the NaN this verifier plants in A is 0x7E00, so no real result equals it.
-inline constexpr uint16_t kPoisonBits = 0x7D5A;
+// Element bit patterns. The poison is a signaling NaN with an odd payload in either type:
+// arithmetic and float->half / float->bf16 conversion only ever produce the canonical quiet NaN
+// (or quiet an input NaN, which sets the top mantissa bit), and the NaN this verifier plants in A
+// is the type's quiet NaN, so no real result equals the poison.
+inline constexpr uint16_t kPoisonBits = 0x7D5A;  // fp16
 inline constexpr uint16_t kPlantedNanBits = 0x7E00;
 inline constexpr uint16_t kPosInfBits = 0x7C00;
+inline constexpr uint16_t kBf16PoisonBits = 0x7F9A;
+inline constexpr uint16_t kBf16PlantedNanBits = 0x7FC0;
+inline constexpr uint16_t kBf16PosInfBits = 0x7F80;
+
+HGEMM_VERIFY_HD inline uint16_t poison_bits(DType dtype) {
+  return dtype == DType::kBF16 ? kBf16PoisonBits : kPoisonBits;
+}
+HGEMM_VERIFY_HD inline uint16_t planted_nan_bits(DType dtype) {
+  return dtype == DType::kBF16 ? kBf16PlantedNanBits : kPlantedNanBits;
+}
+HGEMM_VERIFY_HD inline uint16_t pos_inf_bits(DType dtype) {
+  return dtype == DType::kBF16 ? kBf16PosInfBits : kPosInfBits;
+}
+
+// Every integer up to this magnitude is representable: 2^11 in fp16 (11 significant bits), 2^8
+// in bf16 (8). An exact integer sum within it survives the one rounding to C's type unchanged.
+HGEMM_VERIFY_HD inline float exact_integer_limit(DType dtype) {
+  return dtype == DType::kBF16 ? 256.0f : 2048.0f;
+}
 
 enum class FillKind : uint8_t {
   kNormal,     // N(0,1): counter hash + Box-Muller
@@ -43,14 +63,18 @@ struct FillSpec {
   int64_t special_col = -1;
 };
 
+// Every launcher below takes the element type of the 2-byte buffers it reads or writes: values
+// are generated and compared as `dtype`, and the poison and the planted NaN and Inf are its bit
+// patterns.
+
 // Fills A (M x K row-major) at `a`.
-void fill_a(uint16_t* a, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
+void fill_a(uint16_t* a, DType dtype, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
             cudaStream_t stream);
 // Fills B (K x N logical) at `b`, stored K x N row-major for NN and N x K row-major for TN.
-void fill_b(uint16_t* b, Layout layout, int64_t k, int64_t n, const FillSpec& spec, int max_blocks,
-            cudaStream_t stream);
+void fill_b(uint16_t* b, DType dtype, Layout layout, int64_t k, int64_t n, const FillSpec& spec,
+            int max_blocks, cudaStream_t stream);
 
-void fill_poison(uint16_t* p, int64_t count, int max_blocks, cudaStream_t stream);
+void fill_poison(uint16_t* p, DType dtype, int64_t count, int max_blocks, cudaStream_t stream);
 
 // splitmix64's finalizer: the counter-based generator behind every fill, and the key mixer.
 HGEMM_VERIFY_HD inline uint64_t mix64(uint64_t x) {
@@ -63,18 +87,30 @@ HGEMM_VERIFY_HD inline uint64_t mix64(uint64_t x) {
 }
 
 // ---- precision probe --------------------------------------------------------------------------
-// Column j of B holds +V at k = 0 and k = K/2, -V at k = K-1, and s = 1/128 elsewhere except
-// where (k + j) % 5 == 0 (zero there, so the expected value varies with the column). With A = 1
-// every partial sum is a multiple of 1/128 below 2^14 for K <= 2^20, hence exact in fp32 in any
-// order, while an fp16 accumulator (ulp 1 at 1024) drops every chunk of up to 64 small terms.
+// Column j of B holds +V at k = 0 and k = K/2, -V at k = K-1, and s elsewhere except where
+// (k + j) % 5 == 0 (zero there, so the expected value varies with the column). With A = 1 every
+// partial sum is a multiple of s below 2^16 for K <= 2^20, hence exact in fp32 in any order,
+// while a 16-bit accumulator drops the small terms:
+//   fp16, s = 1/128: an fp16 accumulator (ulp 1 at 1024) drops every chunk of up to 64 small terms
+//     (0.5, a tie that rounds to the even 1024), while from K = 256 on, with at least 202 small
+//     terms in every column, the exact sum lies more than one fp16 ulp above 1024.
+//   bf16, s = 1/32: C's ulp at 1024 is 8, so the small terms must add up to more than 4 for the
+//     exact sum to round away from 1024; K >= 256 gives at least 202 of them (> 6). A bf16
+//     accumulator (ulp 8) drops every chunk of up to 64 small terms (2 < 4), an fp16 one every
+//     chunk of up to 16 (0.5, the k-depth of one 16-bit MMA), so either ends at exactly 1024.
+// (The same s cannot serve both: 1/128 would need K >= 650 to move a bf16 result, and 1/32 is
+// kept by an fp16 accumulator in chunks of 64.)
 inline constexpr float kProbeBig = 1024.0f;
-inline constexpr float kProbeSmall = 1.0f / 128.0f;
 inline constexpr int kProbePeriod = 5;
 
-HGEMM_VERIFY_HD inline float probe_b(int64_t k, int64_t j, int64_t kk) {
+HGEMM_VERIFY_HD inline float probe_small(DType dtype) {
+  return dtype == DType::kBF16 ? 1.0f / 32.0f : 1.0f / 128.0f;
+}
+
+HGEMM_VERIFY_HD inline float probe_b(int64_t k, int64_t j, int64_t kk, float small) {
   if (k == 0 || k == kk / 2) return kProbeBig;
   if (k == kk - 1) return -kProbeBig;
-  return (k + j) % kProbePeriod == 0 ? 0.0f : kProbeSmall;
+  return (k + j) % kProbePeriod == 0 ? 0.0f : small;
 }
 
 // How many small entries column j holds, for K >= 3 (so that 0, K/2 and K-1 are distinct).
@@ -92,7 +128,7 @@ HGEMM_VERIFY_HD inline int64_t probe_small_count(int64_t j, int64_t kk) {
 // ---- comparisons ------------------------------------------------------------------------------
 enum class CompareMode : uint8_t {
   kNorm,                // Frobenius sums and max-abs; non-finite outputs count as mismatches
-  kExactRepresentable,  // exact, only where |ref| <= 2048 (integers exact in fp16)
+  kExactRepresentable,  // exact, only where |ref| <= exact_integer_limit(dtype)
   kExact,               // exact everywhere
 };
 
@@ -113,12 +149,12 @@ struct RefSource {
   float by_col_mod5[kProbePeriod] = {};
 };
 
-// Pass 1: fills *stats (device memory, initialised here) for C (M x N row-major, fp16).
-void compare(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
-             CompareStats* stats, int max_blocks, cudaStream_t stream);
+// Pass 1: fills *stats (device memory, initialised here) for C (M x N row-major, `dtype`).
+void compare(const uint16_t* c, DType dtype, int64_t m, int64_t n, const RefSource& ref,
+             CompareMode mode, CompareStats* stats, int max_blocks, cudaStream_t stream);
 // Pass 2: stats->worst_index = the smallest index whose error has bits `max_err_bits`.
-void locate_worst(const uint16_t* c, int64_t m, int64_t n, const RefSource& ref, CompareMode mode,
-                  unsigned int max_err_bits, CompareStats* stats, int max_blocks,
+void locate_worst(const uint16_t* c, DType dtype, int64_t m, int64_t n, const RefSource& ref,
+                  CompareMode mode, unsigned int max_err_bits, CompareStats* stats, int max_blocks,
                   cudaStream_t stream);
 
 struct GuardStats {
@@ -129,8 +165,8 @@ struct GuardStats {
 };
 
 // Scans the whole C buffer (`total` elements) in which C occupies [c_begin, c_begin + c_count).
-void scan_guard(const uint16_t* buffer, int64_t total, int64_t c_begin, int64_t c_count,
-                GuardStats* stats, int max_blocks, cudaStream_t stream);
+void scan_guard(const uint16_t* buffer, DType dtype, int64_t total, int64_t c_begin,
+                int64_t c_count, GuardStats* stats, int max_blocks, cudaStream_t stream);
 
 struct NonfiniteStats {
   unsigned long long mismatches = 0;
@@ -138,7 +174,7 @@ struct NonfiniteStats {
 };
 
 // Row nan_row must be NaN; column inf_col (other rows) must be exactly +Inf; all else finite.
-void scan_nonfinite(const uint16_t* c, int64_t m, int64_t n, int64_t nan_row, int64_t inf_col,
-                    NonfiniteStats* stats, int max_blocks, cudaStream_t stream);
+void scan_nonfinite(const uint16_t* c, DType dtype, int64_t m, int64_t n, int64_t nan_row,
+                    int64_t inf_col, NonfiniteStats* stats, int max_blocks, cudaStream_t stream);
 
 }  // namespace hgemm::verify::detail

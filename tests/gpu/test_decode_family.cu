@@ -60,14 +60,14 @@ void test_instances(hgemm::verify::Verifier& verifier) {
     KernelConfig const& c = inst.config;
     for (int64_t m : {1, 2, 3, 7, 8, 9, 15, 16}) {
       for (auto [n, k] : shapes_for(c)) {
-        Problem p{m, n, k, c.layout, c.accum};
+        Problem p{m, n, k, c.layout, c.accum, c.dtype};
         auto report = verifier.check(p, gemm_with(c));
         check(report.passed(), c.name() + " " + p.name() + ": " + report.summary());
       }
     }
     // One decode-sized shape per instance at the two ends of M: many CTAs, long K.
     for (int64_t m : {1, 16}) {
-      Problem p{m, 4104, 4096, c.layout, c.accum};
+      Problem p{m, 4104, 4096, c.layout, c.accum, c.dtype};
       hgemm::verify::Options options;
       options.small_integer = options.precision_probe = options.nonfinite = false;
       auto report = verifier.check(p, gemm_with(c), options);
@@ -90,7 +90,7 @@ void test_repeatable() {
   CUDA_OK(cudaGetLastError());
   for (hgemm::KernelInstance const& inst : hgemm::decode_instances()) {
     for (int64_t m : {5, 16}) {
-      const Problem p{m, n, k, inst.config.layout, inst.config.accum};
+      const Problem p{m, n, k, inst.config.layout, inst.config.accum, inst.config.dtype};
       check(gpu_checks::repeatable(gemm_with(inst.config), p, a, b, c0, c1),
             "bitwise repeatable " + inst.config.name() + " " + p.name());
     }
@@ -153,7 +153,7 @@ void test_refusals() {
         config = inst.config;
         break;
       }
-    const Problem p{c.m, c.n, c.k, config.layout, config.accum};
+    const Problem p{c.m, c.n, c.k, config.layout, config.accum, config.dtype};
     const hgemm::GemmArgs args{buf + c.offset, buf + 65536 + 64, buf + 2 * 65536 + 64,
                                c.m, c.n, c.k, nullptr};
     const hgemm::Status s = hgemm::decode_can_implement(p, config, args, device);
@@ -192,7 +192,7 @@ void test_programmatic_chain() {
   for (hgemm::KernelInstance const& inst : hgemm::decode_instances()) {
     KernelConfig const& config = inst.config;
     if (config.layout != hgemm::Layout::kTN) continue;
-    const Problem p{m, n, n, config.layout, config.accum};
+    const Problem p{m, n, n, config.layout, config.accum, config.dtype};
     check(gpu_checks::programmatic_chain_matches(gemm_with(config), p, a, b, c, d, stream),
           "programmatic launch chain of 3 equals the synchronized one " + config.name());
   }

@@ -433,6 +433,64 @@ void test_dispatch_path(const std::vector<Shape>& shapes, bool sm90) {
   }
 }
 
+// bf16 calls that are exactly one hgemmRun run the bf16 twin of the kernel hgemmRun picks for
+// the fp16 call (an sm90 or decode kernel), and match the fp64 reference within bf16's tolerance
+// on fresh inputs, C's guard band untouched. Where fp16 takes the predicated sm80 kernel (TMA
+// cannot read the call: column-major C of M = 1 runs as N = 1, say), which has no bf16 twin,
+// bf16 takes the safety net.
+void test_bf16_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
+  struct Mapping {
+    Order a, b, c;
+  };
+  const Mapping mappings[] = {{Order::kRow, Order::kRow, Order::kRow},
+                              {Order::kRow, Order::kCol, Order::kRow},
+                              {Order::kRow, Order::kCol, Order::kCol},
+                              {Order::kCol, Order::kCol, Order::kCol}};
+  uint64_t seed = 500;
+  for (const Shape& s : shapes)
+    for (const Mapping& mp : mappings) {
+      GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, hgemm::Accum::kF32);
+      GemmDesc f16 = d;
+      d.dtype = DType::kBF16;
+      void *a, *b, *c;
+      CUDA_OK(cudaMalloc(&a, size_t(s.m * s.k) * 2));
+      CUDA_OK(cudaMalloc(&b, size_t(s.k * s.n) * 2));
+      CUDA_OK(cudaMalloc(&c, size_t(s.m * s.n) * 2));
+      try {
+        const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+        const hgemm::GemmPlan twin = hgemm::explain(f16, a, b, c);
+        const bool predicated = twin.kernel.rfind("sm80_mma_", 0) == 0;
+        if (predicated)
+          check(plan.path == HGEMM_PATH_SAFETY_NET &&
+                    plan.reason.find("no compiled kernel runs it") != std::string::npos,
+                d.name() + " takes the safety net where fp16 runs " + twin.kernel + ": plan " +
+                    plan.kernel + " [" + plan.source + "] " + plan.reason);
+        else
+          check(plan.path == HGEMM_PATH_DISPATCH && plan.kernel == twin.kernel + "_bf16" &&
+                    plan.transposed == twin.transposed,
+                d.name() + " runs the bf16 twin of " + twin.kernel + ": plan " + plan.kernel +
+                    " [" + plan.source + "] " + plan.reason);
+      } catch (const hgemm::Error& e) {
+        check(false, d.name() + " explain: " + e.what());
+      }
+      for (void* p : {a, b, c}) CUDA_OK(cudaFree(p));
+      run_case(buf, d, false, 0, seed++);
+    }
+  // A bf16 call TMA cannot read (K % 8 != 0) has no compiled kernel and takes the safety net.
+  GemmDesc odd = plain(256, 256, 70, Order::kRow, Order::kCol, Order::kRow, hgemm::Accum::kF32);
+  odd.dtype = DType::kBF16;
+  void* p;
+  CUDA_OK(cudaMalloc(&p, 3 << 20));
+  char* base = static_cast<char*>(p);
+  const hgemm::GemmPlan plan = hgemm::explain(odd, base, base + (1 << 20), base + (2 << 20));
+  check(plan.path == HGEMM_PATH_SAFETY_NET &&
+            plan.reason.find("no compiled kernel runs it") != std::string::npos,
+        odd.name() + " takes the safety net: " + plan.kernel + " [" + plan.source + "] " +
+            plan.reason);
+  CUDA_OK(cudaFree(p));
+  run_case(buf, odd, false, 0, seed++);
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -441,15 +499,15 @@ void test_safety_net_plan() {
   CUDA_OK(cudaMalloc(&c, 1 << 20));
   hgemmGemmDesc_t cd;
   hgemmGemmDescInit(&cd, 128, 128, 128);
-  cd.dtype = HGEMM_DTYPE_BF16;
   hgemmGemmPlan_t plan;
+  cd.alpha = 2.0f;
   const hgemmStatus_t s = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
-            std::string(plan.kernel) == "sm80_general_64x64x32_bf16_f32" &&
-            std::string(plan.reason).find("bf16") != std::string::npos,
-        std::string("bf16 takes the safety net: ") + plan.kernel + " [" + plan.source + "] " +
-            plan.reason + " " + hgemmLastErrorMessage());
-  cd.dtype = HGEMM_DTYPE_F16;
+            std::string(plan.kernel) == "sm80_general_64x64x32_f16_f32" &&
+            std::string(plan.reason).find("alpha") != std::string::npos,
+        std::string("alpha != 1 takes the safety net: ") + plan.kernel + " [" + plan.source +
+            "] " + plan.reason + " " + hgemmLastErrorMessage());
+  cd.alpha = 1.0f;
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
@@ -640,6 +698,14 @@ int main(int argc, char** argv) {
   if (!sm90)
     check(false, hgemm::current_device().name +
                      " is not sm_90: the dispatch path's kernels were not checked to be sm90's");
+  test_bf16_dispatch(buf, g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
+                                   : std::vector<Shape>{{1, 4096, 4096},
+                                                        {16, 2048, 1024},
+                                                        {77, 1024, 2048},
+                                                        {300, 512, 256},
+                                                        {1000, 1000, 1000},
+                                                        {256, 128, 16384},
+                                                        {2048, 2048, 512}});
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);

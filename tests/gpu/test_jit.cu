@@ -116,7 +116,7 @@ void test_outside_catalog(hgemm::verify::Verifier& verifier) {
           std::tuple{config.block_m + 8, config.block_n + 8,
                      config.block_k * (config.num_stages + 1) + 8, 1},
           std::tuple{200, 264, 1800, 3}, std::tuple{4096, 4096, 4096, 1}}) {
-      hgemm::Problem p{m, n, k, config.layout, config.accum};
+      hgemm::Problem p{m, n, k, config.layout, config.accum, config.dtype};
       hgemm::KernelConfig c = config;
       c.split_k = split;
       hgemm::verify::Options options;
@@ -145,7 +145,7 @@ void test_cache_and_refusal() {
   CUDA_OK(cudaMalloc(&a, 1 << 20));
   CUDA_OK(cudaMalloc(&b, 1 << 20));
   CUDA_OK(cudaMalloc(&c, 1 << 20));
-  hgemm::Problem p{64, 64, 64, bad.layout, bad.accum};
+  hgemm::Problem p{64, 64, 64, bad.layout, bad.accum, bad.dtype};
   try {
     hgemm::run(p, bad, a, b, c, nullptr);
     check(false, bad.name() + " was launched");

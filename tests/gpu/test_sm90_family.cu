@@ -60,7 +60,7 @@ std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes_for(hgemm::KernelConfi
 void test_instances(hgemm::verify::Verifier& verifier) {
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
     for (auto [m, n, k] : shapes_for(inst.config)) {
-      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum, inst.config.dtype};
       hgemm::verify::Options options;
       // The 4096^3 run checks the big-tile path at scale; one check there is enough.
       if (m == 4096) options.small_integer = options.precision_probe = options.nonfinite = false;
@@ -129,7 +129,7 @@ void test_extra_instances(hgemm::verify::Verifier& verifier) {
   for (hgemm::KernelInstance const& inst : extra_instances()) {
     for (auto [m, n, k, max_ctas] : {std::tuple{1000, 1000, 1000, 0}, std::tuple{136, 264, 72, 0},
                                      std::tuple{1, 88, 8, 0}, std::tuple{520, 488, 264, 3}}) {
-      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+      hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum, inst.config.dtype};
       hgemm::sm90_set_max_ctas(max_ctas);
       auto report = verifier.check(
           p, [inst](hgemm::Problem const& q, void const* a, void const* b, void* c,
@@ -161,7 +161,7 @@ void test_schedules(hgemm::verify::Verifier& verifier) {
       config.group_size = v.group;
       hgemm::verify::Options options;
       options.precision_probe = options.nonfinite = false;
-      check_on_grid(verifier, config, v.max_ctas, {1000, 776, 392, config.layout, config.accum},
+      check_on_grid(verifier, config, v.max_ctas, {1000, 776, 392, config.layout, config.accum, config.dtype},
                     options);
     }
     // Two k-blocks per tile, fewer than a deferred epilogue has chunks to spread (4 for 128x256,
@@ -171,7 +171,7 @@ void test_schedules(hgemm::verify::Verifier& verifier) {
     options.precision_probe = options.nonfinite = false;
     check_on_grid(verifier, inst.config, 4,
                   {1000, 776, 2 * int64_t(inst.config.block_k), inst.config.layout,
-                   inst.config.accum},
+                   inst.config.accum, inst.config.dtype},
                   options);
   }
   hgemm::sm90_set_max_ctas(0);
@@ -189,7 +189,7 @@ void test_repeatable() {
   fill_kernel<<<256, 256>>>(b, k * n, 12);
   CUDA_OK(cudaGetLastError());
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
-    const hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum};
+    const hgemm::Problem p{m, n, k, inst.config.layout, inst.config.accum, inst.config.dtype};
     check(gpu_checks::repeatable(gemm_with(inst.config), p, a, b, c0, c1),
           "bitwise repeatable " + inst.config.name() + " " + p.name());
   }
@@ -221,7 +221,7 @@ void test_programmatic_chain() {
     for (int splits : {1, 4}) {
       hgemm::KernelConfig config = inst.config;
       config.split_k = splits;
-      const hgemm::Problem p{n, n, n, config.layout, config.accum};
+      const hgemm::Problem p{n, n, n, config.layout, config.accum, config.dtype};
       check(gpu_checks::programmatic_chain_matches(gemm_with(config), p, a, b, c, d, stream),
             "programmatic launch chain of 3 equals the synchronized one " + config.name());
     }
@@ -243,7 +243,7 @@ void test_split_k(hgemm::verify::Verifier& verifier) {
       config.split_k = splits;
       hgemm::verify::Options options;
       options.nonfinite = false;
-      check_on_grid(verifier, config, max_ctas, {200, 264, 1800, config.layout, config.accum},
+      check_on_grid(verifier, config, max_ctas, {200, 264, 1800, config.layout, config.accum, config.dtype},
                     options);
     }
   }
@@ -268,7 +268,7 @@ void test_split_k_graph_replay() {
     if (inst.config.layout != hgemm::Layout::kTN) continue;
     hgemm::KernelConfig config = inst.config;
     config.split_k = 4;
-    const hgemm::Problem p{m, n, k, config.layout, config.accum};
+    const hgemm::Problem p{m, n, k, config.layout, config.accum, config.dtype};
     check(gpu_checks::graph_replay_matches(gemm_with(config), p, a, b, c, d, stream, 100),
           "split-K graph replays equal direct calls " + config.name());
   }
@@ -290,7 +290,7 @@ void test_refusals() {
   };
   for (Case c : {Case{256, 256, 100, 0, "multiple of 8"}, Case{256, 100, 256, 0, "multiple of 8"},
                  Case{256, 256, 256, 1, "16-byte aligned"}}) {
-    hgemm::Problem p{c.m, c.n, c.k, config.layout, config.accum};
+    hgemm::Problem p{c.m, c.n, c.k, config.layout, config.accum, config.dtype};
     hgemm::GemmArgs args{buf + c.offset, buf + 65536 + 64, buf + 2 * 65536 + 64, c.m, c.n, c.k,
                          nullptr};
     hgemm::Status s = hgemm::sm90_can_implement(p, config, args, device);

@@ -9,14 +9,22 @@
 //   drops NaN (saturating epilogue)     -> incorrect by nonfinite, every other check passes
 //   throws hgemm::Error                 -> launch_failed
 // and cuBLAS itself: COMPUTE_32F and COMPUTE_16F pass as what they are, COMPUTE_16F claimed as
-// F32 fails the precision probe. A plain executable: one line per case, non-zero exit on any
-// failure, and a failure (not a skip) without a GPU.
+// F32 fails the precision probe.
+// The same with bf16 elements (the naive GEMM reads and writes __nv_bfloat16): correct passes,
+// skip_tile, out_of_bounds and drops NaN are caught by the same checks, a bf16 or an fp16
+// accumulator claiming F32 fails the precision probe, the fp16 kernel run on bf16 data (or the
+// reverse) fails random_normal, cuBLAS with CUDA_R_16BF and COMPUTE_32F passes, and a bf16
+// problem with fp16 accumulation is refused at setup.
+// A plain executable: one line per case, non-zero exit on any failure, and a failure (not a skip)
+// without a GPU.
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -28,6 +36,7 @@
 namespace {
 
 using hgemm::Accum;
+using hgemm::DType;
 using hgemm::Layout;
 using hgemm::Problem;
 using hgemm::verify::CheckResult;
@@ -38,50 +47,82 @@ using hgemm::verify::Report;
 
 int g_failures = 0;
 
-enum class Fault { kNone, kSkipTile, kOutOfBounds, kDropNan };
+// kWrongType: the kernel of the other element type runs, reading and writing the wrong bits.
+enum class Fault { kNone, kSkipTile, kOutOfBounds, kDropNan, kWrongType };
+// The accumulator: fp32, or fp16 / bf16 the way tensor cores would keep a 16-bit one: 16
+// products summed in fp32, then one round-to-nearest into the accumulator per k16 step.
+enum class Acc { kF32, kF16, kBF16 };
 
 constexpr int kTile = 16;
 
-// fp16 accumulation the way tensor cores do it: 16 products summed in fp32, then one
-// round-to-nearest into the fp16 accumulator per k16 step.
-__global__ void naive_gemm(const __half* a, const __half* b, __half* c, int64_t m, int64_t n,
-                           int64_t k, bool tn, bool fp16_accum, Fault fault) {
+__device__ inline float to_float(__half x) { return __half2float(x); }
+__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T>
+__device__ inline T from_float(float x);
+template <>
+__device__ inline __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+// The largest finite value of T, where a saturating epilogue clamps.
+template <class T>
+__device__ inline float max_finite() {
+  return std::is_same_v<T, __half> ? 65504.0f : 0x1.fep127f;
+}
+
+template <class T>
+__global__ void naive_gemm(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool tn,
+                           Acc accum, Fault fault) {
   if (fault == Fault::kSkipTile && blockIdx.x == gridDim.x / 2 && blockIdx.y == gridDim.y / 2)
     return;
   const int64_t row = int64_t(blockIdx.y) * kTile + threadIdx.y;
   const int64_t col = int64_t(blockIdx.x) * kTile + threadIdx.x;
   if (row >= m || col >= n) return;
-  auto a_at = [&](int64_t kk) { return __half2float(a[row * k + kk]); };
-  auto b_at = [&](int64_t kk) { return __half2float(tn ? b[col * k + kk] : b[kk * n + col]); };
+  auto a_at = [&](int64_t kk) { return to_float(a[row * k + kk]); };
+  auto b_at = [&](int64_t kk) { return to_float(tn ? b[col * k + kk] : b[kk * n + col]); };
   float result;
-  if (!fp16_accum) {
+  if (accum == Acc::kF32) {
     float acc = 0.0f;
     for (int64_t kk = 0; kk < k; ++kk) acc = fmaf(a_at(kk), b_at(kk), acc);
     result = acc;
   } else {
-    __half acc = __float2half(0.0f);
+    float acc = 0.0f;  // always holds a value of the 16-bit accumulator type
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
       float chunk = 0.0f;
       for (int64_t kk = k0; kk < k && kk < k0 + 16; ++kk) chunk = fmaf(a_at(kk), b_at(kk), chunk);
-      acc = __float2half_rn(__half2float(acc) + chunk);
+      acc = accum == Acc::kF16 ? __half2float(__float2half_rn(acc + chunk))
+                               : __bfloat162float(__float2bfloat16_rn(acc + chunk));
     }
-    result = __half2float(acc);
+    result = acc;
   }
-  // A saturating epilogue: fmaxf/fminf return the non-NaN operand, so NaN becomes -65504.
-  if (fault == Fault::kDropNan) result = fminf(fmaxf(result, -65504.0f), 65504.0f);
-  c[row * n + col] = __float2half_rn(result);
-  if (fault == Fault::kOutOfBounds && row == m - 1 && col == n - 1)
-    c[m * n] = __float2half_rn(1.0f);
+  // A saturating epilogue: fmaxf/fminf return the non-NaN operand, so NaN becomes -max.
+  if (fault == Fault::kDropNan)
+    result = fminf(fmaxf(result, -max_finite<T>()), max_finite<T>());
+  c[row * n + col] = from_float<T>(result);
+  if (fault == Fault::kOutOfBounds && row == m - 1 && col == n - 1) c[m * n] = from_float<T>(1.0f);
 }
 
-GemmFn naive(bool fp16_accum, Fault fault = Fault::kNone) {
+template <class T>
+void launch_naive(const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream,
+                  Acc accum, Fault fault) {
+  const dim3 block(kTile, kTile);
+  const dim3 grid(unsigned((p.n + kTile - 1) / kTile), unsigned((p.m + kTile - 1) / kTile));
+  naive_gemm<T><<<grid, block, 0, stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                            static_cast<T*>(c), p.m, p.n, p.k,
+                                            p.layout == Layout::kTN, accum, fault);
+  HGEMM_LAUNCH_CHECK();
+}
+
+GemmFn naive(Acc accum, Fault fault = Fault::kNone) {
   return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
-    const dim3 block(kTile, kTile);
-    const dim3 grid(unsigned((p.n + kTile - 1) / kTile), unsigned((p.m + kTile - 1) / kTile));
-    naive_gemm<<<grid, block, 0, stream>>>(
-        static_cast<const __half*>(a), static_cast<const __half*>(b), static_cast<__half*>(c), p.m,
-        p.n, p.k, p.layout == Layout::kTN, fp16_accum, fault);
-    HGEMM_LAUNCH_CHECK();
+    const bool bf16 = (p.dtype == DType::kBF16) != (fault == Fault::kWrongType);
+    if (bf16)
+      launch_naive<__nv_bfloat16>(p, a, b, c, stream, accum, fault);
+    else
+      launch_naive<__half>(p, a, b, c, stream, accum, fault);
   };
 }
 
@@ -91,18 +132,20 @@ GemmFn throwing() {
   };
 }
 
-// cuBLAS with fp16 output; the row-major mapping is the verifier's (C' = B' * A').
+// cuBLAS with A, B and C of the problem's element type; the row-major mapping is the verifier's
+// (C' = B' * A').
 GemmFn cublas(cublasHandle_t handle, bool compute16) {
   return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
     HGEMM_CUBLAS_CHECK(cublasSetStream(handle, stream));
     const bool tn = p.layout == Layout::kTN;
+    const cudaDataType type = p.dtype == DType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
     const float one = 1.0f, zero = 0.0f;
     const __half one_h = __float2half(1.0f), zero_h = __float2half(0.0f);
     HGEMM_CUBLAS_CHECK(
         cublasGemmEx(handle, tn ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m),
-                     int(p.k), compute16 ? static_cast<const void*>(&one_h) : &one, b, CUDA_R_16F,
-                     tn ? int(p.k) : int(p.n), a, CUDA_R_16F, int(p.k),
-                     compute16 ? static_cast<const void*>(&zero_h) : &zero, c, CUDA_R_16F, int(p.n),
+                     int(p.k), compute16 ? static_cast<const void*>(&one_h) : &one, b, type,
+                     tn ? int(p.k) : int(p.n), a, type, int(p.k),
+                     compute16 ? static_cast<const void*>(&zero_h) : &zero, c, type, int(p.n),
                      compute16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
 }
@@ -200,50 +243,50 @@ int main() {
 
   // A correct fp32-accumulating kernel passes everywhere, from one element to K = 16384.
   for (Layout l : layouts) {
-    run_case(verifier, name("correct f32", l), Problem{1, 1, 1, l, Accum::kF32}, naive(false),
+    run_case(verifier, name("correct f32", l), Problem{1, 1, 1, l, Accum::kF32}, naive(Acc::kF32),
              passes());
-    run_case(verifier, name("correct f32", l), Problem{17, 33, 65, l, Accum::kF32}, naive(false),
-             passes());
+    run_case(verifier, name("correct f32", l), Problem{17, 33, 65, l, Accum::kF32},
+             naive(Acc::kF32), passes());
     run_case(verifier, name("correct f32", l), Problem{256, 256, 4096, l, Accum::kF32},
-             naive(false), passes(true));
+             naive(Acc::kF32), passes(true));
     run_case(verifier, name("correct f32 large K", l), Problem{128, 128, 16384, l, Accum::kF32},
-             naive(false), passes(true));
+             naive(Acc::kF32), passes(true));
     run_case(verifier, name("correct f32 K=1", l), Problem{300, 200, 1, l, Accum::kF32},
-             naive(false), passes());
+             naive(Acc::kF32), passes());
   }
   Options misaligned;
   misaligned.misalign_elements = 1;
   Options misaligned3;
   misaligned3.misalign_elements = 3;
   run_case(verifier, "correct f32 misalign 1", Problem{17, 33, 65, Layout::kNN, Accum::kF32},
-           naive(false), passes(), misaligned);
+           naive(Acc::kF32), passes(), misaligned);
   run_case(verifier, "correct f32 misalign 3", Problem{256, 256, 4096, Layout::kTN, Accum::kF32},
-           naive(false), passes(true), misaligned3);
+           naive(Acc::kF32), passes(true), misaligned3);
 
   // A correct fp16-accumulating kernel passes as an F16 problem (the probe does not apply).
   for (Layout l : layouts) {
-    run_case(verifier, name("correct f16", l), Problem{17, 33, 65, l, Accum::kF16}, naive(true),
-             passes());
-    run_case(verifier, name("correct f16", l), Problem{256, 256, 4096, l, Accum::kF16}, naive(true),
-             passes());
+    run_case(verifier, name("correct f16", l), Problem{17, 33, 65, l, Accum::kF16},
+             naive(Acc::kF16), passes());
+    run_case(verifier, name("correct f16", l), Problem{256, 256, 4096, l, Accum::kF16},
+             naive(Acc::kF16), passes());
   }
   run_case(verifier, "correct f16 misalign 1", Problem{256, 256, 4096, Layout::kNN, Accum::kF16},
-           naive(true), passes(), misaligned);
+           naive(Acc::kF16), passes(), misaligned);
 
   // skip_tile: block (8, 8) of a 16x16 grid returns early, leaving C[128..143][128..143].
   for (Layout l : layouts)
     run_case(verifier, name("skip_tile", l), Problem{256, 256, 4096, l, Accum::kF32},
-             naive(false, Fault::kSkipTile),
+             naive(Acc::kF32, Fault::kSkipTile),
              fails({"guard_bands", "random_normal"},
                    {"guard_bands", "unwritten", "256 of 65536", "(128,128)"}));
   run_case(verifier, "skip_tile misalign 3", Problem{256, 256, 4096, Layout::kNN, Accum::kF32},
-           naive(false, Fault::kSkipTile), fails({"guard_bands"}, {"guard_bands", "unwritten"}),
+           naive(Acc::kF32, Fault::kSkipTile), fails({"guard_bands"}, {"guard_bands", "unwritten"}),
            misaligned3);
 
   // fp16 accumulation while claiming F32.
   for (Layout l : layouts)
     run_case(verifier, name("f16 accumulation claimed as f32", l),
-             Problem{256, 256, 4096, l, Accum::kF32}, naive(true),
+             Problem{256, 256, 4096, l, Accum::kF32}, naive(Acc::kF16),
              fails({"precision_probe"}, {"precision_probe"}));
 
   // One element written just past the end of C; every value is right.
@@ -251,24 +294,24 @@ int main() {
                                               "nonfinite"};
   for (Layout l : layouts)
     run_case(verifier, name("out_of_bounds", l), Problem{256, 256, 4096, l, Accum::kF32},
-             naive(false, Fault::kOutOfBounds),
+             naive(Acc::kF32, Fault::kOutOfBounds),
              fails({"guard_bands"}, {"guard_bands", "wrote outside C", "element offset 65536"},
                    values_ok));
   run_case(verifier, "out_of_bounds misalign 1", Problem{17, 33, 65, Layout::kTN, Accum::kF32},
-           naive(false, Fault::kOutOfBounds),
+           naive(Acc::kF32, Fault::kOutOfBounds),
            fails({"guard_bands"}, {"wrote outside C", "element offset 561"}, values_ok),
            misaligned);
   Options guard_only;
   guard_only.random_normal = guard_only.small_integer = guard_only.precision_probe =
       guard_only.nonfinite = false;
   run_case(verifier, "out_of_bounds, guard bands only",
-           Problem{64, 64, 64, Layout::kNN, Accum::kF32}, naive(false, Fault::kOutOfBounds),
+           Problem{64, 64, 64, Layout::kNN, Accum::kF32}, naive(Acc::kF32, Fault::kOutOfBounds),
            fails({"guard_bands"}, {"wrote outside C"}), guard_only);
 
   // A saturating epilogue turns NaN into a finite value (and Inf into 65504).
   for (Layout l : layouts)
     run_case(verifier, name("drops NaN", l), Problem{256, 256, 1024, l, Accum::kF32},
-             naive(false, Fault::kDropNan),
+             naive(Acc::kF32, Fault::kDropNan),
              fails({"nonfinite"}, {"nonfinite"},
                    {"random_normal", "small_integer", "precision_probe", "guard_bands"}));
 
@@ -282,7 +325,7 @@ int main() {
              throwing(), e);
   }
   run_case(verifier, "correct f32 after a launch failure",
-           Problem{64, 64, 64, Layout::kTN, Accum::kF32}, naive(false), passes());
+           Problem{64, 64, 64, Layout::kTN, Accum::kF32}, naive(Acc::kF32), passes());
 
   // cuBLAS itself: both accumulation modes pass as what they are; COMPUTE_16F is caught when it
   // claims fp32 accumulation.
@@ -300,6 +343,64 @@ int main() {
            passes(true));
   run_case(verifier, "cuBLAS COMPUTE_16F large K",
            Problem{2048, 2048, 16384, Layout::kTN, Accum::kF16}, cublas(handle, true), passes());
+
+  // ---- bf16 elements ----
+  auto bf16 = [](int64_t m, int64_t n, int64_t k, Layout l) {
+    return Problem{m, n, k, l, Accum::kF32, DType::kBF16};
+  };
+  for (Layout l : layouts) {
+    run_case(verifier, name("bf16 correct", l), bf16(1, 1, 1, l), naive(Acc::kF32), passes());
+    run_case(verifier, name("bf16 correct", l), bf16(17, 33, 65, l), naive(Acc::kF32), passes());
+    run_case(verifier, name("bf16 correct", l), bf16(256, 256, 4096, l), naive(Acc::kF32),
+             passes(true));
+    run_case(verifier, name("bf16 correct large K", l), bf16(128, 128, 16384, l),
+             naive(Acc::kF32), passes(true));
+    run_case(verifier, name("bf16 correct K=256", l), bf16(64, 80, 256, l), naive(Acc::kF32),
+             passes(true));
+    run_case(verifier, name("bf16 correct K=1", l), bf16(300, 200, 1, l), naive(Acc::kF32),
+             passes());
+  }
+  run_case(verifier, "bf16 correct misalign 1", bf16(17, 33, 65, Layout::kNN), naive(Acc::kF32),
+           passes(), misaligned);
+  run_case(verifier, "bf16 correct misalign 3", bf16(256, 256, 4096, Layout::kTN),
+           naive(Acc::kF32), passes(true), misaligned3);
+  for (Layout l : layouts) {
+    run_case(verifier, name("bf16 skip_tile", l), bf16(256, 256, 4096, l),
+             naive(Acc::kF32, Fault::kSkipTile),
+             fails({"guard_bands", "random_normal"},
+                   {"guard_bands", "unwritten", "0x7f9a", "256 of 65536", "(128,128)"}));
+    // Neither a bf16 nor an fp16 accumulator keeps the probe's small terms.
+    run_case(verifier, name("bf16 accumulation claimed as f32", l), bf16(256, 256, 4096, l),
+             naive(Acc::kBF16), fails({"precision_probe"}, {"precision_probe", "1/32"}));
+    run_case(verifier, name("bf16 data, f16 accumulation claimed as f32", l),
+             bf16(256, 256, 4096, l), naive(Acc::kF16),
+             fails({"precision_probe"}, {"precision_probe"}));
+    run_case(verifier, name("bf16 out_of_bounds", l), bf16(256, 256, 4096, l),
+             naive(Acc::kF32, Fault::kOutOfBounds),
+             fails({"guard_bands"}, {"guard_bands", "wrote outside C", "element offset 65536"},
+                   values_ok));
+    run_case(verifier, name("bf16 drops NaN", l), bf16(256, 256, 1024, l),
+             naive(Acc::kF32, Fault::kDropNan),
+             fails({"nonfinite"}, {"nonfinite"},
+                   {"random_normal", "small_integer", "precision_probe", "guard_bands"}));
+    // The element types read as each other: far off, whichever way round.
+    run_case(verifier, name("bf16 data read as fp16", l), bf16(256, 256, 1024, l),
+             naive(Acc::kF32, Fault::kWrongType), fails({"random_normal"}, {"random_normal"}));
+    run_case(verifier, name("fp16 data read as bf16", l), Problem{256, 256, 1024, l, Accum::kF32},
+             naive(Acc::kF32, Fault::kWrongType), fails({"random_normal"}, {"random_normal"}));
+    run_case(verifier, name("cuBLAS bf16 COMPUTE_32F", l), bf16(1024, 1024, 4096, l),
+             cublas(handle, false), passes(true));
+  }
+  run_case(verifier, "cuBLAS bf16 COMPUTE_32F large K", bf16(2048, 2048, 16384, Layout::kTN),
+           cublas(handle, false), passes(true));
+  {
+    Expect e;
+    e.disposition = Disposition::kLaunchFailed;
+    e.summary_has = {"LAUNCH_FAILED", "invalid problem", "bf16 accumulates in fp32 only"};
+    e.must_fail = {"setup"};
+    run_case(verifier, "bf16 with f16 accumulation is refused",
+             Problem{64, 64, 64, Layout::kTN, Accum::kF16, DType::kBF16}, naive(Acc::kF32), e);
+  }
 
   cublasDestroy(handle);
   std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);

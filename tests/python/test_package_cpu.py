@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The Python package without a GPU and without PyTorch: argument validation (hgemm._validate) on
-small stand-in tensors, and the extension's calls that need no device. Run with build/python on
-PYTHONPATH and CUDA_VISIBLE_DEVICES empty (tests/CMakeLists.txt), so that the answers are the same
-on a CPU-only and a GPU machine."""
+small stand-in tensors, the float16 / bfloat16 dtype rules among it, and the extension's calls that
+need no device. Run with build/python on PYTHONPATH and CUDA_VISIBLE_DEVICES empty
+(tests/CMakeLists.txt), so that the answers are the same on a CPU-only and a GPU machine."""
 
 import os
 import unittest
@@ -17,6 +17,10 @@ class Dtype:
 
     def __str__(self):
         return f"torch.{self.name}"
+
+
+# One object per name, as torch's dtypes are: with use_torch(), hgemm compares them by ==.
+DTYPES = {name: Dtype(name) for name in ("float16", "bfloat16", "float32")}
 
 
 class Device:
@@ -36,7 +40,7 @@ class Tensor:
 
     def __init__(self, shape, dtype="float16", device=None, strides=None):
         self.shape = tuple(shape)
-        self.dtype = Dtype(dtype)
+        self.dtype = DTYPES[dtype]
         self.device = device or Device()
         if strides is None:
             strides, step = [], 1
@@ -85,8 +89,8 @@ class Validation(unittest.TestCase):
         a, b = Tensor((8, 16)), Tensor((16, 4))
         self.raises(TypeError, ["a must be a torch.Tensor", "list"], _validate.check_matmul,
                     [[1.0]], b)
-        self.raises(TypeError, ["b (float32", "float16 only"], _validate.check_matmul,
-                    a, Tensor((16, 4), dtype="float32"))
+        self.raises(TypeError, ["b (float32", "float16 only", ".bfloat16()"],
+                    _validate.check_matmul, a, Tensor((16, 4), dtype="float32"))
         self.raises(TypeError, ["a (bfloat16"], _validate.check_matmul,
                     Tensor((8, 16), dtype="bfloat16"), b)
         self.raises(ValueError, ["a (", "CUDA tensor", "cpu"], _validate.check_matmul,
@@ -136,6 +140,88 @@ class Validation(unittest.TestCase):
                     Tensor((2, 16)), Tensor((32, 16), device=Device("cpu", None)))
 
 
+class Bfloat16(unittest.TestCase):
+    """The dtype rules, with duck-typed stand-ins and with use_torch()'s dtype objects: float16 or
+    bfloat16, one dtype for every operand, and bfloat16 with fp32 accumulation only."""
+
+    def each_mode(self):
+        for typed in (False, True):
+            if typed:
+                _validate.use_torch(Tensor, DTYPES["float16"], DTYPES["bfloat16"])
+            else:
+                _validate.use_torch(None, None)
+            yield "typed" if typed else "duck-typed"
+
+    def tearDown(self):
+        _validate.use_torch(None, None)
+
+    def raises(self, exc, words, fn, *args, **kwargs):
+        with self.assertRaises(exc) as cm:
+            fn(*args, **kwargs)
+        for w in words:
+            self.assertIn(w, str(cm.exception))
+        return str(cm.exception)
+
+    def test_accepted(self):
+        for mode in self.each_mode():
+            with self.subTest(mode):
+                a = Tensor((8, 16), dtype="bfloat16")
+                b = Tensor((16, 4), dtype="bfloat16")
+                w = Tensor((4, 16), dtype="bfloat16")
+                self.assertEqual(_validate.check_matmul(a, b), (8, 4, 16, "nn"))
+                self.assertEqual(_validate.check_matmul(a, w.t()), (8, 4, 16, "tn"))
+                self.assertEqual(_validate.check_matmul(a, b, Tensor((8, 4), dtype="bfloat16")),
+                                 (8, 4, 16, "nn"))
+                self.assertEqual(_validate.check_linear(Tensor((2, 3, 16), dtype="bfloat16"), w,
+                                                        Tensor((4,), dtype="bfloat16")),
+                                 (6, 4, 16, "tn"))
+                # fp16 keeps both accumulations.
+                self.assertEqual(_validate.check_matmul(Tensor((8, 16)), Tensor((16, 4)),
+                                                        acc="f16"), (8, 4, 16, "nn"))
+                self.assertEqual(_validate.check_linear(Tensor((8, 16)), Tensor((4, 16)),
+                                                        acc="f16"), (8, 4, 16, "tn"))
+
+    def test_mixed_dtypes(self):
+        for mode in self.each_mode():
+            with self.subTest(mode):
+                a16, b16 = Tensor((8, 16)), Tensor((16, 4))
+                a_bf, b_bf = Tensor((8, 16), dtype="bfloat16"), Tensor((16, 4), dtype="bfloat16")
+                text = self.raises(TypeError, ["b (bfloat16 (16, 4)", "a (float16 (8, 16)",
+                                               "differ in dtype", "b.to(a.dtype)"],
+                                   _validate.check_matmul, a16, b_bf)
+                self.assertIn("float16 or bfloat16", text)
+                self.raises(TypeError, ["b (float16", "a (bfloat16", "differ in dtype"],
+                            _validate.check_matmul, a_bf, b16)
+                self.raises(TypeError, ["out (float16 (8, 4)", "a (bfloat16", "differ in dtype"],
+                            _validate.check_matmul, a_bf, b_bf, Tensor((8, 4)))
+                self.raises(TypeError, ["weight (bfloat16", "x (float16", "differ in dtype"],
+                            _validate.check_linear, Tensor((2, 16)),
+                            Tensor((4, 16), dtype="bfloat16"))
+                self.raises(TypeError, ["bias (float16 (4,)", "x (bfloat16", "differ in dtype"],
+                            _validate.check_linear, Tensor((2, 16), dtype="bfloat16"),
+                            Tensor((4, 16), dtype="bfloat16"), Tensor((4,)))
+                # A dtype hgemm does not take at all is named as such, not as a mix.
+                self.raises(TypeError, ["b (float32", "bfloat16 or float16 only"],
+                            _validate.check_matmul, a_bf, Tensor((16, 4), dtype="float32"))
+
+    def test_bf16_accumulates_in_fp32_only(self):
+        for mode in self.each_mode():
+            with self.subTest(mode):
+                a_bf, b_bf = Tensor((8, 16), dtype="bfloat16"), Tensor((16, 4), dtype="bfloat16")
+                self.raises(ValueError, ["a (bfloat16", "acc='f16'",
+                                         "bf16 accumulates in fp32 only", "acc='f32'"],
+                            _validate.check_matmul, a_bf, b_bf, acc="f16")
+                self.raises(ValueError, ["x (bfloat16", "bf16 accumulates in fp32 only"],
+                            _validate.check_linear, Tensor((2, 16), dtype="bfloat16"),
+                            Tensor((4, 16), dtype="bfloat16"), acc="f16")
+                # An unknown acc is still named as such first.
+                self.raises(ValueError, ["acc must be", "'f64'"], _validate.check_matmul,
+                            a_bf, b_bf, acc="f64")
+                self.raises(ValueError, ["acc must be", "'f64'"], _validate.check_linear,
+                            Tensor((2, 16), dtype="bfloat16"), Tensor((4, 16), dtype="bfloat16"),
+                            acc="f64")
+
+
 class Extension(unittest.TestCase):
     def test_versions(self):
         self.assertEqual(hgemm.__version__, os.environ["HGEMM_EXPECTED_VERSION"])
@@ -171,6 +257,29 @@ class Extension(unittest.TestCase):
             hgemm.tune([(1, 2)])
         with self.assertRaisesRegex(ValueError, "tune: N of shape"):
             hgemm.tune([(1, -2, 3)])
+
+    def test_general_call(self):
+        """The general call the ops use for bf16 reaches the library: argument checks that need
+        no device answer first, then the missing device (CUDA_VISIBLE_DEVICES is empty)."""
+        self.assertNotEqual(_hgemm.DTYPE_F16, _hgemm.DTYPE_BF16)
+        ptrs = (0x10000, 0x20000, 0x30000)
+        for layout in (_hgemm.LAYOUT_NN, _hgemm.LAYOUT_TN):
+            status = _hgemm.gemm(*ptrs, 64, 32, 16, layout, _hgemm.DTYPE_BF16, _hgemm.ACC_F32, 0)
+            self.assertEqual(status, _hgemm.ERROR_NO_DEVICE)
+            status, plan = _hgemm.gemm_explain(*ptrs, 64, 32, 16, layout, _hgemm.DTYPE_BF16,
+                                               _hgemm.ACC_F32)
+            self.assertEqual((status, plan), (_hgemm.ERROR_NO_DEVICE, {}))
+        status = _hgemm.gemm(*ptrs, 64, 32, 16, _hgemm.LAYOUT_NN, _hgemm.DTYPE_BF16,
+                             _hgemm.ACC_F16, 0)
+        self.assertTrue(_hgemm.status_string(status).startswith("HGEMM_ERROR_DTYPE_ACCUM"))
+        self.assertIn("fp32 only", _hgemm.last_error())
+        status = _hgemm.gemm(0, *ptrs[1:], 64, 32, 16, _hgemm.LAYOUT_NN, _hgemm.DTYPE_F16,
+                             _hgemm.ACC_F16, 0)
+        self.assertTrue(_hgemm.status_string(status).startswith("HGEMM_ERROR_NULL_POINTER"))
+        with self.assertRaisesRegex(ValueError, "layout must be LAYOUT_NN or LAYOUT_TN, got 7"):
+            _hgemm.gemm(*ptrs, 64, 32, 16, 7, _hgemm.DTYPE_BF16, _hgemm.ACC_F32, 0)
+        with self.assertRaisesRegex(ValueError, "layout must be"):
+            _hgemm.gemm_explain(*ptrs, 64, 32, 16, -1, _hgemm.DTYPE_BF16, _hgemm.ACC_F32)
 
     def test_set_table_and_reload(self):
         hgemm.set_table(__file__)  # any existing file: the library reads it on the next call

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -107,4 +108,60 @@ TEST(Cli, TuneRefusesACompressedDatabase) {
   CliResult r = run_cli("db loo " + path + " --rule closest");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown --rule 'closest'"), std::string::npos) << r.output;
+}
+
+// --dtype of verify and bench: f16 or bf16, checked before any device work; bf16 accumulates in
+// fp32 only, so --acc f16 with it is an argument error while its default --acc is f32 alone. An
+// accepted line goes on to look for the device, which kNoDevice hides.
+TEST(Cli, DtypeOption) {
+  const std::string out = testing::TempDir() + "hgemm_cli_dtype.csv";
+  std::remove(out.c_str());
+  const std::string bench = "bench --shape 64x64x64 --impl hgemm --modes offline --out " + out;
+  const std::string verify = "verify --suite smoke ";
+  const std::vector<std::string> accepted = {
+      verify + "--dtype bf16",          verify + "--dtype=f16",
+      verify + "--dtype bf16 --acc f32", verify + "--dtype f16 --acc f16",
+      bench + " --dtype bf16",           bench + " --dtype bf16 --acc f32,f32"};
+  for (const std::string& args : accepted) {
+    const CliResult r = run_cli(args, kNoDevice);
+    EXPECT_NE(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << args << "\n" << r.output;
+  }
+  std::FILE* f = std::fopen(out.c_str(), "r");
+  EXPECT_EQ(f, nullptr) << "a run without a device wrote " << out;
+  if (f) std::fclose(f);
+
+  expect_usage_error("verify --suite smoke --dtype fp8", "unknown dtype 'fp8' (f16 or bf16)");
+  expect_usage_error("verify --suite smoke --dtype BF16", "unknown dtype 'BF16'");
+  expect_usage_error("verify --suite smoke --dtype", "needs a value");
+  expect_usage_error(bench + " --dtype f32", "unknown dtype 'f32'");
+  for (const char* acc : {"f16", "f32,f16"}) {
+    expect_usage_error(std::string("verify --suite smoke --dtype bf16 --acc ") + acc,
+                       "--acc f16 cannot run with --dtype bf16: bf16 accumulates in fp32 only");
+    expect_usage_error(bench + " --dtype bf16 --acc " + acc, "bf16 accumulates in fp32 only");
+  }
+  // An explicit config of the other element type could never run: refused, not skipped.
+  const std::string f16_config = "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn";
+  expect_usage_error("verify --suite smoke --dtype bf16 --impl config:" + f16_config,
+                     "has f16 elements but the run is --dtype bf16");
+  expect_usage_error("bench --shape 64x64x64 --modes offline --out " + out + " --impl config:" +
+                         f16_config + "_bf16",
+                     "has bf16 elements but the run is --dtype f16");
+}
+
+// A results file holds one element type (its header says which): --resume with the other is
+// refused before any device work rather than appending rows under the wrong header.
+TEST(Cli, BenchResumeRefusesTheOtherDtype) {
+  const std::string path = testing::TempDir() + "hgemm_cli_resume_dtype.csv";
+  const std::string f16_header =
+      "m,n,k,layout,acc,impl,mode,disposition,ms,tflops,p20_ms,p80_ms,min_ms,max_ms,samples,"
+      "calls_per_sample,sets,sm_clock_before_mhz,sm_clock_after_mhz,detail\n";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(("# gpu=x\n" + f16_header).c_str(), f);
+  std::fclose(f);
+  expect_usage_error("bench --shape 64x64x64 --impl hgemm --modes offline --resume --dtype bf16 "
+                     "--out " + path,
+                     "it holds f16 rows and this run is --dtype bf16");
+  std::remove(path.c_str());
 }

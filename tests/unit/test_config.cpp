@@ -111,6 +111,38 @@ TEST(KernelConfig, RoundTripOverManyConfigs) {
     }
 }
 
+TEST(KernelConfig, Bf16IsTheLastTokenAndFp32Only) {
+  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  c.dtype = hgemm::DType::kBF16;
+  EXPECT_EQ(c.name(), "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_bf16");
+  EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+  EXPECT_EQ(KernelConfig::parse(c.name()), c);
+  KernelConfig fp16 = c;
+  fp16.dtype = hgemm::DType::kF16;
+  EXPECT_NE(c.hash(), fp16.hash());
+  EXPECT_NE(c.instance(), fp16.instance());
+  // After the swap token, and on the decode family.
+  KernelConfig swap = *KernelConfig::parse("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap_bf16");
+  EXPECT_TRUE(swap.swap_ab);
+  EXPECT_EQ(swap.dtype, hgemm::DType::kBF16);
+  KernelConfig decode = *KernelConfig::parse("decode_n32_k64_s4_w4_f32_tn_bf16");
+  EXPECT_EQ(decode.family, hgemm::Family::kDecode);
+  EXPECT_EQ(decode.dtype, hgemm::DType::kBF16);
+  EXPECT_TRUE(decode.validate().ok()) << decode.validate().message;
+  // bf16 accumulates in fp32 only, and the sm80 catalog is fp16 only.
+  c.accum = Accum::kF16;
+  EXPECT_NE(c.validate().message.find("fp32 only"), std::string::npos) << c.validate().message;
+  KernelConfig sm80;
+  sm80.dtype = hgemm::DType::kBF16;
+  EXPECT_NE(sm80.validate().message.find("fp16 only"), std::string::npos);
+  // Only the canonical spelling parses: the token is lower case, last, and never "f16".
+  for (const char* bad : {"sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_BF16",
+                          "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_f16",
+                          "sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_bf16_swap",
+                          "bf16"})
+    EXPECT_FALSE(KernelConfig::parse(bad).has_value()) << bad;
+}
+
 TEST(KernelConfig, ParseRejectsMalformedAndNonCanonical) {
   for (const char* bad : {"", "sm80", "sm80_mma_128x128x32_s3_w2x2_sk1_f32",
                           "sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn_extra",
@@ -190,6 +222,14 @@ TEST(Problem, ValidateSizesEnumsAndOverflow) {
   bad_acc.accum = static_cast<Accum>(2);
   EXPECT_EQ(bad_acc.validate().code, HGEMM_ERROR_INVALID_ENUM);
   EXPECT_EQ((Problem{4096, 2048, 64, Layout::kNN, Accum::kF16}).name(), "4096x2048x64_nn_f16");
+  Problem bf16{4096, 2048, 64, Layout::kTN, Accum::kF32, hgemm::DType::kBF16};
+  EXPECT_EQ(bf16.name(), "4096x2048x64_tn_f32_bf16");
+  EXPECT_TRUE(bf16.validate().ok());
+  bf16.accum = Accum::kF16;
+  EXPECT_EQ(bf16.validate().code, HGEMM_ERROR_DTYPE_ACCUM);
+  Problem bad_dtype{8, 8, 8};
+  bad_dtype.dtype = static_cast<hgemm::DType>(9);
+  EXPECT_EQ(bad_dtype.validate().code, HGEMM_ERROR_INVALID_ENUM);
 }
 
 TEST(Enums, ParseAndPrint) {
@@ -198,5 +238,8 @@ TEST(Enums, ParseAndPrint) {
   EXPECT_FALSE(hgemm::parse_layout("NT").has_value());
   EXPECT_EQ(hgemm::parse_accum("f16"), Accum::kF16);
   EXPECT_FALSE(hgemm::parse_accum("fp32").has_value());
+  EXPECT_EQ(hgemm::parse_dtype("bf16"), hgemm::DType::kBF16);
+  EXPECT_EQ(hgemm::parse_dtype("f16"), hgemm::DType::kF16);
+  EXPECT_FALSE(hgemm::parse_dtype("bfloat16").has_value());
   EXPECT_EQ(hgemm::to_string(Accum::kF32), "f32");
 }

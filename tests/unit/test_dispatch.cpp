@@ -138,7 +138,8 @@ OneEntryTables shipped_entry(const Problem& p, const KernelConfig& config, bool 
 KernelConfig sm90_config(Layout layout) {
   for (const auto& inst : registry::instances())
     if (inst.config.family == Family::kSm90Ws && inst.config.layout == layout &&
-        inst.config.accum == Accum::kF32 && inst.config.block_m == 128 &&
+        inst.config.accum == Accum::kF32 && inst.config.dtype == DType::kF16 &&
+        inst.config.block_m == 128 &&
         inst.config.block_n == 128)
       return inst.config;
   ADD_FAILURE() << "no sm90 128x128 f32 instance";
@@ -229,6 +230,71 @@ TEST(DispatchTableEntry, TableOfAnotherDeviceIsNotUsed) {
   EXPECT_NE(other.status().find("114 SMs"), std::string::npos) << other.status();
   const dispatch::Decision c = dispatch::decide(p, args_for(p), d, {&t.user, &other});
   EXPECT_EQ(c.source, dispatch::Source::kHeuristic) << c.reason;
+}
+
+// bf16: the tables hold fp16 winners, and a bf16 call runs the bf16 twin of the fp16 decision.
+TEST(DispatchBf16, RunsTheTwinOfTheTablesFp16Winner) {
+  const DeviceInfo d = h100();
+  KernelConfig advice = sm90_config(Layout::kTN);
+  advice.raster = Raster::kAlongN;
+  const Problem f16{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kTN, Accum::kF32};
+  Problem bf16 = f16;
+  bf16.dtype = DType::kBF16;
+  const OneEntryTables t = shipped_entry(f16, advice, true, d);
+  const dispatch::Decision c = dispatch::decide(bf16, args_for(bf16), d, t.tables());
+  KernelConfig twin = advice;
+  twin.dtype = DType::kBF16;
+  EXPECT_EQ(c.config, twin) << c.config.name();
+  ASSERT_NE(c.instance, nullptr);
+  EXPECT_EQ(c.instance->config.dtype, DType::kBF16);
+  EXPECT_EQ(c.instance, registry::find(twin));
+  EXPECT_EQ(c.source, dispatch::Source::kShippedTable) << c.reason;
+  EXPECT_NE(c.reason.find("run in bf16"), std::string::npos) << c.reason;
+}
+
+TEST(DispatchBf16, EveryRuleAnswersWithItsFp16AnswersTwin) {
+  const DeviceInfo d = h100();
+  // The decode rule (M <= 16), the heuristic with and without split-K, both layouts.
+  const Problem shapes[] = {{1, 4096, 4096, Layout::kTN, Accum::kF32},
+                            {16, 8192, 2048, Layout::kNN, Accum::kF32},
+                            {256, 128, 16384, Layout::kTN, Accum::kF32},
+                            {4096, 4096, 4096, Layout::kNN, Accum::kF32},
+                            {333, 8192, 28672, Layout::kTN, Accum::kF32}};
+  for (const Problem& f16 : shapes) {
+    Problem bf16 = f16;
+    bf16.dtype = DType::kBF16;
+    const dispatch::Decision a = dispatch::decide(f16, args_for(f16), d, {});
+    const dispatch::Decision b = dispatch::decide(bf16, args_for(bf16), d, {});
+    KernelConfig twin = a.config;
+    twin.dtype = DType::kBF16;
+    EXPECT_EQ(b.config, twin) << bf16.name() << ": " << b.config.name() << " vs " << a.config.name();
+    ASSERT_NE(b.instance, nullptr) << bf16.name();
+    EXPECT_EQ(b.instance->config.dtype, DType::kBF16) << bf16.name();
+    EXPECT_EQ(b.source, a.source) << b.reason;
+  }
+}
+
+TEST(DispatchBf16, NothingCompiledRunsWhatTmaCannotReadAndSelectSaysWhy) {
+  const DeviceInfo d = h100();
+  // K % 8 != 0: no TMA row stride, and the sm80 catalog that takes such fp16 calls is fp16 only.
+  Problem p{512, 512, 70, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(dispatch::select(p, args_for(p), d).config.family, Family::kSm80Mma);
+  p.dtype = DType::kBF16;
+  std::string why;
+  EXPECT_EQ(dispatch::try_select(p, args_for(p), d, &why), nullptr);
+  EXPECT_NE(why.find("no compiled kernel implements"), std::string::npos) << why;
+  try {
+    dispatch::select(p, args_for(p), d);
+    ADD_FAILURE() << "select ran " << p.name();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), HGEMM_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(e.message(), why);
+  }
+  // The same shape with K % 8 == 0 runs on a bf16 kernel.
+  p.k = 72;
+  const dispatch::Decision* c = dispatch::try_select(p, args_for(p), d, &why);
+  ASSERT_NE(c, nullptr) << why;
+  EXPECT_EQ(c->config.dtype, DType::kBF16) << c->config.name();
 }
 
 }  // namespace

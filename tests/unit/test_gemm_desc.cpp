@@ -293,8 +293,13 @@ TEST(GemmDescRefusals, Workspace) {
                  reinterpret_cast<const void*>(uintptr_t(0x20000000)),
                  reinterpret_cast<void*>(uintptr_t(0x30000000)));
 
-  // The safety net needs none.
+  // bf16 takes the same route, so it may need as much.
   big.dtype = HGEMM_DTYPE_BF16;
+  size_t needed_bf16 = 0;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed_bf16), HGEMM_SUCCESS);
+  EXPECT_EQ(needed_bf16, needed);
+  // The safety net needs none.
+  big.alpha = 2.0f;
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
@@ -340,12 +345,17 @@ TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
       {Order::kRow, Order::kRow, Order::kCol, false, false, Layout::kTN},
       {Order::kCol, Order::kRow, Order::kCol, false, false, Layout::kTN},
   };
+  // bf16 (fp32 accumulation only) routes as fp16 does, its problem carrying the element type.
+  const std::pair<DType, hgemm::Accum> types[] = {{DType::kF16, hgemm::Accum::kF32},
+                                                  {DType::kF16, hgemm::Accum::kF16},
+                                                  {DType::kBF16, hgemm::Accum::kF32}};
   for (const Case& c : cases) {
-    for (auto accum : {hgemm::Accum::kF32, hgemm::Accum::kF16}) {
+    for (auto [dtype, accum] : types) {
       GemmDesc d = plain(100, 300, 70);
       d.order_a = c.a;
       d.order_b = c.b;
       d.order_c = c.c;
+      d.dtype = dtype;
       d.accum = accum;
       const auto r = hgemm::dispatch::route(d);
       EXPECT_EQ(r.dispatch, c.dispatch) << d.name() << ": " << r.reason;
@@ -356,6 +366,7 @@ TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
       EXPECT_EQ(r.transposed, c.transposed) << d.name();
       EXPECT_EQ(r.problem.layout, c.layout) << d.name();
       EXPECT_EQ(r.problem.accum, accum);
+      EXPECT_EQ(r.problem.dtype, dtype);
       EXPECT_EQ(r.problem.m, c.transposed ? 300 : 100) << d.name();
       EXPECT_EQ(r.problem.n, c.transposed ? 100 : 300) << d.name();
       EXPECT_EQ(r.problem.k, 70);
@@ -370,7 +381,6 @@ TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
 
 TEST(GemmRoute, AnythingElseTakesTheSafetyNet) {
   const std::tuple<void (*)(GemmDesc&), const char*> cases[] = {
-      {[](GemmDesc& d) { d.dtype = DType::kBF16; }, "bf16"},
       {[](GemmDesc& d) { d.alpha = 2.0f; }, "alpha"},
       {[](GemmDesc& d) { d.beta = 1.0f; }, "beta"},
       {[](GemmDesc& d) { d.bias = reinterpret_cast<const void*>(uintptr_t(0x4000000)); }, "bias"},

@@ -21,7 +21,7 @@ constexpr int num_fields() {
     return sizeof...(Fields);
 }
 
-static_assert(num_fields<hgemm::KernelConfig>() == 18,
+static_assert(num_fields<hgemm::KernelConfig>() == 19,
               "KernelConfig's fields changed: compare the new one in operator== (hgemm.hpp), then "
               "update this count");
 

@@ -27,17 +27,20 @@ TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
   for (size_t i = 0; i < compiled.size(); ++i)
     EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();
   // Each row gives every layout its config is valid in (swap-AB: TN alone) of each of its
-  // accumulations: the catalog's rule and KernelConfig::validate agree.
+  // accumulations and element types (bf16: fp32 accumulation alone): the catalog's rule and
+  // KernelConfig::validate agree.
   size_t expanded = 0;
   for (auto const& row : hgemm::sm90::kCatalogRows)
     for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
-      for (hgemm::Layout layout : {hgemm::Layout::kNN, hgemm::Layout::kTN}) {
-        if (row.fp16_only && accum == hgemm::Accum::kF32) continue;
-        Sm90Variant v = row.variant;
-        v.accum = accum;
-        v.layout = layout;
-        expanded += hgemm::to_config(v).validate().ok();
-      }
+      for (hgemm::DType dtype : {hgemm::DType::kF16, hgemm::DType::kBF16})
+        for (hgemm::Layout layout : {hgemm::Layout::kNN, hgemm::Layout::kTN}) {
+          if (row.fp16_only && accum == hgemm::Accum::kF32) continue;
+          Sm90Variant v = row.variant;
+          v.accum = accum;
+          v.dtype = dtype;
+          v.layout = layout;
+          expanded += hgemm::to_config(v).validate().ok();
+        }
   EXPECT_EQ(expanded, hgemm::sm90::kCatalog.size());
 }
 

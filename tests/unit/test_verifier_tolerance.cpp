@@ -1,7 +1,9 @@
 // The verifier's static tolerances (no device): monotone in K, looser for fp16 accumulation, and
 // placed where the measured H100 errors say they must be. Measured references: fp32 accumulation
 // with fp16 output gives rel_fro 2.1e-4 at any K; cuBLAS COMPUTE_16F gives 6.0e-4 (K=256),
-// 1.2e-3 (1024), 2.4e-3 (4096 and 16384).
+// 1.2e-3 (1024), 2.4e-3 (4096 and 16384). bf16 output (8 significant bits, fp16 has 11) rounds
+// 2^3 = 8x as coarsely, so its floor is 8 x 2.1e-4 and a bf16 accumulator would err 8x as much as
+// an fp16 one.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,12 +16,17 @@
 namespace {
 
 using hgemm::Accum;
+using hgemm::DType;
 using hgemm::Layout;
 using hgemm::Problem;
 using hgemm::verify::Verifier;
 
 Problem make(int64_t m, int64_t n, int64_t k, Accum accum) {
   return Problem{m, n, k, Layout::kTN, accum};
+}
+
+Problem make_bf16(int64_t m, int64_t n, int64_t k) {
+  return Problem{m, n, k, Layout::kTN, Accum::kF32, DType::kBF16};
 }
 
 const std::vector<int64_t> kKs = {1,   2,    3,    15,   16,    17,    64,    65,      255,
@@ -163,6 +170,105 @@ TEST(VerifierTolerance, SummaryNamesFailingChecks) {
   report.disposition = Disposition::kIncorrect;
   const std::string s = report.summary();
   EXPECT_EQ(s, "INCORRECT precision_probe: got 1024 want 1050 at (3,7) second line");
+}
+
+// ---- bf16 elements (fp32 accumulation only) -----------------------------------------------------
+
+// The fp16 tolerances did not move when bf16 arrived: the formulas, evaluated here by hand.
+TEST(VerifierTolerance, Fp16ValuesUnchangedByBf16) {
+  const double u32 = std::ldexp(1.0, -24);
+  const Problem f32 = make(1024, 1024, 4096, Accum::kF32);
+  EXPECT_DOUBLE_EQ(Verifier::tol_rel_fro(f32), (5e-4 + 4.0 * u32 * 64.0) * (1.0 + 3.0 / 1024.0));
+  // ulp(700) in fp16 is 0.5.
+  EXPECT_DOUBLE_EQ(Verifier::tol_max_abs(f32, 700.0), 2.0 * 0.5 + 32.0 * u32 * 4096.0);
+  const Problem f16 = make(1024, 1024, 4096, Accum::kF16);
+  EXPECT_DOUBLE_EQ(Verifier::tol_rel_fro(f16), 2.5e-3 * 2.0 * (1.0 + 3.0 / 1024.0));
+  EXPECT_DOUBLE_EQ(Verifier::tol_max_abs(f16, 700.0), 4.0 * 0.5 + 1e-3 * 4096.0);
+  EXPECT_EQ(Problem{}.dtype, DType::kF16);
+}
+
+TEST(VerifierTolerance, Bf16MonotoneFinitePositive) {
+  for (int64_t side : kSides) {
+    for (size_t i = 0; i < kKs.size(); ++i) {
+      const Problem p = make_bf16(side, side, kKs[i]);
+      const double rel = Verifier::tol_rel_fro(p);
+      EXPECT_TRUE(std::isfinite(rel) && rel > 0) << p.name();
+      for (double x : {0.0, 1e-30, 1e-6, 1.0, 700.0, 65504.0, 1e30, 3.3e38}) {
+        const double abs = Verifier::tol_max_abs(p, x);
+        EXPECT_TRUE(std::isfinite(abs) && abs > 0) << p.name() << " max|ref| " << x;
+      }
+      if (i == 0) continue;
+      const Problem lo = make_bf16(side, side, kKs[i - 1]);
+      EXPECT_LE(Verifier::tol_rel_fro(lo), rel) << p.name();
+      for (double x : kMaxRefs)
+        EXPECT_LE(Verifier::tol_max_abs(lo, x), Verifier::tol_max_abs(p, x))
+            << p.name() << " max|ref| " << x;
+    }
+  }
+  const Problem p = make_bf16(256, 256, 4096);
+  for (size_t i = 1; i < kMaxRefs.size(); ++i)
+    EXPECT_LE(Verifier::tol_max_abs(p, kMaxRefs[i - 1]), Verifier::tol_max_abs(p, kMaxRefs[i]));
+}
+
+// The rule: every term that comes from C's rounding is 2^(11-8) = 8x fp16's, the fp32 summation
+// term is shared. So the rounding part of the tolerance is exactly 8x fp16's at every K.
+TEST(VerifierTolerance, Bf16IsFp16ScaledByTheOutputRounding) {
+  const double u32 = std::ldexp(1.0, -24);
+  for (int64_t side : kSides) {
+    for (int64_t k : kKs) {
+      const Problem f16 = make(side, side, k, Accum::kF32);
+      const Problem bf16 = make_bf16(side, side, k);
+      const double widen = 1.0 + 3.0 / double(side);
+      const double order = 4.0 * u32 * std::sqrt(double(k));
+      EXPECT_NEAR(Verifier::tol_rel_fro(bf16) / widen - order,
+                  8.0 * (Verifier::tol_rel_fro(f16) / widen - order), 1e-15)
+          << bf16.name();
+      EXPECT_GT(Verifier::tol_rel_fro(bf16), Verifier::tol_rel_fro(f16)) << bf16.name();
+      // Max-abs: two ulps of max|ref| in C's type; bf16's ulp is 8x fp16's wherever both are
+      // normal and below fp16's largest value.
+      for (double x : {1e-3, 0.5, 1.0, 100.0, 700.0, 60000.0}) {
+        const double accumulation = 32.0 * u32 * double(k);
+        EXPECT_NEAR(Verifier::tol_max_abs(bf16, x) - accumulation,
+                    8.0 * (Verifier::tol_max_abs(f16, x) - accumulation), 1e-12)
+            << bf16.name() << " max|ref| " << x;
+      }
+    }
+  }
+}
+
+// Large outputs, where the Frobenius ratio is statistically sharp.
+TEST(VerifierTolerance, Bf16LeavesRoomForOutputRounding) {
+  const double floor = 8.0 * 2.1e-4;  // fp16's measured floor, 8x coarser
+  for (int64_t k : {int64_t(1), int64_t(256), int64_t(1024), int64_t(4096), int64_t(16384)}) {
+    const double tol = Verifier::tol_rel_fro(make_bf16(1024, 1024, k));
+    EXPECT_GE(tol, 2.0 * floor) << "K=" << k;
+    // Not looser than fp16's own margin over its floor (2.4x) needs.
+    EXPECT_LE(tol, 2.5 * floor) << "K=" << k;
+  }
+  // Below a bf16 accumulator's error (8x fp16 accumulation's measured 6.0e-4 at K = 256).
+  EXPECT_LT(Verifier::tol_rel_fro(make_bf16(1024, 1024, 256)), 8.0 * 6.0e-4);
+}
+
+TEST(VerifierTolerance, Bf16TinyProblemsCoverOneRounding) {
+  // One element, K = 1: one round-to-nearest to bf16, 2^-8 relative at most.
+  const Problem p = make_bf16(1, 1, 1);
+  EXPECT_GE(Verifier::tol_rel_fro(p), std::ldexp(1.0, -8));
+  // |ref| = 1: half a bf16 ulp is 2^-8.
+  EXPECT_GE(Verifier::tol_max_abs(p, 1.0), std::ldexp(1.0, -8));
+  // bf16 keeps fp32's exponent range: a tiny result is rounded on a tiny grid, not fp16's 2^-24.
+  EXPECT_LT(Verifier::tol_max_abs(p, 1e-20) - 32.0 * std::ldexp(1.0, -24),
+            std::ldexp(1.0, -60));
+}
+
+TEST(VerifierTolerance, Bf16MaxAbsMagnitudes) {
+  // K = 16384 with N(0,1) inputs: |ref| reaches ~700, whose bf16 ulp is 4. A correct kernel is off
+  // by at most half an ulp (2); an element off by a typical |ref| (~sqrt(K) = 128) must fail.
+  const Problem big = make_bf16(2048, 2048, 16384);
+  EXPECT_GE(Verifier::tol_max_abs(big, 700.0), 2.0);
+  EXPECT_LE(Verifier::tol_max_abs(big, 700.0), 16.0);
+  const Problem small_k = make_bf16(256, 256, 64);
+  EXPECT_LE(Verifier::tol_max_abs(small_k, 40.0), 1.0);  // ulp(40) = 1/4
+  EXPECT_GE(Verifier::tol_max_abs(small_k, 40.0), 0.125);
 }
 
 }  // namespace

@@ -4,18 +4,29 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "ptx/griddepcontrol.cuh"
 
 namespace hgemm::kernels {
 
+// Two fp32 sums as C's element type T (__half or __nv_bfloat16), rounded to nearest even.
+template <class T>
+__device__ __forceinline__ T to_element(float x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16_rn(x);
+  else
+    return __float2half_rn(x);
+}
+
 // C = sum over the splits of the fp32 partials, added in split order so that the result is the
 // same bit pattern on every run. One thread per pair of columns.
-template <bool kPairStores>
+template <class T, bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
-                                     int splits, __half* __restrict__ c, int m, int n) {
+                                     int splits, T* __restrict__ c, int m, int n) {
   // Launched programmatically, the kernel may start before the GEMM that writes the partials has
   // finished: wait for it, then let the next kernel begin its setup.
   ptx::griddepcontrol_wait();
@@ -34,12 +45,14 @@ __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t 
       sum.x += v.x;
       sum.y += v.y;
     }
-    __half* dst = c + row * n + col;
+    T* dst = c + row * n + col;
+    const T lo = to_element<T>(sum.x);
     if constexpr (kPairStores) {
-      *reinterpret_cast<__half2*>(dst) = __floats2half2_rn(sum.x, sum.y);
+      const T pair[2] = {lo, to_element<T>(sum.y)};
+      *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<uint32_t const*>(pair);
     } else {
-      dst[0] = __float2half_rn(sum.x);
-      if (col + 1 < n) dst[1] = __float2half_rn(sum.y);
+      dst[0] = lo;
+      if (col + 1 < n) dst[1] = to_element<T>(sum.y);
     }
   }
 }

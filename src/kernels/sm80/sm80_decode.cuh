@@ -1,7 +1,8 @@
 // Decode GEMM, M <= 16: C (M x N) = A (M x K) . B as one stream of B at DRAM bandwidth.
 //   Arch: sm_80 and later (mma.sync m16n8k16, cp.async; built for sm_80 and sm_90a).
 //   Layouts: A M x K row-major; B N x K row-major (TN) or K x N row-major (NN); C M x N
-//   row-major. Accumulation f32 or f16 inside each warp; the warps' sums are added in f32.
+//   row-major. fp16 elements with f32 or f16 accumulation inside each warp, or bf16 with f32;
+//   the warps' sums are added in f32.
 //   Work: a CTA owns kBlockN columns of C and all of K. Its warps take turns along K: in round r
 //   warp w takes K [(r * kWarps + w) * kBlockK, + kBlockK) and keeps partial sums of the CTA's
 //   whole (up to) 16 x kBlockN tile, one m16n8 accumulator per 8 columns (rows past M are zeros).
@@ -11,7 +12,7 @@
 //   contiguous bytes of a row are its fragment registers (a dot product does not see the order).
 //   NN transposes B in registers (byte permutes of two k-rows).
 //   Epilogue: partial sums through shared memory, added over the warps in warp order (bitwise
-//   repeatable), rounded once to fp16; no atomics, no workspace.
+//   repeatable), rounded once to C's type; no atomics, no workspace.
 //   Limits: 1 <= M <= 16; K % 8 == 0 and, for NN, N % 8 == 0; A and B 16-byte aligned (the
 //   launcher's can_implement refuses the rest, which the sm80 safety net takes).
 #pragma once
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <type_traits>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "core/decode_variant.hpp"
@@ -30,10 +32,11 @@
 
 namespace hgemm::sm80 {
 
+// A, B and C hold 2-byte elements, fp16 or bf16 as the variant's dtype says.
 struct DecodeParams {
-  __half const* a;
-  __half const* b;
-  __half* c;
+  uint16_t const* a;
+  uint16_t const* b;
+  uint16_t* c;
   int m;
   int n;
   int k;
@@ -78,6 +81,8 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   constexpr int kSlotsPerStage = kGeometry.slots_per_stage;
   constexpr bool kNN = kGeometry.nn;
   constexpr bool kF32 = kVariant.accum == Accum::kF32;
+  constexpr bool kBF16 = kVariant.dtype == DType::kBF16;
+  static_assert(!kBF16 || kF32, "bf16 accumulates in fp32 only");
   static_assert(kBlockN == 8 || kBlockN == 16 || kBlockN == 32 || kBlockN == 64 ||
                     kBlockN == 128,
                 "block_n must be 8, 16, 32, 64 or 128");
@@ -122,7 +127,7 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   // This lane's pieces of A at round 0: rows g and g + 8, K offset 8t of every chunk. Rows past M
   // are copied as zeros (no global read), so the math needs no predicate.
   bool a_row_ok[2];
-  __half const* a_lane[2];
+  uint16_t const* a_lane[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int row = lane_group + 8 * h;
@@ -135,7 +140,7 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   // inside B in every round that lies inside K (the tail round passes B's base instead).
   constexpr int kBLanes = kNN ? kBSlots / 8 : kBSlots;
   bool b_col_ok[kBLanes];
-  __half const* b_lane[kBLanes];
+  uint16_t const* b_lane[kBLanes];
 #pragma unroll
   for (int j = 0; j < kBLanes; ++j) {
     const int col = kNN ? 64 * j + 8 * lane_group : lane_group + 8 * j;
@@ -160,13 +165,13 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         if (h == 1 && !upper_rows) continue;
-        __half const* src = a_lane[h] + k_round + 32 * c;
+        uint16_t const* src = a_lane[h] + k_round + 32 * c;
         ptx::cp_async_ca_16(uint32_t(__cvta_generic_to_shared(slots[h] + lane_idx)),
                             k_ok ? src : params.a, a_row_ok[h] && k_ok ? 16u : 0u);
       }
 #pragma unroll
       for (int s = 0; s < kBSlots; ++s) {
-        __half const* src;
+        uint16_t const* src;
         bool ok;
         if constexpr (kNN) {
           const int r = s % 8;
@@ -200,7 +205,9 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
 
   auto mma = [](AccFrag& d, uint32_t const (&a)[4], uint32_t b0, uint32_t b1) {
     const uint32_t b[2] = {b0, b1};
-    if constexpr (kF32)
+    if constexpr (kBF16)
+      ptx::mma_m16n8k16_bf16_f32(d, a, b);
+    else if constexpr (kF32)
       ptx::mma_m16n8k16_f32(d, a, b);
     else
       ptx::mma_m16n8k16_f16(d, a, b);
@@ -315,7 +322,7 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   }
   __syncthreads();
 
-  // Sums over the warps in warp order, one rounding to fp16; consecutive threads take
+  // Sums over the warps in warp order, one rounding to C's type; consecutive threads take
   // consecutive columns, so the stores to C coalesce.
   for (int idx = tid; idx < m * kBlockN; idx += kThreads) {
     const int row = idx / kBlockN;
@@ -324,7 +331,10 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     float sum = smem.partial[0][row][col];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += smem.partial[w][row][col];
-    params.c[int64_t(row) * n + n0 + col] = __float2half_rn(sum);
+    if constexpr (kBF16)
+      params.c[int64_t(row) * n + n0 + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
+    else
+      params.c[int64_t(row) * n + n0 + col] = __half_as_ushort(__float2half_rn(sum));
   }
 #elif defined(__CUDA_ARCH__)
   if (threadIdx.x == 0 && blockIdx.x == 0)

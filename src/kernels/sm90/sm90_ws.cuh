@@ -1,8 +1,8 @@
 // sm90 warp-specialized persistent GEMM: TMA loads, WGMMA math, one body for the whole family.
 //   Arch: sm_90a only (wgmma, setmaxnreg, TMA multicast).
 //   Layouts: A M x K row-major (K-major). B N x K row-major (TN, K-major) or K x N row-major (NN,
-//   N-major, read through the descriptor's transpose bit). C M x N row-major. fp16 in and out,
-//   fp32 or fp16 accumulation.
+//   N-major, read through the descriptor's transpose bit). C M x N row-major. fp16 in and out
+//   with fp32 or fp16 accumulation, or bf16 in and out with fp32 accumulation.
 //   Roles: warpgroup 0 is the producer (one thread issues all TMA loads into a kNumStages ring,
 //   the warpgroup gives its registers away); warpgroups 1..kNumConsumerWgs run wgmma over the
 //   ring, then the epilogue (stmatrix -> swizzled smem chunk buffers -> TMA store, or 16-byte
@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include <cuda.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "core/kernel_variant.hpp"
@@ -57,7 +58,7 @@ struct Params {
   CUtensorMap tma_b;  // TN: B as (K, N), box (BK, BN / cluster_m)
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
-  __half* c;
+  uint16_t* c;        // fp16 or bf16 elements, as the variant's dtype says
   // The kernel's M and N: the problem's, or with swap-AB its N and M (C is then m columns wide).
   int m;
   int n;
@@ -94,6 +95,7 @@ struct Traits {
   static constexpr Schedule kSchedule = kVariant.schedule;
   static constexpr bool kPingPong = kGeometry.ping_pong;
   static constexpr bool kSwapAB = kVariant.swap_ab;
+  static constexpr bool kBF16 = kVariant.dtype == DType::kBF16;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -123,6 +125,7 @@ struct Traits {
   static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
                 "swap-AB needs K-major operands and stores C^T directly");
+  static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes.
   static constexpr int kASwizzle = kGeometry.a_swizzle;
@@ -157,8 +160,8 @@ struct Traits {
   static constexpr int kCBoxInner = kGeometry.c_box_inner;
   static constexpr int kCBoxOuter = kGeometry.c_box_outer;
 
-  // The tile converted to fp16 pairs: packed[mt][2 * j + upper] holds 8-column group j of atom mt,
-  // rows 0-7 (upper = 0) or 8-15 (upper = 1) of each warp's 16, as one half2.
+  // The tile converted to C's element pairs: packed[mt][2 * j + upper] holds 8-column group j of
+  // atom mt, rows 0-7 (upper = 0) or 8-15 (upper = 1) of each warp's 16, as one half2 (bf16x2).
   static constexpr int kPackedRegs = kBlockN / 4;  // per atom
   // Deferred epilogue: a tile's fp16 results wait in registers until the next tile's first
   // k-block is issued, and are stored while the next tile's wgmma run, instead of keeping the
@@ -208,17 +211,24 @@ struct Traits {
 
 namespace detail {
 
-__device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&h);
+// Two fp32 sums as one pair of C's elements, rounded to nearest even.
+template <bool kBF16>
+__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
+  if constexpr (kBF16) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  } else {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
 }
 
-// The half2 of 8-column group j, upper (row + 8) or lower half, of an atom's accumulators.
+// The element pair of 8-column group j, upper (row + 8) or lower half, of an atom's accumulators.
 template <class Traits, bool kUpper>
-__device__ __forceinline__ uint32_t acc_half2(
+__device__ __forceinline__ uint32_t acc_pair(
     typename Traits::AccReg const (&acc)[Traits::kAccRegs], int j) {
   if constexpr (Traits::kAccF32)
-    return pack_half2(acc[4 * j + (kUpper ? 2 : 0)], acc[4 * j + (kUpper ? 3 : 1)]);
+    return pack_pair<Traits::kBF16>(acc[4 * j + (kUpper ? 2 : 0)], acc[4 * j + (kUpper ? 3 : 1)]);
   else
     return acc[2 * j + (kUpper ? 1 : 0)];
 }
@@ -234,8 +244,8 @@ __device__ __forceinline__ void pack_tile(
   for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
 #pragma unroll
     for (int j = 0; j < Traits::kBlockN / 8; ++j) {
-      packed[mt][2 * j] = acc_half2<Traits, false>(acc[mt], j);
-      packed[mt][2 * j + 1] = acc_half2<Traits, true>(acc[mt], j);
+      packed[mt][2 * j] = acc_pair<Traits, false>(acc[mt], j);
+      packed[mt][2 * j + 1] = acc_pair<Traits, true>(acc[mt], j);
     }
 }
 
@@ -324,7 +334,7 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
 // writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
 // entirely inside the problem or entirely outside; rows are checked one by one.
 template <class Traits>
-__device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, __half* c,
+__device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, uint16_t* c,
                                                   int m, int n, int m_origin, int n_origin,
                                                   int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
@@ -376,7 +386,7 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
 // even and the kernel's m (C's N) a multiple of 8, so a pair is inside or outside as a whole.
 template <class Traits>
 __device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> const& packed,
-                                                          __half* c, int m, int n, int m_origin,
+                                                          uint16_t* c, int m, int n, int m_origin,
                                                           int n_origin, int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
@@ -606,7 +616,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                 consumer_wg * Traits::kCBuffers * Traits::kCBufferBytes
                           : 0;
     uint32_t chunk_count = 0;
-    detail::PackedTile<Traits> packed;  // (kWgRows, BN) as fp16 pairs
+    detail::PackedTile<Traits> packed;  // (kWgRows, BN) as element pairs
     // Parts [part_begin, part_end) of the tile in `packed`.
     auto store_packed = [&](int m_origin, int n_origin, int part_begin, int part_end) {
       if constexpr (Traits::kTmaStore)
@@ -666,7 +676,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
             const uint64_t desc_a = ptx::make_smem_desc(
                 kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
-            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB>(
+            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16>(
                 acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
           }
         }

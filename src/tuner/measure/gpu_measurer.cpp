@@ -47,13 +47,14 @@ struct GpuMeasurer::Impl {
   }
 
   void prepare(const Problem& p) {
-    if (p.m == m && p.n == n && p.k == k) return;
+    if (p.m == m && p.n == n && p.k == k && p.dtype == dtype) return;
     // The same inputs as `hgemm bench` uses for this shape.
     const uint32_t fill_seed = uint32_t(p.m * 73856093 ^ p.n * 19349663 ^ p.k * 83492791);
-    buffers.prepare(p.m, p.n, p.k, device.l2_bytes, fill_seed, stream);
+    buffers.prepare(p.m, p.n, p.k, device.l2_bytes, fill_seed, stream, p.dtype);
     m = p.m;
     n = p.n;
     k = p.k;
+    dtype = p.dtype;
   }
 
   // cublaslt-best's choice for this problem (chosen once per problem and process, in graph
@@ -77,7 +78,8 @@ struct GpuMeasurer::Impl {
   bench::RotatingBuffers buffers;
   std::unique_ptr<bench::Timer> timer;
   bench::ClockReader clocks;
-  int64_t m = 0, n = 0, k = 0;  // the shape the buffers hold
+  int64_t m = 0, n = 0, k = 0;  // the shape and element type the buffers hold
+  DType dtype = DType::kF16;
   std::map<std::string, std::string> references;
 };
 
