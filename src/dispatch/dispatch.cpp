@@ -47,10 +47,12 @@ void warn_once(const std::string& message) {
                  message.c_str());
 }
 
-// Which pointers are 16-byte aligned: the only property of the pointers can_implement looks at.
+// Which pointers are 16-byte aligned, and whether the call has an epilogue: the only properties
+// of the arguments can_implement looks at.
 int align_class(const GemmArgs& args) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
-  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0);
+  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0) |
+         (args.epilogue.plain() ? 0 : 8);
 }
 
 // Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what

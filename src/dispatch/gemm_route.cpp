@@ -9,21 +9,24 @@ namespace hgemm::dispatch {
 namespace {
 
 // The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does. bf16
-// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins.
+// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins; alpha, a bias and an
+// activation their epilogue (launch/launch.hpp, EpilogueArgs).
 std::string not_plain(const GemmDesc& d) {
-  if (d.alpha != 1.0f) return "alpha != 1";
-  if (d.beta != 0.0f) return "beta != 0";
-  if (d.bias) return "a bias";
-  if (d.activation != Activation::kNone)
-    return "activation " + std::string(to_string(d.activation));
+  if (d.beta != 0.0f) return "beta != 0 (the tuned kernels do not read C)";
   if (d.batch_count != 1)
     return std::to_string(d.batch_count) + " batches (the tuned kernels run one matrix)";
   return {};
 }
 
-// How the reason names the element type: hgemmRun is fp16, bf16 runs the same kernels' twins.
+// How the reason names what the call adds to hgemmRun: the element type (bf16 runs the same
+// kernels' twins) and the epilogue the kernels fuse.
 std::string element(const GemmDesc& d) {
-  return d.dtype == DType::kBF16 ? " (in bf16)" : "";
+  std::string extra;
+  if (d.dtype == DType::kBF16) extra += ", in bf16";
+  if (d.alpha != 1.0f) extra += ", alpha";
+  if (d.bias) extra += ", bias";
+  if (d.activation != Activation::kNone) extra += ", " + std::string(to_string(d.activation));
+  return extra.empty() ? extra : " (" + extra.substr(2) + " fused)";
 }
 
 }  // namespace
@@ -59,6 +62,11 @@ GemmRoute route(const GemmDesc& d) {
   // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
   // and A^T, as hgemmRun's B, is TN for row-major A (stored M x K) and NN for column-major A
   // (stored K x M).
+  if (d.bias) {
+    r.reason = safety_net + "a bias with column-major C (run as C^T, its bias would run " +
+               "along rows; the tuned kernels add a bias per column)";
+    return r;
+  }
   if (d.order_b != Order::kCol) {
     r.reason = safety_net + "row-major B with column-major C (C^T = B^T A^T would need B^T " +
                "row-major)";

@@ -17,10 +17,11 @@ struct GemmRoute {
   std::string reason;       // why this path, in one line
 };
 
-// The route of a validated descriptor. Exactly hgemmRun: alpha 1, beta 0, no bias, no
-// activation, one batch, packed leading dimensions, and either row-major A and C (B row-major:
-// NN; column-major: TN) or column-major B and C (as C^T = B^T A^T: A column-major is NN,
-// row-major TN). fp16, or bf16 (the problem's dtype: dispatch runs the kernels' bf16 twins).
+// The route of a validated descriptor. Exactly hgemmRun: beta 0, one batch, packed leading
+// dimensions, and either row-major A and C (B row-major: NN; column-major: TN) or column-major B
+// and C (as C^T = B^T A^T: A column-major is NN, row-major TN). fp16, or bf16 (the problem's
+// dtype: dispatch runs the kernels' bf16 twins). alpha, a bias (row-major C only) and an
+// activation ride along as the kernels' fused epilogue (GemmArgs::epilogue).
 GemmRoute route(const GemmDesc& desc);
 
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path; the

@@ -12,6 +12,17 @@
 
 namespace hgemm {
 
+// What a call applies beyond the product: C = act(alpha * A * B + bias), in fp32 before the one
+// rounding to the element type. bias: N elements of the problem's element type, one per column of
+// C, or nullptr. The default is the plain product.
+struct EpilogueArgs {
+  float alpha = 1.0f;
+  const void* bias = nullptr;
+  Activation activation = Activation::kNone;
+
+  bool plain() const { return alpha == 1.0f && !bias && activation == Activation::kNone; }
+};
+
 // One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says.
 struct GemmArgs {
   const void* a = nullptr;
@@ -25,6 +36,7 @@ struct GemmArgs {
   // instead of the library's pool, so the call allocates nothing. nullptr: the pool.
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  EpilogueArgs epilogue;  // the sm90 and decode families fuse it; the sm80 catalog refuses it
 };
 
 // Why `config` cannot run `problem` for its layout, accumulation or element type (every kernel

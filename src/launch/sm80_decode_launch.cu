@@ -16,6 +16,7 @@
 #include "kernels/sm80/sm80_decode.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm {
 namespace {
@@ -85,7 +86,8 @@ struct DecodeInstance {
                                     static_cast<uint16_t*>(args.c),
                                     int(args.m),
                                     int(args.n),
-                                    int(args.k)};
+                                    int(args.k),
+                                    epilogue_params(args.epilogue)};
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3(unsigned((args.n + kVariant.block_n - 1) / kVariant.block_n));
     launch.blockDim = dim3(unsigned(kGeometry.num_threads));

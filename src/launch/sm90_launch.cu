@@ -110,6 +110,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.partial = scratch.partial();
   params.partial_ld = plan.partial_ld;
   params.spread_epilogue = 1;
+  params.epilogue = epilogue_params(args.epilogue);
 
   // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
   // there are work units (cluster tiles times K-splits).
@@ -139,7 +140,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   HGEMM_LAUNCH_CHECK();
   if (params.num_splits > 1)
     launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c,
-                         int(args.m), int(args.n), v.dtype, args.stream, programmatic);
+                         int(args.m), int(args.n), v.dtype, args.epilogue, args.stream,
+                         programmatic);
 }
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }

@@ -491,6 +491,54 @@ void test_bf16_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
   run_case(buf, odd, false, 0, seed++);
 }
 
+// alpha, a bias and an activation ride on the tuned kernels: the plan names the kernel the plain
+// call runs (decode, sm90 with and without swap-AB, split-K, whose reduction applies them), and
+// the result matches the fp64 reference, C's guard band untouched. Shapes with N % 8 != 0 or
+// misaligned operands, which only the predicated sm80 kernel would take, go to the safety net.
+void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
+  const std::pair<bool, Activation> epilogues[] = {{true, Activation::kNone},
+                                                   {true, Activation::kRelu},
+                                                   {true, Activation::kGelu},
+                                                   {false, Activation::kGeluTanh}};
+  uint64_t seed = 900;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (Types t : kTypes)
+      for (Order ob : {Order::kRow, Order::kCol}) {
+        const auto [with_bias, activation] = epilogues[rotation++ % std::size(epilogues)];
+        GemmDesc d = plain(s.m, s.n, s.k, Order::kRow, ob, Order::kRow, t.accum);
+        d.dtype = t.dtype;
+        GemmDesc plain_call = d;
+        d.alpha = 0.75f;
+        d.activation = activation;
+        void *a, *b, *c, *bias;
+        CUDA_OK(cudaMalloc(&a, size_t(s.m * s.k) * 2));
+        CUDA_OK(cudaMalloc(&b, size_t(s.k * s.n) * 2));
+        CUDA_OK(cudaMalloc(&c, size_t(s.m * s.n) * 2));
+        CUDA_OK(cudaMalloc(&bias, size_t(s.n) * 2));
+        d.bias = with_bias ? bias : nullptr;
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+          const hgemm::GemmPlan twin = hgemm::explain(plain_call, a, b, c);
+          // Where the plain call runs the predicated sm80 kernel, which applies no epilogue,
+          // dispatch's rules pick among the others or the safety net takes the call.
+          const bool twin_fuses = twin.kernel.rfind("sm80_", 0) != 0;
+          const bool ok = twin_fuses ? plan.path == HGEMM_PATH_DISPATCH &&
+                                           plan.kernel == twin.kernel &&
+                                           plan.reason.find("fused") != std::string::npos
+                                     : plan.path == HGEMM_PATH_SAFETY_NET ||
+                                           (plan.path == HGEMM_PATH_DISPATCH &&
+                                            plan.kernel.rfind("sm80_", 0) != 0);
+          check(ok, d.name() + " beside the plain call's " + twin.kernel + ": plan " +
+                        plan.kernel + " [" + plan.source + "] " + plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        for (void* p : {a, b, c, bias}) CUDA_OK(cudaFree(p));
+        run_case(buf, d, with_bias, 0, seed++);
+      }
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -500,14 +548,14 @@ void test_safety_net_plan() {
   hgemmGemmDesc_t cd;
   hgemmGemmDescInit(&cd, 128, 128, 128);
   hgemmGemmPlan_t plan;
-  cd.alpha = 2.0f;
+  cd.beta = 0.5f;
   const hgemmStatus_t s = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
             std::string(plan.kernel) == "sm80_general_64x64x32_f16_f32" &&
-            std::string(plan.reason).find("alpha") != std::string::npos,
-        std::string("alpha != 1 takes the safety net: ") + plan.kernel + " [" + plan.source +
+            std::string(plan.reason).find("beta") != std::string::npos,
+        std::string("beta != 0 takes the safety net: ") + plan.kernel + " [" + plan.source +
             "] " + plan.reason + " " + hgemmLastErrorMessage());
-  cd.alpha = 1.0f;
+  cd.beta = 0.0f;
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
@@ -706,6 +754,15 @@ int main(int argc, char** argv) {
                                                         {1000, 1000, 1000},
                                                         {256, 128, 16384},
                                                         {2048, 2048, 512}});
+  test_fused_epilogue(buf, g_quick ? std::vector<Shape>{{1, 256, 512}, {77, 512, 256}}
+                                    : std::vector<Shape>{{1, 4096, 4096},
+                                                         {16, 2048, 1024},
+                                                         {77, 1024, 2048},
+                                                         {300, 512, 256},
+                                                         {1000, 1000, 1000},
+                                                         {256, 128, 16384},
+                                                         {2048, 2048, 512},
+                                                         {129, 300, 64}});
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);

@@ -12,7 +12,8 @@
 //   contiguous bytes of a row are its fragment registers (a dot product does not see the order).
 //   NN transposes B in registers (byte permutes of two k-rows).
 //   Epilogue: partial sums through shared memory, added over the warps in warp order (bitwise
-//   repeatable), rounded once to C's type; no atomics, no workspace.
+//   repeatable), then alpha, bias and activation where asked, rounded once to C's type; no
+//   atomics, no workspace.
 //   Limits: 1 <= M <= 16; K % 8 == 0 and, for NN, N % 8 == 0; A and B 16-byte aligned (the
 //   launcher's can_implement refuses the rest, which the sm80 safety net takes).
 #pragma once
@@ -26,6 +27,7 @@
 
 #include "core/decode_variant.hpp"
 #include "hgemm/hgemm.hpp"
+#include "kernels/common/epilogue.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/griddepcontrol.cuh"
 #include "ptx/mma_sync.cuh"
@@ -40,6 +42,7 @@ struct DecodeParams {
   int m;
   int n;
   int k;
+  kernels::EpilogueParams epilogue;  // applied to each sum before its rounding
 };
 
 // The kernel's variant, wrapped: a __global__ function's host stub cannot spell a class-type
@@ -331,6 +334,8 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     float sum = smem.partial[0][row][col];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += smem.partial[w][row][col];
+    if (params.epilogue.ops)
+      sum = kernels::apply_epilogue<kVariant.dtype>(sum, n0 + col, params.epilogue);
     if constexpr (kBF16)
       params.c[int64_t(row) * n + n0 + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
     else

@@ -22,6 +22,8 @@
 //   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
 //   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
+//   Epilogue ops (Params::epilogue, when set): act(alpha * acc + bias) per element in fp32 before
+//   the rounding; with split-K the reduction applies them instead.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -37,6 +39,7 @@
 #include "core/kernel_variant.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
+#include "kernels/common/epilogue.cuh"
 #include "kernels/common/pipeline.cuh"
 #include "kernels/common/swizzle.hpp"
 #include "kernels/common/tile_scheduler.hpp"
@@ -75,6 +78,10 @@ struct Params {
   // tile's k-blocks; 0 stores them all after its first k-block, or at the tile's end when the
   // whole tile is staged.
   int spread_epilogue;
+  // alpha, bias and activation, applied to each tile before its rounding (not to split-K's
+  // partials: the reduction applies them). The bias is per column of C: with swap-AB, per row of
+  // the kernel's tile.
+  kernels::EpilogueParams epilogue;
 };
 
 // Compile-time shape of one instantiation. Every number the launcher also needs comes from
@@ -96,6 +103,7 @@ struct Traits {
   static constexpr bool kPingPong = kGeometry.ping_pong;
   static constexpr bool kSwapAB = kVariant.swap_ab;
   static constexpr bool kBF16 = kVariant.dtype == DType::kBF16;
+  static constexpr DType kDType = kVariant.dtype;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -246,6 +254,45 @@ __device__ __forceinline__ void pack_tile(
     for (int j = 0; j < Traits::kBlockN / 8; ++j) {
       packed[mt][2 * j] = acc_pair<Traits, false>(acc[mt], j);
       packed[mt][2 * j + 1] = acc_pair<Traits, true>(acc[mt], j);
+    }
+}
+
+// pack_tile with the epilogue applied to each element in fp32 before its one rounding. The bias
+// is per column of C: the tile's column, or with swap-AB (the tile is C^T) its row. Elements
+// outside C are never stored; their bias reads as 0.
+template <class Traits>
+__device__ __forceinline__ void pack_tile_epilogue(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    PackedTile<Traits>& packed, kernels::EpilogueParams const& e, int m, int n, int m_origin,
+    int n_origin, int thread_in_wg) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+  auto bias_at = [&](int index, int limit) {
+    return e.bias && index < limit ? kernels::to_float<Traits::kDType>(e.bias[index]) : 0.0f;
+  };
+  auto apply = [&](float x, float bias) {
+    return kernels::activate(e.alpha * x + bias, e.activation);
+  };
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int upper = 0; upper < 2; ++upper) {
+      const int row = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper;
+      const float row_bias = Traits::kSwapAB ? bias_at(row, m) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+        const int col = n_origin + j * 8 + 2 * (lane % 4);
+        float2 v;
+        if constexpr (Traits::kAccF32) {
+          v = make_float2(acc[mt][4 * j + 2 * upper], acc[mt][4 * j + 2 * upper + 1]);
+        } else {
+          const uint32_t pair = acc[mt][2 * j + upper];
+          v = __half22float2(*reinterpret_cast<__half2 const*>(&pair));
+        }
+        const float b0 = Traits::kSwapAB ? row_bias : bias_at(col, n);
+        const float b1 = Traits::kSwapAB ? row_bias : bias_at(col + 1, n);
+        packed[mt][2 * j + upper] = pack_pair<Traits::kBF16>(apply(v.x, b0), apply(v.y, b1));
+      }
     }
 }
 
@@ -715,7 +762,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       } else {
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
-        detail::pack_tile<Traits>(acc, packed);
+        if (params.epilogue.ops)
+          detail::pack_tile_epilogue<Traits>(acc, packed, params.epilogue, params.m, params.n,
+                                             m_origin, n_origin, thread_in_wg);
+        else
+          detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
           pending_m = m_origin;

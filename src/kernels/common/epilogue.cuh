@@ -1,0 +1,60 @@
+// The GEMM epilogue every kernel family applies the same way: C = act(alpha * acc + bias) in fp32
+// with one rounding to the element type (the safety net also adds beta * C). Shared so that the
+// tuned kernels and the safety net compute one function, bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "hgemm/hgemm.hpp"
+
+namespace hgemm::kernels {
+
+template <DType kDType>
+__device__ __forceinline__ float to_float(uint16_t bits) {
+  if constexpr (kDType == DType::kF16)
+    return __half2float(__ushort_as_half(bits));
+  else
+    return __bfloat162float(__ushort_as_bfloat16(bits));
+}
+
+template <DType kDType>
+__device__ __forceinline__ uint16_t from_float(float x) {
+  if constexpr (kDType == DType::kF16)
+    return __half_as_ushort(__float2half_rn(x));
+  else
+    return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+}
+
+// NaN passes through ReLU, as in PyTorch. The GELU constants are 1/sqrt(2) and sqrt(2/pi).
+__device__ __forceinline__ float activate(float x, Activation activation) {
+  switch (activation) {
+    case Activation::kRelu: return x < 0.0f ? 0.0f : x;
+    case Activation::kGelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case Activation::kGeluTanh:
+      return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case Activation::kNone: break;
+  }
+  return x;
+}
+
+// What the tuned kernels' epilogue applies beyond the product; the default is none. The bias is
+// N elements of the element type, one per column of C.
+struct EpilogueParams {
+  float alpha = 1.0f;
+  uint16_t const* bias = nullptr;
+  Activation activation = Activation::kNone;
+  int ops = 0;  // 0: nothing to apply (the plain product, as every kernel ran before)
+};
+
+// act(alpha * acc + bias[col]) for one element of column `col`.
+template <DType kDType>
+__device__ __forceinline__ float apply_epilogue(float acc, int64_t col, EpilogueParams const& e) {
+  float v = e.alpha * acc;
+  if (e.bias) v += to_float<kDType>(e.bias[col]);
+  return activate(v, e.activation);
+}
+
+}  // namespace hgemm::kernels
