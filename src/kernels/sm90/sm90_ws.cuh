@@ -257,14 +257,15 @@ __device__ __forceinline__ void pack_tile(
     }
 }
 
-// pack_tile with the epilogue applied to each element in fp32 before its one rounding. The bias
-// is per column of C: the tile's column, or with swap-AB (the tile is C^T) its row. Elements
-// outside C are never stored; their bias reads as 0.
+// The epilogue applied to the accumulators in place, in fp32, before pack_tile rounds them once:
+// in place so that it needs no registers beside the tile (a second copy spilled the 128x256
+// tiles). The bias is per column of C: the tile's column, or with swap-AB (the tile is C^T) its
+// row. Elements outside C are never stored; their bias reads as 0.
 template <class Traits>
-__device__ __forceinline__ void pack_tile_epilogue(
-    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
-    PackedTile<Traits>& packed, kernels::EpilogueParams const& e, int m, int n, int m_origin,
-    int n_origin, int thread_in_wg) {
+__device__ __forceinline__ void apply_epilogue(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    kernels::EpilogueParams const& e, int m, int n, int m_origin, int n_origin,
+    int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   auto bias_at = [&](int index, int limit) {
@@ -282,16 +283,18 @@ __device__ __forceinline__ void pack_tile_epilogue(
 #pragma unroll
       for (int j = 0; j < Traits::kBlockN / 8; ++j) {
         const int col = n_origin + j * 8 + 2 * (lane % 4);
-        float2 v;
-        if constexpr (Traits::kAccF32) {
-          v = make_float2(acc[mt][4 * j + 2 * upper], acc[mt][4 * j + 2 * upper + 1]);
-        } else {
-          const uint32_t pair = acc[mt][2 * j + upper];
-          v = __half22float2(*reinterpret_cast<__half2 const*>(&pair));
-        }
         const float b0 = Traits::kSwapAB ? row_bias : bias_at(col, n);
         const float b1 = Traits::kSwapAB ? row_bias : bias_at(col + 1, n);
-        packed[mt][2 * j + upper] = pack_pair<Traits::kBF16>(apply(v.x, b0), apply(v.y, b1));
+        if constexpr (Traits::kAccF32) {
+          float& lo = acc[mt][4 * j + 2 * upper];
+          float& hi = acc[mt][4 * j + 2 * upper + 1];
+          lo = apply(lo, b0);
+          hi = apply(hi, b1);
+        } else {
+          uint32_t& pair = acc[mt][2 * j + upper];
+          const float2 v = __half22float2(*reinterpret_cast<__half2 const*>(&pair));
+          pair = pack_pair<false>(apply(v.x, b0), apply(v.y, b1));
+        }
       }
     }
 }
@@ -763,10 +766,9 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
         if (params.epilogue.ops)
-          detail::pack_tile_epilogue<Traits>(acc, packed, params.epilogue, params.m, params.n,
-                                             m_origin, n_origin, thread_in_wg);
-        else
-          detail::pack_tile<Traits>(acc, packed);
+          detail::apply_epilogue<Traits>(acc, params.epilogue, params.m, params.n, m_origin,
+                                         n_origin, thread_in_wg);
+        detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
           pending_m = m_origin;
