@@ -132,7 +132,10 @@ GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, c
                   stream,
                   desc.workspace,
                   desc.workspace_bytes,
-                  EpilogueArgs{desc.alpha, desc.bias, desc.activation}};
+                  EpilogueArgs{desc.alpha, desc.bias, desc.activation},
+                  route.lda,
+                  route.ldb,
+                  route.ldc};
 }
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }

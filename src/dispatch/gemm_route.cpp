@@ -19,14 +19,20 @@ std::string not_plain(const GemmDesc& d) {
 }
 
 // How the reason names what the call adds to hgemmRun: the element type (bf16 runs the same
-// kernels' twins) and the epilogue the kernels fuse.
+// kernels' twins), leading dimensions and the epilogue the kernels fuse.
 std::string element(const GemmDesc& d) {
   std::string extra;
   if (d.dtype == DType::kBF16) extra += ", in bf16";
-  if (d.alpha != 1.0f) extra += ", alpha";
-  if (d.bias) extra += ", bias";
-  if (d.activation != Activation::kNone) extra += ", " + std::string(to_string(d.activation));
-  return extra.empty() ? extra : " (" + extra.substr(2) + " fused)";
+  const bool packed = d.lda_or_packed() == (d.order_a == Order::kRow ? d.k : d.m) &&
+                      d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k) &&
+                      d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
+  if (!packed) extra += ", strided";
+  std::string fused;
+  if (d.alpha != 1.0f) fused += ", alpha";
+  if (d.bias) fused += ", bias";
+  if (d.activation != Activation::kNone) fused += ", " + std::string(to_string(d.activation));
+  if (!fused.empty()) extra += fused + " fused";
+  return extra.empty() ? extra : " (" + extra.substr(2) + ")";
 }
 
 }  // namespace
@@ -38,14 +44,6 @@ GemmRoute route(const GemmDesc& d) {
     r.reason = safety_net + why;
     return r;
   }
-  const bool packed_a = d.lda_or_packed() == (d.order_a == Order::kRow ? d.k : d.m);
-  const bool packed_b = d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k);
-  const bool packed_c = d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
-  if (!packed_a || !packed_b || !packed_c) {
-    r.reason = safety_net + "a leading dimension that is not packed (the tuned kernels take " +
-               "contiguous matrices)";
-    return r;
-  }
   if (d.order_c == Order::kRow) {
     if (d.order_a != Order::kRow) {
       r.reason = safety_net + "column-major A with row-major C (the tuned kernels read A " +
@@ -55,6 +53,9 @@ GemmRoute route(const GemmDesc& d) {
     r.dispatch = true;
     r.problem = Problem{d.m, d.n, d.k, d.order_b == Order::kRow ? Layout::kNN : Layout::kTN,
                         d.accum, d.dtype};
+    r.lda = d.lda_or_packed();
+    r.ldb = d.ldb_or_packed();
+    r.ldc = d.ldc_or_packed();
     r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN") +
                element(d);
     return r;
@@ -76,6 +77,9 @@ GemmRoute route(const GemmDesc& d) {
   r.transposed = true;
   r.problem = Problem{d.n, d.m, d.k, d.order_a == Order::kRow ? Layout::kTN : Layout::kNN,
                       d.accum, d.dtype};
+  r.lda = d.ldb_or_packed();  // B^T: column-major B read as rows of its leading dimension
+  r.ldb = d.lda_or_packed();
+  r.ldc = d.ldc_or_packed();
   r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" + element(d);
   return r;

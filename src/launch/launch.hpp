@@ -23,7 +23,8 @@ struct EpilogueArgs {
   bool plain() const { return alpha == 1.0f && !bias && activation == Activation::kNone; }
 };
 
-// One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says.
+// One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says, each with
+// its row stride (leading dimension) in elements: 0 is packed (A: k; B: k in TN, n in NN; C: n).
 struct GemmArgs {
   const void* a = nullptr;
   const void* b = nullptr;
@@ -37,6 +38,18 @@ struct GemmArgs {
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
   EpilogueArgs epilogue;  // the sm90 and decode families fuse it; the sm80 catalog refuses it
+  int64_t lda = 0;  // the sm90 and decode families take strided matrices; the sm80 catalog not
+  int64_t ldb = 0;
+  int64_t ldc = 0;
+
+  int64_t row_stride_a() const { return lda ? lda : k; }
+  int64_t row_stride_b(Layout layout) const { return ldb ? ldb : layout == Layout::kTN ? k : n; }
+  int64_t row_stride_c() const { return ldc ? ldc : n; }
+  // Whether every matrix is packed (the leading dimensions 0 or their packed values).
+  bool packed(Layout layout) const {
+    return row_stride_a() == k && row_stride_b(layout) == (layout == Layout::kTN ? k : n) &&
+           row_stride_c() == n;
+  }
 };
 
 // Why `config` cannot run `problem` for its layout, accumulation or element type (every kernel

@@ -56,14 +56,15 @@ kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue) {
   return e;
 }
 
-void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, DType dtype, EpilogueArgs const& epilogue, cudaStream_t stream,
-                          bool programmatic) {
+void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c,
+                          int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
+                          cudaStream_t stream, bool programmatic) {
   const kernels::EpilogueParams e = epilogue_params(epilogue);
   constexpr int kThreads = 256;
   const int64_t pairs = int64_t(m) * ((n + 1) / 2);
   const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
-  const bool pair_stores = n % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
+  const bool pair_stores =
+      n % 2 == 0 && ldc % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3(blocks);
   launch.blockDim = dim3(kThreads);
@@ -78,13 +79,13 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
     auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__nv_bfloat16, true>
                               : &kernels::splitk_reduce_kernel<__nv_bfloat16, false>;
     HGEMM_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n, e));
+        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
   } else {
     auto* out = static_cast<__half*>(c);
     auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__half, true>
                               : &kernels::splitk_reduce_kernel<__half, false>;
     HGEMM_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n, e));
+        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
   }
   HGEMM_LAUNCH_CHECK();
 }

@@ -539,6 +539,57 @@ void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
       }
 }
 
+// Leading dimensions padded by 8 (16-byte row strides) ride on the tuned kernels as their row
+// strides: the plan names the packed call's kernel, and every element, gaps between the rows
+// included, checks out (run_case: the gaps are C's guard band). Padded by 4, TMA cannot read
+// them; the safety net takes the call.
+void test_strided_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
+  struct Mapping {
+    Order a, b, c;
+  };
+  const Mapping mappings[] = {{Order::kRow, Order::kRow, Order::kRow},
+                              {Order::kRow, Order::kCol, Order::kRow},
+                              {Order::kRow, Order::kCol, Order::kCol},
+                              {Order::kCol, Order::kCol, Order::kCol}};
+  uint64_t seed = 1300;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (const Mapping& mp : mappings)
+      for (int64_t pad : {8, 4}) {
+        const Types t = kTypes[rotation++ % std::size(kTypes)];
+        GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, t.accum);
+        d.dtype = t.dtype;
+        const GemmDesc packed = d;
+        d.lda = (mp.a == Order::kRow ? s.k : s.m) + pad;
+        d.ldb = (mp.b == Order::kRow ? s.n : s.k) + pad;
+        d.ldc = (mp.c == Order::kRow ? s.n : s.m) + pad;
+        if (pad == 8 && rotation % 3 == 0) d.activation = Activation::kRelu;
+        void* p;
+        CUDA_OK(cudaMalloc(&p, size_t(3) << 26));
+        char* base = static_cast<char*>(p);
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, base, base + (1 << 26), base + (2 << 26));
+          const hgemm::GemmPlan twin =
+              hgemm::explain(packed, base, base + (1 << 26), base + (2 << 26));
+          const bool twin_strides = twin.kernel.rfind("sm80_", 0) != 0;
+          const bool ok =
+              pad == 8 && twin_strides
+                  ? plan.path == HGEMM_PATH_DISPATCH && plan.kernel == twin.kernel &&
+                        plan.reason.find("strided") != std::string::npos
+                  : plan.path == HGEMM_PATH_SAFETY_NET ||
+                        (plan.path == HGEMM_PATH_DISPATCH && pad == 8 &&
+                         plan.kernel.rfind("sm80_", 0) != 0);
+          check(ok, d.name() + " ld+" + std::to_string(pad) + " beside the packed call's " +
+                        twin.kernel + ": plan " + plan.kernel + " [" + plan.source + "] " +
+                        plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        CUDA_OK(cudaFree(p));
+        run_case(buf, d, false, 0, seed++);
+      }
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -763,6 +814,14 @@ int main(int argc, char** argv) {
                                                          {256, 128, 16384},
                                                          {2048, 2048, 512},
                                                          {129, 300, 64}});
+  test_strided_dispatch(buf, g_quick ? std::vector<Shape>{{8, 256, 512}, {300, 512, 256}}
+                                      : std::vector<Shape>{{1, 4096, 1024},
+                                                           {16, 2048, 1024},
+                                                           {77, 1024, 2048},
+                                                           {300, 512, 256},
+                                                           {1000, 1000, 1000},
+                                                           {256, 128, 16384},
+                                                           {2048, 2048, 512}});
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);

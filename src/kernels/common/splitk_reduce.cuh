@@ -27,7 +27,7 @@ __device__ __forceinline__ T to_element(float x) {
 // that the result is the same bit pattern on every run. One thread per pair of columns.
 template <class T, bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
-                                     int splits, T* __restrict__ c, int m, int n,
+                                     int splits, T* __restrict__ c, int64_t ldc, int m, int n,
                                      EpilogueParams const epilogue) {
   constexpr DType kDType = std::is_same_v<T, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
   // Launched programmatically, the kernel may start before the GEMM that writes the partials has
@@ -52,7 +52,7 @@ __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t 
       sum.x = apply_epilogue<kDType>(sum.x, col, epilogue);
       if (col + 1 < n) sum.y = apply_epilogue<kDType>(sum.y, col + 1, epilogue);
     }
-    T* dst = c + row * n + col;
+    T* dst = c + row * ldc + col;
     const T lo = to_element<T>(sum.x);
     if constexpr (kPairStores) {
       const T pair[2] = {lo, to_element<T>(sum.y)};

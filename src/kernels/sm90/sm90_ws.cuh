@@ -62,6 +62,7 @@ struct Params {
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
   uint16_t* c;        // fp16 or bf16 elements, as the variant's dtype says
+  int64_t ldc;        // C's row stride in elements (a multiple of 8), for the direct stores
   // The kernel's M and N: the problem's, or with swap-AB its N and M (C is then m columns wide).
   int m;
   int n;
@@ -381,12 +382,13 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
 }
 
 // Epilogue with direct global stores: each quad transposes its column pairs so that every lane
-// writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
-// entirely inside the problem or entirely outside; rows are checked one by one.
+// writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0 and ldc % 8 == 0, so a group of 8
+// columns is either entirely inside the problem or entirely outside, and 16-byte aligned; rows
+// are checked one by one.
 template <class Traits>
 __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, uint16_t* c,
-                                                  int m, int n, int m_origin, int n_origin,
-                                                  int thread_in_wg) {
+                                                  int64_t ldc, int m, int n, int m_origin,
+                                                  int n_origin, int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const int q = lane % 4;
@@ -408,10 +410,10 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
       const int col = n_origin + (g + q) * 8;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint4*>(c + int64_t(row_lo) * n + col) =
+          *reinterpret_cast<uint4*>(c + row_lo * ldc + col) =
               make_uint4(lo[0], lo[1], lo[2], lo[3]);
         if (row_hi < m)
-          *reinterpret_cast<uint4*>(c + int64_t(row_hi) * n + col) =
+          *reinterpret_cast<uint4*>(c + row_hi * ldc + col) =
               make_uint4(hi[0], hi[1], hi[2], hi[3]);
       }
     }
@@ -421,23 +423,25 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
       const int col = n_origin + g * 8 + 2 * q;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_lo) * n + col) = packed[mt][2 * g];
+          *reinterpret_cast<uint32_t*>(c + row_lo * ldc + col) = packed[mt][2 * g];
         if (row_hi < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_hi) * n + col) = packed[mt][2 * g + 1];
+          *reinterpret_cast<uint32_t*>(c + row_hi * ldc + col) = packed[mt][2 * g + 1];
       }
     }
   }
 }
 
 // Swap-AB epilogue: the kernel's tile is C^T, so its row i (of the problem's N) and column j (of
-// M) go to c[j * m + i], C's row stride being the kernel's m. Lanes g and g ^ 1 of a quad column
+// M) go to c[j * ldc + i], ldc (>= the kernel's m) being C's row stride. Lanes g and g ^ 1 of a
+// quad column
 // (lane / 4 = g: rows r and r + 1) trade their column pairs with one shuffle, so that each stores
 // two adjacent halves of one C row: the even lane column j's, the odd lane column j + 1's. r is
 // even and the kernel's m (C's N) a multiple of 8, so a pair is inside or outside as a whole.
 template <class Traits>
 __device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> const& packed,
-                                                          uint16_t* c, int m, int n, int m_origin,
-                                                          int n_origin, int thread_in_wg) {
+                                                          uint16_t* c, int64_t ldc, int m, int n,
+                                                          int m_origin, int n_origin,
+                                                          int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const bool odd = (lane & 4) != 0;
@@ -456,7 +460,7 @@ __device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> con
         const uint32_t pair = odd ? __byte_perm(other, own, 0x7632) : __byte_perm(own, other, 0x5410);
         const int row = row_lo + 8 * half;
         if (row < m && col < n)
-          *reinterpret_cast<uint32_t*>(c + int64_t(col) * m + row) = pair;
+          *reinterpret_cast<uint32_t*>(c + col * ldc + row) = pair;
       }
     }
   }
@@ -674,11 +678,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                           consumer_wg, thread_in_wg, chunk_count, part_begin,
                                           part_end);
       else if constexpr (Traits::kSwapAB)
-        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.m, params.n, m_origin,
-                                                  n_origin, thread_in_wg);
+        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.ldc, params.m,
+                                                  params.n, m_origin, n_origin, thread_in_wg);
       else
-        detail::store_tile_direct<Traits>(packed, params.c, params.m, params.n, m_origin,
-                                          n_origin, thread_in_wg);
+        detail::store_tile_direct<Traits>(packed, params.c, params.ldc, params.m, params.n,
+                                          m_origin, n_origin, thread_in_wg);
     };
     // Deferred epilogue: the tile whose fp16 results wait in `packed`, from part pending_part
     // on (none when it is kStoreParts).
