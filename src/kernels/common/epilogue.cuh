@@ -29,12 +29,29 @@ __device__ __forceinline__ uint16_t from_float(float x) {
 }
 
 // NaN passes through ReLU, as in PyTorch. The GELU constants are 1/sqrt(2) and sqrt(2/pi).
+template <Activation kActivation>
+__device__ __forceinline__ float activate(float x) {
+  if constexpr (kActivation == Activation::kRelu)
+    return x < 0.0f ? 0.0f : x;
+  else if constexpr (kActivation == Activation::kGelu)
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  else if constexpr (kActivation == Activation::kGeluTanh)
+    return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  else
+    return x;
+}
+
+// The GELUs out of line: the tuned kernels apply the epilogue in fully unrolled loops over their
+// accumulators, where an inlined erff or tanhf per element made the code too large to fetch
+// quickly once per tile, and inlining them for each activation separately spilled.
+static __device__ __noinline__ float gelu(float x) { return activate<Activation::kGelu>(x); }
+static __device__ __noinline__ float gelu_tanh(float x) { return activate<Activation::kGeluTanh>(x); }
+
 __device__ __forceinline__ float activate(float x, Activation activation) {
   switch (activation) {
-    case Activation::kRelu: return x < 0.0f ? 0.0f : x;
-    case Activation::kGelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-    case Activation::kGeluTanh:
-      return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case Activation::kRelu: return activate<Activation::kRelu>(x);
+    case Activation::kGelu: return gelu(x);
+    case Activation::kGeluTanh: return gelu_tanh(x);
     case Activation::kNone: break;
   }
   return x;
