@@ -150,8 +150,9 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               of either order (B row-major: NN; column-major: TN), or column-major C with
  *               column-major B and A of either order, run as C^T = B^T A^T. Same kernels, same
  *               speed as hgemmRun. Leading dimensions become their row strides; alpha, a bias
- *               (row-major C only) and an activation are fused into their epilogue. Its sm90
- *               kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
+ *               (row-major C only) and an activation are fused into their epilogue (by the sm90
+ *               kernels with fp32 accumulation, by the decode kernels, M <= 16, with either).
+ *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
  *               column-major C) and any leading dimension multiples of 8; the other packed fp16
  *               calls without an epilogue run on its predicated sm80 kernel, as hgemmRun's do.
  *               bf16 runs the bf16 twins of the kernels fp16 would run (the shipped tables hold

@@ -169,6 +169,9 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "TMA needs 16-byte row strides; N=" + std::to_string(args.n) +
                       " is not a multiple of 8");
+  if (!args.epilogue.plain() && config.accum != Accum::kF32)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "fuses alpha, a bias and an activation with fp32 accumulation only");
   // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
   for (auto [ld, name] : {std::pair{args.lda, "lda"}, std::pair{args.ldb, "ldb"},
                           std::pair{args.ldc, "ldc"}}) {

@@ -22,8 +22,8 @@
 //   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
 //   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
-//   Epilogue ops (Params::epilogue, when set): act(alpha * acc + bias) per element in fp32 before
-//   the rounding; with split-K the reduction applies them instead.
+//   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + bias)
+//   per element in fp32 before the rounding; with split-K the reduction applies them instead.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -258,46 +258,74 @@ __device__ __forceinline__ void pack_tile(
     }
 }
 
-// The epilogue applied to the accumulators in place, in fp32, before pack_tile rounds them once:
-// in place so that it needs no registers beside the tile (a second copy spilled the 128x256
-// tiles). The bias is per column of C: the tile's column, or with swap-AB (the tile is C^T) its
-// row. Elements outside C are never stored; their bias reads as 0.
-template <class Traits>
-__device__ __forceinline__ void apply_epilogue(
-    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
-    kernels::EpilogueParams const& e, int m, int n, int m_origin, int n_origin,
-    int thread_in_wg) {
+// Calls f(x, c) -> new x on every fp32 accumulator of the tile, c being the element's column of
+// C: the tile's column, or with swap-AB (the tile is C^T) its row. Unrolled, as the
+// accumulators are registers.
+template <class Traits, class F>
+__device__ __forceinline__ void for_each_accumulator(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], int m_origin,
+    int n_origin, int thread_in_wg, F&& f) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
-  auto bias_at = [&](int index, int limit) {
-    return e.bias && index < limit ? kernels::to_float<Traits::kDType>(e.bias[index]) : 0.0f;
-  };
-  auto apply = [&](float x, float bias) {
-    return kernels::activate(e.alpha * x + bias, e.activation);
-  };
 #pragma unroll
   for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
 #pragma unroll
     for (int upper = 0; upper < 2; ++upper) {
       const int row = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper;
-      const float row_bias = Traits::kSwapAB ? bias_at(row, m) : 0.0f;
 #pragma unroll
       for (int j = 0; j < Traits::kBlockN / 8; ++j) {
         const int col = n_origin + j * 8 + 2 * (lane % 4);
-        const float b0 = Traits::kSwapAB ? row_bias : bias_at(col, n);
-        const float b1 = Traits::kSwapAB ? row_bias : bias_at(col + 1, n);
-        if constexpr (Traits::kAccF32) {
-          float& lo = acc[mt][4 * j + 2 * upper];
-          float& hi = acc[mt][4 * j + 2 * upper + 1];
-          lo = apply(lo, b0);
-          hi = apply(hi, b1);
-        } else {
-          uint32_t& pair = acc[mt][2 * j + upper];
-          const float2 v = __half22float2(*reinterpret_cast<__half2 const*>(&pair));
-          pair = pack_pair<false>(apply(v.x, b0), apply(v.y, b1));
-        }
+        float& lo = acc[mt][4 * j + 2 * upper];
+        float& hi = acc[mt][4 * j + 2 * upper + 1];
+        lo = f(lo, Traits::kSwapAB ? row : col);
+        hi = f(hi, Traits::kSwapAB ? row : col + 1);
       }
     }
+}
+
+// The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
+// so that it needs no registers beside the tile (a second copy spilled the 128x256 tiles). fp32
+// accumulators only: for fp16 ones the conversions spilled the 256x256 tile, and the launcher
+// refuses an epilogue there (sm90_can_implement). Two
+// passes, each one straight run of code without branches inside: alpha and the bias (every load
+// unconditional, its index clamped into C, so that the loads can be issued together; a load
+// behind a per-element bounds branch waited for the one before it, and a bias cost up to the
+// whole mainloop of a K = 1024 tile), then the activation, chosen once per tile (the GELUs are
+// calls, kernels/common/epilogue.cuh). Elements outside C are never stored.
+template <class Traits>
+__device__ __forceinline__ void apply_epilogue(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    kernels::EpilogueParams const& e, int m, int n, int m_origin, int n_origin,
+    int thread_in_wg) {
+  static_assert(Traits::kAccF32, "the fused epilogue takes fp32 accumulators");
+  const float alpha = e.alpha;
+  if (e.bias) {
+    uint16_t const* bias = e.bias;
+    const int last = (Traits::kSwapAB ? m : n) - 1;
+    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [&](float x, int c) {
+      return alpha * x + kernels::to_float<Traits::kDType>(bias[min(c, last)]);
+    });
+  } else if (alpha != 1.0f) {
+    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                 [&](float x, int) { return alpha * x; });
+  }
+  switch (e.activation) {
+    case Activation::kRelu:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int) {
+        return kernels::activate<Activation::kRelu>(x);
+      });
+      break;
+    case Activation::kGelu:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                   [](float x, int) { return kernels::gelu(x); });
+      break;
+    case Activation::kGeluTanh:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                   [](float x, int) { return kernels::gelu_tanh(x); });
+      break;
+    case Activation::kNone:
+      break;
+  }
 }
 
 // A 4x4 transpose of 32-bit values across the 4 lanes of a quad: lane q's x[p] becomes lane p's
@@ -769,9 +797,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       } else {
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
-        if (params.epilogue.ops)
-          detail::apply_epilogue<Traits>(acc, params.epilogue, params.m, params.n, m_origin,
-                                         n_origin, thread_in_wg);
+        if constexpr (Traits::kAccF32)
+          if (params.epilogue.ops)
+            detail::apply_epilogue<Traits>(acc, params.epilogue, params.m, params.n, m_origin,
+                                           n_origin, thread_in_wg);
         detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
