@@ -9,6 +9,7 @@
 #include <cuda_fp16.h>
 
 #include "hgemm/hgemm.hpp"
+#include "ptx/math.cuh"
 
 namespace hgemm::kernels {
 
@@ -41,17 +42,25 @@ __device__ __forceinline__ float activate(float x) {
     return x;
 }
 
-// The GELUs out of line: the tuned kernels apply the epilogue in fully unrolled loops over their
-// accumulators, where an inlined erff or tanhf per element made the code too large to fetch
-// quickly once per tile, and inlining them for each activation separately spilled.
+// The erf GELU out of line: the tuned kernels apply the epilogue in fully unrolled loops over
+// their accumulators, where an inlined erff per element made the code too large to fetch quickly
+// once per tile, and inlining it beside the other activations spilled.
 static __device__ __noinline__ float gelu(float x) { return activate<Activation::kGelu>(x); }
-static __device__ __noinline__ float gelu_tanh(float x) { return activate<Activation::kGeluTanh>(x); }
+
+// The tanh GELU with the special-function unit's tanh: a few instructions, inlined, so that the
+// tuned kernels' unrolled epilogue overlaps its elements (a call per element with tanhf ran them
+// one after another: +37% over the plain GEMM, against cuBLASLt's +5%). It differs from tanhf by
+// less than half an fp16 or bf16 ulp of the result's scale.
+__device__ __forceinline__ float gelu_tanh_approx(float x) {
+  const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (1.0f + ptx::tanh_approx(inner));
+}
 
 __device__ __forceinline__ float activate(float x, Activation activation) {
   switch (activation) {
     case Activation::kRelu: return activate<Activation::kRelu>(x);
     case Activation::kGelu: return gelu(x);
-    case Activation::kGeluTanh: return gelu_tanh(x);
+    case Activation::kGeluTanh: return activate<Activation::kGeluTanh>(x);
     case Activation::kNone: break;
   }
   return x;

@@ -321,7 +321,7 @@ __device__ __forceinline__ void apply_epilogue(
       break;
     case Activation::kGeluTanh:
       for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
-                                   [](float x, int) { return kernels::gelu_tanh(x); });
+                                   [](float x, int) { return kernels::gelu_tanh_approx(x); });
       break;
     case Activation::kNone:
       break;
