@@ -16,6 +16,7 @@
 #include "bench/timing.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "kernels/common/epilogue.cuh"
 
 namespace hgemm::bench {
 namespace {
@@ -24,35 +25,12 @@ constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;  // 2048 resident threads per SM on sm_80 and sm_90
 constexpr int kChunk = 8;        // elements of 2 bytes in one 16-byte access
 
-template <DType kType>
-__device__ __forceinline__ float to_float(uint16_t bits) {
-  if constexpr (kType == DType::kBF16)
-    return __bfloat162float(__ushort_as_bfloat16(bits));
-  else
-    return __half2float(__ushort_as_half(bits));
-}
-
-template <DType kType>
-__device__ __forceinline__ uint16_t to_bits(float x) {
-  if constexpr (kType == DType::kBF16)
-    return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  else
-    return __half_as_ushort(__float2half_rn(x));
-}
-
-// hgemm.h's activations in fp32. ReLU keeps NaN (as torch.relu does) rather than max(x, 0)'s 0.
-template <Activation kAct>
-__device__ __forceinline__ float activate(float x) {
-  if constexpr (kAct == Activation::kRelu) {
-    return x < 0.0f ? 0.0f : x;
-  } else if constexpr (kAct == Activation::kGelu) {
-    return 0.5f * x * (1.0f + erff(x * 0.70710678f));
-  } else if constexpr (kAct == Activation::kGeluTanh) {
-    return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-  } else {
-    return x;
-  }
-}
+// The runtime's epilogue functions (kernels/common/epilogue.cuh), so that the separate kernel
+// computes what the fused epilogue computes, with tanhf for the tanh GELU (the fused one uses
+// the special-function unit's tanh).
+using kernels::activate;
+using kernels::from_float;
+using kernels::to_float;
 
 // Element (or chunk) i of C is in column i mod row_len. The loop advances i by the grid's stride,
 // so the column advances by stride mod row_len, wrapped once: no division inside the loop.
@@ -72,7 +50,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int e = 0; e < kChunk; ++e) {
       float x = to_float<kType>(v[e]);
       if constexpr (kBias) x += to_float<kType>(b[e]);
-      v[e] = to_bits<kType>(activate<kAct>(x));
+      v[e] = from_float<kType>(activate<kAct>(x));
     }
     c[i] = *reinterpret_cast<const uint4*>(v);
     column += column_step;
@@ -90,7 +68,7 @@ __global__ void __launch_bounds__(kThreads)
   for (; i < count; i += stride) {
     float x = to_float<kType>(c[i]);
     if constexpr (kBias) x += to_float<kType>(bias[column]);
-    c[i] = to_bits<kType>(activate<kAct>(x));
+    c[i] = from_float<kType>(activate<kAct>(x));
     column += column_step;
     if (column >= row_len) column -= row_len;
   }

@@ -433,22 +433,24 @@ void test_dispatch_path(const std::vector<Shape>& shapes, bool sm90) {
   }
 }
 
+// The orders of A, B and C that the general call routes to the tuned kernels.
+struct RoutedOrders {
+  Order a, b, c;
+};
+constexpr RoutedOrders kRoutedOrders[] = {{Order::kRow, Order::kRow, Order::kRow},
+                                          {Order::kRow, Order::kCol, Order::kRow},
+                                          {Order::kRow, Order::kCol, Order::kCol},
+                                          {Order::kCol, Order::kCol, Order::kCol}};
+
 // bf16 calls that are exactly one hgemmRun run the bf16 twin of the kernel hgemmRun picks for
 // the fp16 call (an sm90 or decode kernel), and match the fp64 reference within bf16's tolerance
 // on fresh inputs, C's guard band untouched. Where fp16 takes the predicated sm80 kernel (TMA
 // cannot read the call: column-major C of M = 1 runs as N = 1, say), which has no bf16 twin,
 // bf16 takes the safety net.
 void test_bf16_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
-  struct Mapping {
-    Order a, b, c;
-  };
-  const Mapping mappings[] = {{Order::kRow, Order::kRow, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kCol},
-                              {Order::kCol, Order::kCol, Order::kCol}};
   uint64_t seed = 500;
   for (const Shape& s : shapes)
-    for (const Mapping& mp : mappings) {
+    for (const RoutedOrders& mp : kRoutedOrders) {
       GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, hgemm::Accum::kF32);
       GemmDesc f16 = d;
       d.dtype = DType::kBF16;
@@ -548,17 +550,10 @@ void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
 // included, checks out (run_case: the gaps are C's guard band). Padded by 4, TMA cannot read
 // them; the safety net takes the call.
 void test_strided_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
-  struct Mapping {
-    Order a, b, c;
-  };
-  const Mapping mappings[] = {{Order::kRow, Order::kRow, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kCol},
-                              {Order::kCol, Order::kCol, Order::kCol}};
   uint64_t seed = 1300;
   int rotation = 0;
   for (const Shape& s : shapes)
-    for (const Mapping& mp : mappings)
+    for (const RoutedOrders& mp : kRoutedOrders)
       for (int64_t pad : {8, 4}) {
         const Types t = kTypes[rotation++ % std::size(kTypes)];
         GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, t.accum);
@@ -801,31 +796,16 @@ int main(int argc, char** argv) {
   if (!sm90)
     check(false, hgemm::current_device().name +
                      " is not sm_90: the dispatch path's kernels were not checked to be sm90's");
-  test_bf16_dispatch(buf, g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
-                                   : std::vector<Shape>{{1, 4096, 4096},
-                                                        {16, 2048, 1024},
-                                                        {77, 1024, 2048},
-                                                        {300, 512, 256},
-                                                        {1000, 1000, 1000},
-                                                        {256, 128, 16384},
-                                                        {2048, 2048, 512}});
-  test_fused_epilogue(buf, g_quick ? std::vector<Shape>{{1, 256, 512}, {77, 512, 256}}
-                                    : std::vector<Shape>{{1, 4096, 4096},
-                                                         {16, 2048, 1024},
-                                                         {77, 1024, 2048},
-                                                         {300, 512, 256},
-                                                         {1000, 1000, 1000},
-                                                         {256, 128, 16384},
-                                                         {2048, 2048, 512},
-                                                         {129, 300, 64}});
-  test_strided_dispatch(buf, g_quick ? std::vector<Shape>{{8, 256, 512}, {300, 512, 256}}
-                                      : std::vector<Shape>{{1, 4096, 1024},
-                                                           {16, 2048, 1024},
-                                                           {77, 1024, 2048},
-                                                           {300, 512, 256},
-                                                           {1000, 1000, 1000},
-                                                           {256, 128, 16384},
-                                                           {2048, 2048, 512}});
+  // The tuned kernels' families on the general call's paths: decode (M <= 16), swap-AB (odd M),
+  // split-K, sm90 tiles, and N % 8 != 0 (the predicated sm80 kernel, or the safety net).
+  const std::vector<Shape> tuned_shapes =
+      g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
+              : std::vector<Shape>{{1, 4096, 4096},   {16, 2048, 1024},  {77, 1024, 2048},
+                                   {300, 512, 256},   {1000, 1000, 1000}, {256, 128, 16384},
+                                   {2048, 2048, 512}, {129, 300, 64}};
+  test_bf16_dispatch(buf, tuned_shapes);
+  test_fused_epilogue(buf, tuned_shapes);
+  test_strided_dispatch(buf, tuned_shapes);
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);
