@@ -128,6 +128,14 @@ std::vector<Accum> accum_option(const ParsedArgs& args, DType dtype) {
   return accums;
 }
 
+bench::EpilogueOp epilogue_option(const ParsedArgs& args) {
+  const std::string text = args.get_or("epilogue", "none");
+  const std::optional<bench::EpilogueOp> op = bench::parse_epilogue(text);
+  if (!op)
+    throw ArgError("unknown epilogue '" + text + "' (" + std::string(bench::kEpilogueNames) + ")");
+  return *op;
+}
+
 void require_writable(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
   std::error_code ec;

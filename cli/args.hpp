@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/epilogue.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 
@@ -55,5 +56,7 @@ DType dtype_option(const ParsedArgs& args);
 // --acc f32,f16 for `dtype`, each once, in the order given. The default is both for fp16 and f32
 // for bf16, which accumulates in fp32 only: --acc f16 with --dtype bf16 is an error.
 std::vector<Accum> accum_option(const ParsedArgs& args, DType dtype);
+// --epilogue none|bias|bias_relu|bias_gelu|relu|gelu (default none).
+bench::EpilogueOp epilogue_option(const ParsedArgs& args);
 
 }  // namespace hgemm::cli

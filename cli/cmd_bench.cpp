@@ -1,7 +1,10 @@
 // hgemm bench: times hgemm against the cuBLAS / cuBLASLt baselines over a shape suite in the
 // offline, graph, latency and server modes, one CSV row per shape x impl x layout x mode.
 // Every (impl, shape, layout, acc) passes the verifier before it is timed; a failure is recorded
-// in its rows and not timed. Schema and methodology: docs/benchmarking.md.
+// in its rows and not timed. With --epilogue every implementation computes C = act(A*B + bias):
+// hgemm through its general call, cuBLASLt through its epilogue attributes, and hgemm-unfused as
+// the plain GEMM followed by a separate bias/activation kernel. Schema and methodology:
+// docs/benchmarking.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include "args.hpp"
 #include "baselines/baselines.hpp"
 #include "bench/ceilings.hpp"
+#include "bench/epilogue.hpp"
 #include "bench/environment.hpp"
 #include "bench/results_csv.hpp"
 #include "bench/timing.hpp"
@@ -51,7 +55,19 @@ constexpr const char* kHelp =
                      with programmatic dependent launch on sm_90 (HGEMM_PDL=0 turns it off),
                      hgemm-nopdl without it; cuBLASLt's API offers no such launch.
                      cublaslt-best, the faster of cuBLASLt's autotuned and heuristic picks
-                     chosen in graph mode on rotated buffers, is the reference of the report
+                     chosen in graph mode on rotated buffers, is the reference of the report.
+                     With --epilogue: hgemm-unfused too, and all = hgemm, hgemm-nopdl,
+                     hgemm-unfused and the three cublaslt (cublas and config:NAME have no
+                     epilogue and are refused)
+  --epilogue E       none (default), bias, bias_relu, bias_gelu, relu or gelu: every impl
+                     computes C = act(A*B + bias), the bias N random values, one per column of
+                     C. gelu is GELU's tanh approximation, 0.5x(1 + tanh(sqrt(2/pi)(x +
+                     0.044715x^3))), the one cuBLASLt's GELU epilogues compute (hgemm's
+                     Activation::kGeluTanh, not its erf GELU). hgemm runs hgemm::gemm with the
+                     bias and activation; cublaslt-* set CUBLASLT_MATMUL_DESC_EPILOGUE and
+                     _BIAS_POINTER; hgemm-unfused runs the plain hgemm call, then a separate
+                     elementwise bias/activation kernel over C. The file gets an epilogue
+                     column after acc (and dtype)
   --modes LIST       offline,graph,latency,server (default all four)
   --layout LIST      nn,tn (default both)
   --acc LIST         f32,f16 (default both; f32 with --dtype bf16, which has no f16)
@@ -77,12 +93,16 @@ constexpr int kExitIncomplete = 3;
 const char* const kStandardImpls[] = {"hgemm",           "hgemm-nopdl",
                                       "cublas",          "cublaslt-heuristic",
                                       "cublaslt-autotune", "cublaslt-best"};
+// With an epilogue cublas has none, and the unfused path is what fusing it is measured against.
+const char* const kEpilogueImpls[] = {"hgemm",         "hgemm-nopdl",       "hgemm-unfused",
+                                      "cublaslt-heuristic", "cublaslt-autotune", "cublaslt-best"};
 
 struct ImplSpec {
   std::string name;                          // the CSV's impl column
   std::optional<baselines::Kind> baseline;   // a library baseline
   std::optional<KernelConfig> config;        // config:NAME; neither: hgemm dispatch
   bool pdl = true;                           // hgemm: programmatic dependent launch allowed
+  bool unfused = false;  // hgemm-unfused: the plain call, then bench::apply_bias_activation
 };
 
 struct Settings {
@@ -93,6 +113,7 @@ struct Settings {
   std::vector<Layout> layouts;
   std::vector<Accum> accums;
   DType dtype = DType::kF16;
+  bench::EpilogueOp epilogue = bench::EpilogueOp::kNone;
   std::string out;
   bool resume = false;
   bench::TimingOptions timing;
@@ -100,21 +121,42 @@ struct Settings {
   double time_limit_s = 0;
 };
 
-std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType dtype) {
+std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType dtype,
+                                  bench::EpilogueOp epilogue) {
+  const bool with_epilogue = epilogue != bench::EpilogueOp::kNone;
+  const std::string epilogue_option = "--epilogue " + std::string(bench::to_string(epilogue));
   std::vector<ImplSpec> out;
   std::set<std::string> seen;
   auto add = [&](ImplSpec spec) {
     if (seen.insert(spec.name).second) out.push_back(std::move(spec));
   };
+  auto add_named = [&](const std::string& name) {
+    add({name, baselines::parse_kind(name), std::nullopt, name != "hgemm-nopdl",
+         name == "hgemm-unfused"});
+  };
   for (const std::string& item : items) {
     if (item == "all") {
-      for (const char* name : kStandardImpls)
-        add({name, baselines::parse_kind(name), {}, std::string_view(name) != "hgemm-nopdl"});
+      if (with_epilogue)
+        for (const char* name : kEpilogueImpls) add_named(name);
+      else
+        for (const char* name : kStandardImpls) add_named(name);
     } else if (item == "hgemm" || item == "hgemm-nopdl") {
-      add({item, std::nullopt, std::nullopt, item == "hgemm"});
+      add_named(item);
+    } else if (item == "hgemm-unfused") {
+      if (!with_epilogue)
+        throw ArgError("hgemm-unfused is the plain GEMM followed by a separate bias/activation "
+                       "kernel: it needs --epilogue (bias, bias_relu, bias_gelu, relu or gelu)");
+      add_named(item);
     } else if (auto kind = baselines::parse_kind(item)) {
-      add({item, kind, std::nullopt});
+      if (*kind == baselines::Kind::kCublas && with_epilogue)
+        throw ArgError("cublas (cublasGemmEx) has no epilogue, so it cannot run " +
+                       epilogue_option +
+                       ": time cublaslt-heuristic, cublaslt-autotune or cublaslt-best");
+      add_named(item);
     } else if (item.rfind("config:", 0) == 0) {
+      if (with_epilogue)
+        throw ArgError(item + " runs one kernel through hgemm::run, which has no epilogue, so it "
+                              "cannot run " + epilogue_option + ": time hgemm");
       auto cfg = KernelConfig::parse(item.substr(7));
       if (!cfg) throw ArgError("'" + item.substr(7) + "' is not a kernel config name");
       // A layout or accumulation the run leaves out only skips the config; a dtype other than
@@ -127,8 +169,8 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
-                     "' (hgemm, hgemm-nopdl, cublas, cublaslt-heuristic, cublaslt-autotune, "
-                     "cublaslt-best, all, config:NAME)");
+                     "' (hgemm, hgemm-nopdl, hgemm-unfused, cublas, cublaslt-heuristic, "
+                     "cublaslt-autotune, cublaslt-best, all, config:NAME)");
     }
   }
   return out;
@@ -137,8 +179,9 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
 // Every argument check happens here, before any device call.
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
-                  {"suite", "shape", "out", "impl", "modes", "layout", "acc", "dtype", "loop-ms",
-                   "loops", "latency-calls", "server-calls", "qps", "seed", "time-limit"},
+                  {"suite", "shape", "out", "impl", "modes", "layout", "acc", "dtype", "epilogue",
+                   "loop-ms", "loops", "latency-calls", "server-calls", "qps", "seed",
+                   "time-limit"},
                   {"resume", "help"});
   Settings s;
   *help = args.flag("help");
@@ -155,7 +198,8 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.resume = args.flag("resume");
   s.dtype = dtype_option(args);
   s.accums = accum_option(args, s.dtype);
-  s.impls = parse_impls(args.list_or("impl", "all"), s.dtype);
+  s.epilogue = epilogue_option(args);
+  s.impls = parse_impls(args.list_or("impl", "all"), s.dtype, s.epilogue);
   std::set<bench::Mode> seen_modes;
   for (const auto& m : args.list_or("modes", "offline,graph,latency,server")) {
     auto mode = bench::parse_mode(m);
@@ -249,15 +293,79 @@ void require_healthy_device() {
   cudaGetLastError();
 }
 
-void report_failure(const Problem& p, const std::string& impl, const std::string& stage,
-                    const std::string& disposition, const std::string& detail) {
+void report_failure(const Problem& p, bench::EpilogueOp epilogue, const std::string& impl,
+                    const std::string& stage, const std::string& disposition,
+                    const std::string& detail) {
+  const std::string epilogue_option =
+      epilogue == bench::EpilogueOp::kNone
+          ? ""
+          : " --epilogue " + std::string(bench::to_string(epilogue));
   std::printf("FAIL %s %s %s: %s: %s\n  reproduce: hgemm bench --shape %lldx%lldx%lld --impl %s "
-              "--layout %s --acc %s%s --out /tmp/repro.csv\n",
+              "--layout %s --acc %s%s%s --out /tmp/repro.csv\n",
               p.name().c_str(), impl.c_str(), stage.c_str(), disposition.c_str(), detail.c_str(),
               (long long)p.m, (long long)p.n, (long long)p.k, impl.c_str(),
               std::string(to_string(p.layout)).c_str(), std::string(to_string(p.accum)).c_str(),
-              p.dtype == DType::kF16 ? "" : " --dtype bf16");
+              p.dtype == DType::kF16 ? "" : " --dtype bf16", epilogue_option.c_str());
   std::fflush(stdout);
+}
+
+// The launch setting is global, so a call without programmatic dependent launch turns it off
+// around itself and restores it.
+verify::GemmFn without_pdl(verify::GemmFn fn) {
+  return [fn = std::move(fn)](const Problem& p, const void* a, const void* b, void* c,
+                              cudaStream_t st) {
+    const bool before = set_programmatic_launch(false);
+    try {
+      fn(p, a, b, c, st);
+    } catch (...) {
+      set_programmatic_launch(before);
+      throw;
+    }
+    set_programmatic_launch(before);
+  };
+}
+
+// What an hgemm impl (not a baseline) runs: dispatch's kernel for the plain GEMM, the general
+// call with an epilogue, or (unfused) the plain GEMM and then the bias/activation kernel.
+verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue) {
+  verify::GemmFn fn;
+  if (impl.config) {
+    fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
+                              cudaStream_t st) { run(p, cfg, a, b, c, st); };
+  } else if (impl.unfused) {
+    fn = [epilogue](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+      run(p, a, b, c, st);
+      bench::apply_bias_activation(c, p.dtype, p.m, p.n, epilogue.bias, epilogue.activation, st);
+    };
+  } else if (!epilogue.empty()) {
+    fn = [epilogue](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+      gemm(bench::general_call(p, epilogue), a, b, c, st);
+    };
+  } else {
+    fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+      run(p, a, b, c, st);
+    };
+  }
+  return impl.pdl ? fn : without_pdl(std::move(fn));
+}
+
+// The detail column of an hgemm impl that passed: the kernel it runs and whether with PDL.
+std::string hgemm_detail(const ImplSpec& impl, const Problem& p, bench::EpilogueOp op,
+                         const verify::Epilogue& epilogue, const void* a, const void* b, void* c,
+                         const DeviceInfo& device) {
+  std::string kernel;
+  if (impl.config) {
+    kernel = impl.config->name();
+  } else if (impl.unfused) {
+    kernel = select_config(p, a, b, c).name() + " then a separate kernel: C = " +
+             bench::formula(op);
+  } else if (!epilogue.empty()) {
+    const GemmPlan plan = explain(bench::general_call(p, epilogue), a, b, c);
+    kernel = plan.kernel + " (" + plan.source + ")";
+  } else {
+    kernel = select_config(p, a, b, c).name();
+  }
+  return kernel + (impl.pdl && programmatic_launch(device) ? ", PDL" : ", no PDL");
 }
 
 struct Entry {
@@ -267,6 +375,30 @@ struct Entry {
   std::string disposition;
   std::string detail;
 };
+
+// "it holds f16 rows and this run is --dtype bf16" for a file whose header is another variant of
+// this version's (its dtype or epilogue column present where this run has none, or absent where
+// it needs one); empty when the header is none of them.
+std::string header_mismatch(const std::string& line, DType dtype, bench::EpilogueOp epilogue) {
+  const bool with_dtype = dtype != DType::kF16;
+  const bool with_epilogue = epilogue != bench::EpilogueOp::kNone;
+  for (bool file_dtype : {false, true}) {
+    for (bool file_epilogue : {false, true}) {
+      if (line != bench::header_line(file_dtype, file_epilogue)) continue;
+      std::string why;
+      if (file_dtype != with_dtype)
+        why = std::string("it holds ") + (with_dtype ? "f16" : "bf16") +
+              " rows and this run is --dtype " + std::string(to_string(dtype));
+      if (file_epilogue != with_epilogue)
+        why += std::string(why.empty() ? "it holds " : "; it holds ") +
+               (with_epilogue ? "rows without an epilogue column"
+                              : "rows with an epilogue column") +
+               " and this run is --epilogue " + std::string(bench::to_string(epilogue));
+      return why;
+    }
+  }
+  return "";
+}
 
 int run_bench(const Settings& s, const Args& raw) {
   // Everything that can refuse the run comes before FILE is touched: its rows to resume (read
@@ -281,6 +413,7 @@ int run_bench(const Settings& s, const Args& raw) {
                          std::filesystem::file_size(s.out, size_error) > 0 && !size_error;
   bench::Environment previous_env;
   const bool with_dtype = s.dtype != DType::kF16;
+  const bool with_epilogue = s.epilogue != bench::EpilogueOp::kNone;
   if (appending) {
     try {
       bench::ResultsFile previous = bench::read_results(s.out);
@@ -294,12 +427,11 @@ int run_bench(const Settings& s, const Args& raw) {
       std::string line;
       while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
       }
-      if (line == bench::header_line(!with_dtype))
-        throw std::runtime_error(std::string("it holds ") + (with_dtype ? "f16" : "bf16") +
-                                 " rows and this run is --dtype " +
-                                 std::string(to_string(s.dtype)));
-      if (line != bench::header_line(with_dtype))
-        throw std::runtime_error("its header row differs from this version's columns");
+      if (line != bench::header_line(with_dtype, with_epilogue)) {
+        const std::string why = header_mismatch(line, s.dtype, s.epilogue);
+        throw std::runtime_error(why.empty() ? "its header row differs from this version's columns"
+                                             : why);
+      }
     } catch (const std::exception& e) {
       throw ArgError(std::string("cannot resume from ") + s.out + ": " + e.what());
     }
@@ -348,13 +480,23 @@ int run_bench(const Settings& s, const Args& raw) {
     std::snprintf(number, sizeof number, "%.1f", ceilings->peak_tflops);
     env.emplace_back("peak_tflops", number);
     env.emplace_back("ceilings", ceilings->method);
-    csv << bench::format_environment(env) << bench::header_line(with_dtype) << "\n";
+    if (with_epilogue)
+      env.emplace_back("epilogue", std::string(bench::to_string(s.epilogue)) +
+                                       ": C = " + bench::formula(s.epilogue));
+    csv << bench::format_environment(env) << bench::header_line(with_dtype, with_epilogue)
+        << "\n";
     csv.flush();
   }
 
+  // The bias every implementation of a shape reads; the verifier writes its own values into it.
+  bench::DeviceBias bias;
+  verify::Epilogue epilogue;
+  epilogue.activation = bench::activation_of(s.epilogue);
+
   verify::Options full_check;
   full_check.seed = s.seed;
-  // Baselines get the random-normal check and the guard bands; our kernels get every check.
+  // Baselines get the random-normal check and the guard bands; our kernels get every check (those
+  // that an epilogue leaves without an exact answer say "n/a": verify/verifier.hpp).
   verify::Options quick_check = full_check;
   quick_check.small_integer = quick_check.precision_probe = quick_check.nonfinite = false;
 
@@ -365,12 +507,18 @@ int run_bench(const Settings& s, const Args& raw) {
   bool stopped_early = false;
 
   const std::string dtype_name(to_string(s.dtype));
+  const std::string epilogue_name(bench::to_string(s.epilogue));
   for (const Shape& shape : s.shapes) {
     if (s.time_limit_s > 0 && progress.seconds() > s.time_limit_s) {
       stopped_early = true;
       break;
     }
     for (Accum accum : s.accums) {
+      if (bench::has_bias(s.epilogue)) {
+        bias.prepare(shape.n, uint32_t(shape.n * 2654435761u), s.dtype, stream);
+        epilogue.bias = bias.data();
+      }
+      full_check.epilogue = quick_check.epilogue = epilogue;
       // Which (impl, layout) pairs still miss a row for some mode.
       std::vector<Entry> entries;
       for (const ImplSpec& impl : s.impls) {
@@ -382,37 +530,16 @@ int run_bench(const Settings& s, const Args& raw) {
           for (bench::Mode mode : s.modes)
             missing |= !done_keys.count(bench::row_key(
                 shape.m, shape.n, shape.k, to_string(layout), to_string(accum), impl.name,
-                bench::to_string(mode), dtype_name));
+                bench::to_string(mode), dtype_name, epilogue_name));
           if (!missing) continue;
-          if (impl.baseline) {
-            e.fn = libs.fn(*impl.baseline);
-          } else if (impl.config) {
-            e.fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
-                                        cudaStream_t st) { run(p, cfg, a, b, c, st); };
-          } else if (impl.pdl) {
-            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-              run(p, a, b, c, st);
-            };
-          } else {
-            // The launch setting is global, so hgemm-nopdl turns it off around each of its calls
-            // and restores it.
-            e.fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-              const bool before = set_programmatic_launch(false);
-              try {
-                run(p, a, b, c, st);
-              } catch (...) {
-                set_programmatic_launch(before);
-                throw;
-              }
-              set_programmatic_launch(before);
-            };
-          }
+          e.fn = impl.baseline ? libs.fn(*impl.baseline, epilogue) : hgemm_fn(impl, epilogue);
           entries.push_back(std::move(e));
         }
       }
       const std::string label = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
                                 std::to_string(shape.k) + " " + std::string(to_string(accum)) +
-                                (with_dtype ? " " + dtype_name : "");
+                                (with_dtype ? " " + dtype_name : "") +
+                                (with_epilogue ? " " + epilogue_name : "");
       if (entries.empty()) {
         ++skipped;
         progress.update(++done, failures, label);
@@ -435,18 +562,17 @@ int run_bench(const Settings& s, const Args& raw) {
           }
           if (e.impl->baseline == baselines::Kind::kLtAutotune ||
               e.impl->baseline == baselines::Kind::kLtBest)
-            libs.select(e.problem, timer, buffers);
-          if (e.impl->baseline) e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0);
+            libs.select(e.problem, timer, buffers, epilogue);
+          if (e.impl->baseline)
+            e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue);
           const verify::Report report =
               verifier.check(e.problem, e.fn, e.impl->baseline ? quick_check : full_check);
           e.disposition = disposition_string(report.disposition);
           if (!report.passed())
             e.detail = report.summary();
           else if (!e.impl->baseline)
-            // A config: impl runs its own config; only plain hgemm runs dispatch's choice.
-            e.detail = (e.impl->config ? *e.impl->config
-                                       : select_config(e.problem, a0, b0, c0)).name() +
-                       (e.impl->pdl && programmatic_launch(device) ? ", PDL" : ", no PDL");
+            e.detail =
+                hgemm_detail(*e.impl, e.problem, s.epilogue, epilogue, a0, b0, c0, device);
         } catch (const Error& err) {
           e.disposition = std::string(err.status() == HGEMM_ERROR_NOT_SUPPORTED
                                           ? bench::kNotSupported
@@ -466,7 +592,7 @@ int run_bench(const Settings& s, const Args& raw) {
         auto key = [&](const Entry& e) {
           return bench::row_key(shape.m, shape.n, shape.k, to_string(e.problem.layout),
                                 to_string(accum), e.impl->name, bench::to_string(mode),
-                                dtype_name);
+                                dtype_name, epilogue_name);
         };
         for (Entry& e : entries) {
           if (done_keys.count(key(e)) || e.disposition != bench::kPassed) continue;
@@ -488,6 +614,7 @@ int run_bench(const Settings& s, const Args& raw) {
           row.layout = to_string(e.problem.layout);
           row.acc = to_string(accum);
           row.dtype = dtype_name;
+          row.epilogue = epilogue_name;
           row.impl = e.impl->name;
           row.mode = bench::to_string(mode);
           row.disposition = e.disposition;
@@ -520,7 +647,7 @@ int run_bench(const Settings& s, const Args& raw) {
             // A verification failure is reported once (mode "verify"), a timing failure per mode.
             if (!is_failure(e.disposition) || mode == s.modes.front()) {
               if (tty) progress.finish();
-              report_failure(e.problem, e.impl->name,
+              report_failure(e.problem, s.epilogue, e.impl->name,
                              is_failure(e.disposition) ? "verify" : row.mode, row.disposition,
                              row.detail);
             }
@@ -532,7 +659,7 @@ int run_bench(const Settings& s, const Args& raw) {
         if (timing_failed) require_healthy_device();
       }
       for (const auto& row : rows) {
-        csv << bench::format_row(row, with_dtype) << "\n";
+        csv << bench::format_row(row, with_dtype, with_epilogue) << "\n";
         done_keys.insert(bench::row_key(row));
       }
       csv.flush();

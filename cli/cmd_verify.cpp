@@ -1,5 +1,7 @@
 // hgemm verify: runs the verifier over a suite for what dispatch picks, one explicit config, or
-// every compiled instance of a family. Exit code 1 when any case fails.
+// every compiled instance of a family; with --epilogue, hgemm's general call with a bias and an
+// activation (what hgemm bench --epilogue times). Exit code 1 when any case fails.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bench/epilogue.hpp"
 #include "commands.hpp"
 #include "core/device.hpp"
 #include "core/file_io.hpp"
@@ -25,6 +28,10 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --layout L       nn,tn (default both)
   --acc A          f32,f16 (default both; f32 with --dtype bf16, which has no f16)
   --dtype T        f16 or bf16, the element type of A, B and C (default f16)
+  --epilogue E     none (default), bias, bias_relu, bias_gelu, relu or gelu: verify
+                   hgemm::gemm computing C = act(A*B + bias) against the reference with the
+                   same epilogue (gelu: the tanh approximation, as in hgemm bench); needs
+                   --impl dispatch
   --impl I         dispatch (default: what hgemmRun runs), config:NAME (of the --dtype), or
                    family:sm80|sm90|decode (every compiled instance of the family, of the
                    --dtype, that can implement the shape)
@@ -91,8 +98,8 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
 
 int cmd_verify(const Args& raw) {
   ParsedArgs args(raw,
-                  {"suite", "layout", "acc", "dtype", "impl", "misalign", "seed", "out",
-                   "max-failures", "split-k"},
+                  {"suite", "layout", "acc", "dtype", "epilogue", "impl", "misalign", "seed",
+                   "out", "max-failures", "split-k"},
                   {"quick", "help"});
   if (args.flag("help")) {
     std::fputs(kHelp, stdout);
@@ -108,7 +115,13 @@ int cmd_verify(const Args& raw) {
   const DType dtype = dtype_option(args);
   const std::vector<Accum> accums = accum_option(args, dtype);
   const bool bf16 = dtype == DType::kBF16;
+  const bench::EpilogueOp epilogue_op = epilogue_option(args);
+  const bool with_epilogue = epilogue_op != bench::EpilogueOp::kNone;
+  const std::string epilogue_name(bench::to_string(epilogue_op));
   const std::string impl = args.get_or("impl", "dispatch");
+  if (with_epilogue && impl != "dispatch")
+    throw ArgError("--epilogue needs --impl dispatch: " + impl +
+                   " runs kernels through hgemm::run, which has no epilogue");
   const long long misalign = args.int_or("misalign", 0);
   if (misalign < 0 || misalign > 64) throw ArgError("--misalign must be 0..64");
   const long long max_failures = args.int_or("max-failures", -1);
@@ -137,10 +150,20 @@ int cmd_verify(const Args& raw) {
   // replaced only by a finished run's rows.
   current_device();
   verify::Verifier verifier;
+  // The verifier writes its own values into the bias before each case.
+  bench::DeviceBias bias;
+  if (bench::has_bias(epilogue_op)) {
+    int64_t widest = 1;
+    for (const Shape& shape : shapes) widest = std::max(widest, shape.n);
+    bias.prepare(widest, 1, dtype, nullptr);
+    options.epilogue.bias = bias.data();
+  }
+  options.epilogue.activation = bench::activation_of(epilogue_op);
   std::ostringstream csv;
-  // A bf16 run adds a dtype column; fp16 runs write the columns they always did.
-  csv << (bf16 ? "M,N,K,layout,acc,dtype,impl,disposition,summary\n"
-               : "M,N,K,layout,acc,impl,disposition,summary\n");
+  // A bf16 run adds a dtype column, an epilogue run an epilogue column; plain fp16 runs write the
+  // columns they always did.
+  csv << "M,N,K,layout,acc," << (bf16 ? "dtype," : "") << (with_epilogue ? "epilogue," : "")
+      << "impl,disposition,summary\n";
   const long total = long(shapes.size() * layouts.size() * accums.size());
   Progress progress("verify", total);
   long done = 0, passed = 0, failed = 0, not_applicable = 0;
@@ -154,6 +177,11 @@ int cmd_verify(const Args& raw) {
           if (target.config) {
             gemm = [cfg = *target.config](const Problem& p, const void* a, const void* b, void* c,
                                           cudaStream_t s) { run(p, cfg, a, b, c, s); };
+          } else if (with_epilogue) {
+            gemm = [epilogue = options.epilogue](const Problem& p, const void* a, const void* b,
+                                                 void* c, cudaStream_t s) {
+              hgemm::gemm(bench::general_call(p, epilogue), a, b, c, s);
+            };
           } else {
             gemm = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t s) {
               run(p, a, b, c, s);
@@ -178,11 +206,13 @@ int cmd_verify(const Args& raw) {
           const bool ok = report.passed();
           ok ? ++passed : ++failed;
           if (!ok)
-            std::printf("FAIL %s %s: %s\n", problem.name().c_str(), label.c_str(),
+            std::printf("FAIL %s%s %s: %s\n", problem.name().c_str(),
+                        with_epilogue ? ("_" + epilogue_name).c_str() : "", label.c_str(),
                         report.summary().c_str());
           if (out)
             csv << shape.m << ',' << shape.n << ',' << shape.k << ',' << to_string(layout) << ','
-                << to_string(accum) << ',' << (bf16 ? "bf16," : "") << label << ','
+                << to_string(accum) << ',' << (bf16 ? "bf16," : "")
+                << (with_epilogue ? epilogue_name + "," : "") << label << ','
                 << verify::to_string(report.disposition) << ",\"" << report.summary() << "\"\n";
         }
         progress.update(++done, failed, problem.name());
@@ -192,8 +222,9 @@ int cmd_verify(const Args& raw) {
   }
   progress.finish();
   if (out) write_file_atomically(*out, csv.str());
-  std::printf("verify %s, impl %s%s: %ld cases in %.1f s (%ld not applicable to the config)\n",
-              args.get("suite")->c_str(), impl.c_str(), bf16 ? ", bf16" : "", passed + failed,
+  std::printf("verify %s, impl %s%s%s: %ld cases in %.1f s (%ld not applicable to the config)\n",
+              args.get("suite")->c_str(), impl.c_str(), bf16 ? ", bf16" : "",
+              with_epilogue ? (", epilogue " + epilogue_name).c_str() : "", passed + failed,
               progress.seconds(), not_applicable);
   std::printf("%ld passed, %ld failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;

@@ -146,16 +146,20 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *
  * Paths (hgemmGemmExplain names the one a call takes and why):
  *   dispatch    the tuned kernels of hgemmRun, chosen as hgemmRun chooses them, for a call that
- *               is exactly one hgemmRun: alpha = 1, beta = 0, no bias, no activation,
- *               batch_count = 1, packed leading dimensions, and either row-major A and C with B
+ *               is one hgemmRun: beta = 0, batch_count = 1, and either row-major A and C with B
  *               of either order (B row-major: NN; column-major: TN), or column-major C with
  *               column-major B and A of either order, run as C^T = B^T A^T. Same kernels, same
- *               speed as hgemmRun. Its sm90 kernels need A, B and C 16-byte aligned and K and
- *               C's row (N, or M for column-major C) multiples of 8; the other fp16 calls on
- *               this path run on its predicated sm80 kernel, as hgemmRun's do. bf16 runs the
- *               bf16 twins of the kernels fp16 would run (the shipped tables hold fp16
- *               winners); a bf16 call that none of them can run (alignment, or a device
- *               without sm90 or the decode kernels) takes the safety net.
+ *               speed as hgemmRun. Leading dimensions become their row strides; alpha, a bias
+ *               (row-major C only) and an activation are fused into their epilogue (by the sm90
+ *               kernels with fp32 accumulation, by the decode kernels, M <= 16, with either).
+ *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
+ *               column-major C) and any leading dimension multiples of 8; the other packed fp16
+ *               calls without an epilogue run on its predicated sm80 kernel, as hgemmRun's do.
+ *               bf16 runs the bf16 twins of the kernels fp16 would run (the shipped tables hold
+ *               fp16 winners). A bf16, strided or epilogue call that none of the sm90 and
+ *               decode kernels can run (alignment, or a device without them) takes the safety
+ *               net: the predicated sm80 kernel is fp16 only, packed only, and applies no
+ *               epilogue.
  *   safety net  every other legal call: a tiled mma.sync kernel (sm_80 and later) that handles
  *               every combination, any alignment, in one launch for all batches; correct, not
  *               tuned.

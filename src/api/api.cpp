@@ -123,8 +123,19 @@ Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const vo
 GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, const void* a,
                        const void* b, void* c, cudaStream_t stream) {
   const Problem& p = route.problem;
-  return GemmArgs{route.transposed ? b : a, route.transposed ? a : b, c, p.m, p.n, p.k, stream,
-                  desc.workspace, desc.workspace_bytes};
+  return GemmArgs{route.transposed ? b : a,
+                  route.transposed ? a : b,
+                  c,
+                  p.m,
+                  p.n,
+                  p.k,
+                  stream,
+                  desc.workspace,
+                  desc.workspace_bytes,
+                  EpilogueArgs{desc.alpha, desc.bias, desc.activation},
+                  route.lda,
+                  route.ldb,
+                  route.ldc};
 }
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }

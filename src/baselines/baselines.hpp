@@ -26,6 +26,15 @@
 // only: a bf16 problem with fp16 accumulation is refused by Problem::validate() before any call).
 // Every status is checked; a failure throws hgemm::Error.
 //
+// Epilogue (verify::Epilogue, the same one the verifier applies to its reference): alpha is the
+// call's alpha; a bias and an activation become cuBLASLt's CUBLASLT_MATMUL_DESC_EPILOGUE (BIAS,
+// RELU, RELU_BIAS, GELU, GELU_BIAS) with CUBLASLT_MATMUL_DESC_BIAS_POINTER, the bias of the
+// output's type (the attribute's default). cuBLASLt's GELU is the tanh approximation: cublasLt.h
+// says only "GELU", and PyTorch's fused addmm + GELU, which runs on it, is the tanh form
+// (pytorch/pytorch#104061 discusses it). So Activation::kGeluTanh maps to it and
+// Activation::kGelu, the erf form, is refused. cuBLAS's cublasGemmEx has no epilogue and refuses
+// a bias or an activation. Plans and selections are kept per epilogue.
+//
 // Row-major mapping: C (M x N, row-major) is the column-major N x M matrix C' = B' * A', so each
 // call asks column-major cuBLAS for an N x M x K product with B as the first operand:
 //   NN: B is K x N row-major = N x K column-major (ld N): op N, ld N
@@ -100,25 +109,27 @@ class Baselines {
   Baselines& operator=(const Baselines&) = delete;
 
   void run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
-           cudaStream_t stream);
-  // A callable bound to this object (which must outlive it).
-  verify::GemmFn fn(Kind kind);
+           cudaStream_t stream, const verify::Epilogue& epilogue = {});
+  // A callable bound to this object (which must outlive it) and to `epilogue`.
+  verify::GemmFn fn(Kind kind, const verify::Epilogue& epilogue = {});
 
   // Chooses cublaslt-autotune's and cublaslt-best's algorithms for this problem (see the top
   // of this file) unless the choice is cached, and returns it. `buffers` must hold the
   // problem's shape; `timer` times the final measurement with its options, in graph mode, on
   // its stream. Refused during graph capture. run() of those two kinds needs this first.
+  // With an epilogue, its bias is the one every candidate reads while it is timed.
   const Selection& select(const Problem& problem, bench::Timer& timer,
-                          const bench::RotatingBuffers& buffers);
+                          const bench::RotatingBuffers& buffers,
+                          const verify::Epilogue& epilogue = {});
   // The algorithm a cuBLASLt kind runs for this problem: the heuristic's first for these
   // pointers' alignment, or select()'s pick (throws when select() has not run).
   cublasLtMatmulAlgo_t algorithm(Kind kind, const Problem& problem, const void* a, const void* b,
-                                 const void* c);
+                                 const void* c, const verify::Epilogue& epilogue = {});
 
   // A short description of what `kind` runs for this problem (the algorithm, for cuBLASLt, and
   // how it was chosen): what the benchmark writes to its detail column.
   std::string describe(Kind kind, const Problem& problem, const void* a, const void* b,
-                       const void* c);
+                       const void* c, const verify::Epilogue& epilogue = {});
 
  private:
   struct Impl;
@@ -130,5 +141,9 @@ class Baselines {
 cublasComputeType_t compute_type(Accum accum);
 cudaDataType_t scale_type(Accum accum);
 cudaDataType_t data_type(DType dtype);  // of A, B and C
+// The cuBLASLt epilogue of `epilogue`'s bias and activation (see the top of this file); throws
+// hgemm::Error (HGEMM_ERROR_NOT_SUPPORTED) for the erf GELU, which cuBLASLt does not compute.
+cublasLtEpilogue_t lt_epilogue(const verify::Epilogue& epilogue);
+std::string_view lt_epilogue_name(cublasLtEpilogue_t epilogue);  // "GELU_BIAS", ...
 
 }  // namespace hgemm::baselines

@@ -35,7 +35,8 @@ struct PlanKey {
   Layout layout;
   Accum accum;
   DType dtype;
-  uint32_t align_a, align_b, align_c;
+  cublasLtEpilogue_t epilogue;
+  uint32_t align_a, align_b, align_c, align_bias;
   bool operator==(const PlanKey&) const = default;
 };
 
@@ -48,8 +49,9 @@ uint64_t fnv1a(std::initializer_list<uint64_t> values) {
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.align_a),
-                         uint64_t(k.align_b), uint64_t(k.align_c)}));
+                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.epilogue),
+                         uint64_t(k.align_a), uint64_t(k.align_b), uint64_t(k.align_c),
+                         uint64_t(k.align_bias)}));
   }
 };
 
@@ -61,13 +63,14 @@ struct SelectionKey {
   Layout layout;
   Accum accum;
   DType dtype;
+  cublasLtEpilogue_t epilogue;
   bool operator==(const SelectionKey&) const = default;
 };
 
 struct SelectionKeyHash {
   size_t operator()(const SelectionKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                         uint64_t(k.accum), uint64_t(k.dtype)}));
+                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.epilogue)}));
   }
 };
 
@@ -87,6 +90,7 @@ struct Plan {
   cublasLtMatmulPreference_t preference = nullptr;
   std::vector<cublasLtMatmulHeuristicResult_t> candidates;  // filled on first use
   bool queried = false;
+  const void* bias = nullptr;  // what CUBLASLT_MATMUL_DESC_BIAS_POINTER holds now
 
   ~Plan() {
     if (preference) cublasLtMatmulPreferenceDestroy(preference);
@@ -199,6 +203,53 @@ cudaDataType_t data_type(DType dtype) {
   return dtype == DType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
 }
 
+cublasLtEpilogue_t lt_epilogue(const verify::Epilogue& epilogue) {
+  const bool bias = epilogue.bias != nullptr;
+  switch (epilogue.activation) {
+    case Activation::kNone: return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    case Activation::kRelu: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case Activation::kGeluTanh: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    case Activation::kGelu:
+      HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                  "cuBLASLt's GELU epilogues compute the tanh approximation; it has none for "
+                  "the erf form (Activation::kGelu): ask for Activation::kGeluTanh");
+  }
+  HGEMM_THROW(HGEMM_ERROR_INVALID_ENUM,
+              "unknown activation " + std::to_string(int(epilogue.activation)));
+}
+
+std::string_view lt_epilogue_name(cublasLtEpilogue_t epilogue) {
+  switch (epilogue) {
+    case CUBLASLT_EPILOGUE_DEFAULT: return "DEFAULT";
+    case CUBLASLT_EPILOGUE_BIAS: return "BIAS";
+    case CUBLASLT_EPILOGUE_RELU: return "RELU";
+    case CUBLASLT_EPILOGUE_RELU_BIAS: return "RELU_BIAS";
+    case CUBLASLT_EPILOGUE_GELU: return "GELU";
+    case CUBLASLT_EPILOGUE_GELU_BIAS: return "GELU_BIAS";
+    default: return "other";
+  }
+}
+
+// alpha and beta (0) in the scale type of the accumulation, read by cuBLAS during the call (host
+// pointer mode; a captured call keeps the values).
+class Scalars {
+ public:
+  Scalars(Accum accum, float alpha)
+      : f16_(accum == Accum::kF16),
+        f32_alpha_(alpha),
+        f16_alpha_(__float2half(alpha)),
+        f16_zero_(__float2half(0.0f)) {}
+  const void* alpha() const { return f16_ ? static_cast<const void*>(&f16_alpha_) : &f32_alpha_; }
+  const void* beta() const { return f16_ ? static_cast<const void*>(&f16_zero_) : &f32_zero_; }
+
+ private:
+  bool f16_;
+  float f32_alpha_;
+  float f32_zero_ = 0.0f;
+  __half f16_alpha_;
+  __half f16_zero_;
+};
+
 struct Baselines::Impl {
   cublasHandle_t blas = nullptr;
   cublasLtHandle_t lt = nullptr;
@@ -207,17 +258,6 @@ struct Baselines::Impl {
   bool bound = false;
   std::unordered_map<PlanKey, std::unique_ptr<Plan>, PlanKeyHash> plans;
   std::unordered_map<SelectionKey, Chosen, SelectionKeyHash> selections;
-  const float f32_one = 1.0f;
-  const float f32_zero = 0.0f;
-  const __half f16_one = __float2half(1.0f);
-  const __half f16_zero = __float2half(0.0f);
-
-  const void* alpha(Accum a) const {
-    return a == Accum::kF16 ? static_cast<const void*>(&f16_one) : &f32_one;
-  }
-  const void* beta(Accum a) const {
-    return a == Accum::kF16 ? static_cast<const void*>(&f16_zero) : &f32_zero;
-  }
 
   // The handles and the shared workspace follow the caller's stream (see the class comment).
   void bind(cudaStream_t s) {
@@ -237,12 +277,25 @@ struct Baselines::Impl {
     bound = true;
   }
 
-  Plan& plan(const Problem& p, const void* a, const void* b, const void* c) {
-    const PlanKey key{
-        p.m, p.n, p.k, p.layout, p.accum, p.dtype, alignment_of(a), alignment_of(b),
-        alignment_of(c)};
+  Plan& plan(const Problem& p, const void* a, const void* b, const void* c,
+             const verify::Epilogue& epi) {
+    const cublasLtEpilogue_t epilogue = lt_epilogue(epi);
+    const PlanKey key{p.m,
+                      p.n,
+                      p.k,
+                      p.layout,
+                      p.accum,
+                      p.dtype,
+                      epilogue,
+                      alignment_of(a),
+                      alignment_of(b),
+                      alignment_of(c),
+                      epi.bias ? alignment_of(epi.bias) : 0};
     auto it = plans.find(key);
-    if (it != plans.end()) return *it->second;
+    if (it != plans.end()) {
+      set_bias(*it->second, epi.bias);
+      return *it->second;
+    }
     auto plan = std::make_unique<Plan>();
     const cublasOperation_t op_first = p.layout == Layout::kTN ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_second = CUBLAS_OP_N;
@@ -252,6 +305,13 @@ struct Baselines::Impl {
                                                       &op_first, sizeof op_first));
     HGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB,
                                                       &op_second, sizeof op_second));
+    // The bias is one element per row of the column-major N x M output, i.e. per column of our
+    // row-major C, of the output's type (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's default). The
+    // heuristic reads the pointer's alignment, so it is set before the heuristic is asked.
+    if (epilogue != CUBLASLT_EPILOGUE_DEFAULT)
+      HGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                        &epilogue, sizeof epilogue));
+    set_bias(*plan, epi.bias);
     // Layouts describe the stored (untransposed) column-major matrices.
     const cudaDataType_t type = data_type(p.dtype);
     if (p.layout == Layout::kTN) {
@@ -302,20 +362,35 @@ struct Baselines::Impl {
     return plan.candidates;
   }
 
-  cublasStatus_t lt_call(Plan& plan, const cublasLtMatmulAlgo_t& algo, const Problem& p,
-                         const void* a, const void* b, void* c, cudaStream_t s) {
-    return cublasLtMatmul(lt, plan.op, alpha(p.accum), b, plan.first, a, plan.second,
-                          beta(p.accum), c, plan.out, c, plan.out, &algo, workspace,
-                          kWorkspaceBytes, s);
+  // A plan's descriptor holds one bias pointer; a call with another (the verifier's buffer, then
+  // the benchmark's) changes it. Host-side only, so it is safe between captured calls: each
+  // captured cublasLtMatmul has read the descriptor when it was enqueued.
+  static void set_bias(Plan& plan, const void* bias) {
+    if (!bias || bias == plan.bias) return;
+    HGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                      &bias, sizeof bias));
+    plan.bias = bias;
   }
 
-  void cublas_call(const Problem& p, const void* a, const void* b, void* c) {
+  cublasStatus_t lt_call(Plan& plan, const cublasLtMatmulAlgo_t& algo, const Problem& p,
+                         const void* a, const void* b, void* c, cudaStream_t s,
+                         const verify::Epilogue& epi) {
+    const Scalars sc(p.accum, epi.alpha);
+    return cublasLtMatmul(lt, plan.op, sc.alpha(), b, plan.first, a, plan.second, sc.beta(), c,
+                          plan.out, c, plan.out, &algo, workspace, kWorkspaceBytes, s);
+  }
+
+  void cublas_call(const Problem& p, const void* a, const void* b, void* c,
+                   const verify::Epilogue& epi) {
+    HGEMM_REQUIRE(!epi.bias && epi.activation == Activation::kNone, HGEMM_ERROR_NOT_SUPPORTED,
+                  "cublas (cublasGemmEx) has no bias or activation epilogue: use a cublaslt kind");
     const cublasOperation_t op_first = p.layout == Layout::kTN ? CUBLAS_OP_T : CUBLAS_OP_N;
     const int ld_first = int(p.layout == Layout::kTN ? p.k : p.n);
     const cudaDataType_t type = data_type(p.dtype);
+    const Scalars sc(p.accum, epi.alpha);
     HGEMM_CUBLAS_CHECK(cublasGemmEx(blas, op_first, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k),
-                                    alpha(p.accum), b, type, ld_first, a, type, int(p.k),
-                                    beta(p.accum), c, type, int(p.n), compute_type(p.accum),
+                                    sc.alpha(), b, type, ld_first, a, type, int(p.k), sc.beta(),
+                                    c, type, int(p.n), compute_type(p.accum),
                                     CUBLAS_GEMM_DEFAULT));
   }
 
@@ -340,8 +415,8 @@ Baselines::~Baselines() {
 
 namespace {
 
-SelectionKey selection_key(const Problem& p) {
-  return {p.m, p.n, p.k, p.layout, p.accum, p.dtype};
+SelectionKey selection_key(const Problem& p, const verify::Epilogue& epilogue) {
+  return {p.m, p.n, p.k, p.layout, p.accum, p.dtype, lt_epilogue(epilogue)};
 }
 
 // Every entry point refuses what cuBLAS must not be asked, such as bf16 with fp16 accumulation,
@@ -353,30 +428,31 @@ void require_valid(const Problem& p) {
 }  // namespace
 
 void Baselines::run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, const verify::Epilogue& epilogue) {
   require_valid(problem);
   HGEMM_REQUIRE(a && b && c, HGEMM_ERROR_NULL_POINTER, "null pointer passed to a baseline");
   Impl& im = *impl_;
   im.bind(stream);
   if (kind == Kind::kCublas) {
-    im.cublas_call(problem, a, b, c);
+    im.cublas_call(problem, a, b, c, epilogue);
     return;
   }
-  Plan& plan = im.plan(problem, a, b, c);
-  HGEMM_CUBLAS_CHECK(im.lt_call(plan, algorithm(kind, problem, a, b, c), problem, a, b, c, stream));
+  const cublasLtMatmulAlgo_t algo = algorithm(kind, problem, a, b, c, epilogue);
+  Plan& plan = im.plan(problem, a, b, c, epilogue);
+  HGEMM_CUBLAS_CHECK(im.lt_call(plan, algo, problem, a, b, c, stream, epilogue));
 }
 
-verify::GemmFn Baselines::fn(Kind kind) {
-  return [this, kind](const Problem& p, const void* a, const void* b, void* c, cudaStream_t s) {
-    run(kind, p, a, b, c, s);
-  };
+verify::GemmFn Baselines::fn(Kind kind, const verify::Epilogue& epilogue) {
+  return [this, kind, epilogue](const Problem& p, const void* a, const void* b, void* c,
+                                cudaStream_t s) { run(kind, p, a, b, c, s, epilogue); };
 }
 
 const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
-                                   const bench::RotatingBuffers& buffers) {
+                                   const bench::RotatingBuffers& buffers,
+                                   const verify::Epilogue& epilogue) {
   require_valid(problem);
   Impl& im = *impl_;
-  const SelectionKey key = selection_key(problem);
+  const SelectionKey key = selection_key(problem, epilogue);
   if (auto it = im.selections.find(key); it != im.selections.end()) return it->second.selection;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   HGEMM_CUDA_CHECK(cudaStreamIsCapturing(timer.stream(), &status));
@@ -384,13 +460,14 @@ const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
                 "choosing cuBLASLt's algorithm for " + problem.name() +
                     " cannot run during graph capture: select it once before capturing");
   im.bind(timer.stream());
-  Plan& plan = im.plan(problem, buffers.a(0), buffers.b(0), buffers.c(0));
+  Plan& plan = im.plan(problem, buffers.a(0), buffers.b(0), buffers.c(0), epilogue);
   const auto& candidates = im.candidates(plan, problem);
   // Candidate i on whichever buffer set the timer hands it (all sets share one alignment).
-  auto contender = [&im, &problem](const cublasLtMatmulAlgo_t& algo) {
-    const verify::GemmFn fn = [&im, algo](const Problem& p, const void* a, const void* b,
-                                          void* c, cudaStream_t s) {
-      HGEMM_CUBLAS_CHECK(im.lt_call(im.plan(p, a, b, c), algo, p, a, b, c, s));
+  auto contender = [&im, &problem, &epilogue](const cublasLtMatmulAlgo_t& algo) {
+    const verify::GemmFn fn = [&im, algo, &epilogue](const Problem& p, const void* a,
+                                                     const void* b, void* c, cudaStream_t s) {
+      HGEMM_CUBLAS_CHECK(
+          im.lt_call(im.plan(p, a, b, c, epilogue), algo, p, a, b, c, s, epilogue));
     };
     return bench::Contender{fn, problem};
   };
@@ -431,14 +508,15 @@ const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
 }
 
 cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, const void* a,
-                                          const void* b, const void* c) {
+                                          const void* b, const void* c,
+                                          const verify::Epilogue& epilogue) {
   HGEMM_REQUIRE(kind != Kind::kCublas, HGEMM_ERROR_NOT_SUPPORTED,
                 "cublas runs cublasGemmEx, which exposes no algorithm");
   require_valid(problem);
   Impl& im = *impl_;
   if (kind == Kind::kLtHeuristic)
-    return im.candidates(im.plan(problem, a, b, c), problem).front().algo;
-  const auto it = im.selections.find(selection_key(problem));
+    return im.candidates(im.plan(problem, a, b, c, epilogue), problem).front().algo;
+  const auto it = im.selections.find(selection_key(problem, epilogue));
   HGEMM_REQUIRE(it != im.selections.end(), HGEMM_ERROR_NOT_SUPPORTED,
                 std::string(to_string(kind)) + " has no algorithm for " + problem.name() +
                     " yet: Baselines::select() chooses it, under the benchmark's timing "
@@ -447,18 +525,21 @@ cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, con
 }
 
 std::string Baselines::describe(Kind kind, const Problem& problem, const void* a, const void* b,
-                                const void* c) {
+                                const void* c, const verify::Epilogue& epilogue) {
   require_valid(problem);
-  // bf16 rows say so; fp16 rows keep the text they always had.
-  const std::string compute = std::string(problem.dtype == DType::kBF16 ? "bf16 " : "") +
-                              (problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F");
+  // bf16 rows and epilogue rows say so; plain fp16 rows keep the text they always had.
+  std::string compute = std::string(problem.dtype == DType::kBF16 ? "bf16 " : "") +
+                        (problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F");
   if (kind == Kind::kCublas) return "cublasGemmEx " + compute;
+  if (const cublasLtEpilogue_t e = lt_epilogue(epilogue); e != CUBLASLT_EPILOGUE_DEFAULT)
+    compute += " EPILOGUE_" + std::string(lt_epilogue_name(e));
   if (kind == Kind::kLtHeuristic) {
-    const auto& candidates = impl_->candidates(impl_->plan(problem, a, b, c), problem);
+    const auto& candidates =
+        impl_->candidates(impl_->plan(problem, a, b, c, epilogue), problem);
     return compute + " heuristic " + describe_algo(candidates.front().algo) + " (of " +
            std::to_string(candidates.size()) + ")";
   }
-  const auto it = impl_->selections.find(selection_key(problem));
+  const auto it = impl_->selections.find(selection_key(problem, epilogue));
   return compute + " " +
          (it == impl_->selections.end() ? std::string("not selected yet")
                                         : it->second.selection.describe(kind));

@@ -14,8 +14,14 @@ namespace {
 using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
 
 const char* const kModeOrder[] = {"offline", "graph", "latency", "server"};
-// cublaslt-best, the reference of every bar, leads; torch follows it when present.
+// cublaslt-best, the reference of every bar, leads; torch and hgemm-unfused (the plain GEMM and a
+// separate bias/activation kernel, in epilogue runs) follow it when present.
 const char* const kReference = "cublaslt-best";
+const char* const kOptionalBaselines[] = {"torch", "hgemm-unfused"};
+
+bool has_impl(const std::vector<ResultRow>& rows, const std::string& impl) {
+  return std::any_of(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.impl == impl; });
+}
 const char* const kLibraryBaselines[] = {"cublas", "cublaslt-heuristic", "cublaslt-autotune"};
 
 // Per shape, the timed ms of one impl in each layout, for one mode and acc. The last row read for
@@ -181,7 +187,9 @@ void render_headline(std::ostringstream& o, const std::vector<ResultRow>& rows,
 }  // namespace
 
 std::string report_acc(const ResultRow& row) {
-  return row.dtype == "f16" ? row.acc : row.acc + "_" + row.dtype;
+  std::string acc = row.dtype == "f16" ? row.acc : row.acc + "_" + row.dtype;
+  if (row.epilogue != "none") acc += "_" + row.epilogue;
+  return acc;
 }
 
 std::string BaselineSpec::label() const {
@@ -195,8 +203,8 @@ std::string BaselineSpec::label() const {
 
 std::vector<BaselineSpec> report_baselines(const std::vector<ResultRow>& rows) {
   std::vector<std::string> impls{kReference};
-  if (std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "torch"; }))
-    impls.push_back("torch");
+  for (const char* impl : kOptionalBaselines)
+    if (has_impl(rows, impl)) impls.push_back(impl);
   impls.insert(impls.end(), std::begin(kLibraryBaselines), std::end(kLibraryBaselines));
   std::vector<BaselineSpec> out;
   for (const auto& impl : impls)
@@ -312,8 +320,8 @@ std::string headline_reference(const std::vector<ResultRow>& rows) {
 std::vector<HeadlineRow> headline(const std::vector<ResultRow>& rows,
                                   const std::string& candidate) {
   std::vector<std::string> baselines{headline_reference(rows)};
-  if (std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.impl == "torch"; }))
-    baselines.push_back("torch");
+  for (const char* impl : kOptionalBaselines)
+    if (impl != candidate && has_impl(rows, impl)) baselines.push_back(impl);
   std::vector<std::string> candidates{candidate};
   // hgemm without programmatic dependent launch, against the same baselines, shows what PDL adds.
   if (candidate == "hgemm" &&
@@ -354,7 +362,9 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
   std::ostringstream o;
   o << "# hgemm benchmark report\n\n";
   o << "Candidate: `" << cand << "`. Speedup = baseline time / " << cand
-    << " time for the same shape, mode and accumulation. NN/TN baselines are compared with "
+    << " time for the same shape, mode and accumulation (its `acc` names the element type when "
+       "it is not f16 and the epilogue when there is one: rows of different ones are never "
+       "compared). NN/TN baselines are compared with "
     << cand << " in the same layout; `-max` compares the faster layout of each side. Only rows "
     << "that passed verification count; \"" << cand << " missing\" counts shapes the baseline "
     << "timed but " << cand << " did not (absent or failed).\n\n";

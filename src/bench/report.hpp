@@ -9,8 +9,10 @@
 //   rows used    only passed rows with a positive time; when several rows share a key (merged
 //                or resumed files), the last one read wins.
 //   acc          the rows' accumulation, with the element type after it for bf16 rows
-//                ("f32_bf16", as in problem names): fp16 and bf16 rows are never compared with
-//                each other, and files of fp16 rows report exactly as before.
+//                ("f32_bf16", as in problem names) and the epilogue after that for rows with
+//                one ("f32_bias_gelu", "f32_bf16_bias_gelu"): rows of different element types or
+//                epilogues are never compared with each other, and files of plain fp16 rows
+//                report exactly as before.
 #pragma once
 
 #include <array>
@@ -30,7 +32,8 @@ struct BaselineSpec {
   std::string label() const;  // "cublas-nn", "cublaslt-autotune-max", ...
 };
 
-// The baselines the report covers, in table order; torch only when `rows` hold torch rows.
+// The baselines the report covers, in table order; torch and hgemm-unfused only when `rows` hold
+// their rows.
 std::vector<BaselineSpec> report_baselines(const std::vector<ResultRow>& rows);
 
 struct ShapeSpeedup {
@@ -52,7 +55,8 @@ struct Comparison {
   int candidate_missing = 0;
 };
 
-// `acc` as the report names it (see the top of this file): "f32", "f16", "f32_bf16".
+// `acc` as the report names it (see the top of this file): "f32", "f16", "f32_bf16",
+// "f32_bias_gelu".
 Comparison compare(const std::vector<ResultRow>& rows, const std::string& candidate,
                    const BaselineSpec& baseline, const std::string& mode, const std::string& acc);
 // A row's acc as the report names it.
@@ -85,7 +89,8 @@ std::array<BucketStat, kNumBuckets + 1> bucket_stats(const std::vector<ShapeSpee
 std::vector<ShapeSpeedup> worst_shapes(const std::vector<ShapeSpeedup>& shapes, size_t count);
 
 // The headline (docs/benchmarking.md, "Headline"): per accumulation, the candidate against the
-// reference and torch, each side in its faster layout (-max), as a geometric-mean speedup.
+// reference, torch and hgemm-unfused (those present), each side in its faster layout (-max), as a
+// geometric-mean speedup.
 // Device time (graph) and call latency (latency) lead; offline and server follow. The reference is
 // cublaslt-best; files written before it existed fall back to the first of cublaslt-autotune,
 // cublaslt-heuristic, cublas that has rows, and the report says so.

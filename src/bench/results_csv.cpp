@@ -1,5 +1,6 @@
 #include "bench/results_csv.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/epilogue.hpp"
 #include "core/file_io.hpp"
 #include "core/gzip.hpp"
 #include "hgemm/hgemm.hpp"
@@ -69,23 +71,27 @@ bool ResultRow::timed() const {
   return disposition == kPassed && std::isfinite(ms) && ms > 0;
 }
 
-const std::vector<std::string>& columns(bool with_dtype) {
+const std::vector<std::string>& columns(bool with_dtype, bool with_epilogue) {
   static const std::vector<std::string> cols = {
       "m",       "n",       "k",       "layout",  "acc",      "impl",
       "mode",    "disposition", "ms",  "tflops",  "p20_ms",   "p80_ms",
       "min_ms",  "max_ms",  "samples", "calls_per_sample", "sets",
       "sm_clock_before_mhz", "sm_clock_after_mhz", "detail"};
-  static const std::vector<std::string> with = [] {
-    std::vector<std::string> c = cols;
-    c.insert(c.begin() + 5, "dtype");  // after acc
-    return c;
+  // Indexed by with_dtype + 2 * with_epilogue; the optional columns follow acc, dtype first.
+  static const std::array<std::vector<std::string>, 4> variants = [] {
+    std::vector<std::string> typed = cols, with_epilogue = cols;
+    typed.insert(typed.begin() + 5, "dtype");
+    with_epilogue.insert(with_epilogue.begin() + 5, "epilogue");
+    std::vector<std::string> both = typed;
+    both.insert(both.begin() + 6, "epilogue");
+    return std::array<std::vector<std::string>, 4>{cols, typed, with_epilogue, both};
   }();
-  return with_dtype ? with : cols;
+  return variants[int(with_dtype) + 2 * int(with_epilogue)];
 }
 
-std::string header_line(bool with_dtype) {
+std::string header_line(bool with_dtype, bool with_epilogue) {
   std::string out;
-  for (const auto& c : columns(with_dtype)) out += (out.empty() ? "" : ",") + c;
+  for (const auto& c : columns(with_dtype, with_epilogue)) out += (out.empty() ? "" : ",") + c;
   return out;
 }
 
@@ -132,12 +138,16 @@ std::vector<std::string> csv_split(std::string_view line) {
   return out;
 }
 
-std::string format_row(const ResultRow& r, bool with_dtype) {
+std::string format_row(const ResultRow& r, bool with_dtype, bool with_epilogue) {
   if (!with_dtype && r.dtype != "f16")
     throw std::invalid_argument("a " + r.dtype + " row needs a results file with a dtype column");
+  if (!with_epilogue && r.epilogue != "none")
+    throw std::invalid_argument("a row with the " + r.epilogue +
+                                " epilogue needs a results file with an epilogue column");
   std::ostringstream o;
   o << r.m << ',' << r.n << ',' << r.k << ',' << csv_quote(r.layout) << ',' << csv_quote(r.acc);
   if (with_dtype) o << ',' << csv_quote(r.dtype);
+  if (with_epilogue) o << ',' << csv_quote(r.epilogue);
   o << ',' << csv_quote(r.impl) << ',' << csv_quote(r.mode) << ',' << csv_quote(r.disposition)
     << ',' << format_double(r.ms) << ',' << format_double(r.tflops) << ','
     << format_double(r.p20_ms) << ',' << format_double(r.p80_ms) << ','
@@ -219,6 +229,14 @@ ResultsFile parse_results(std::string_view text, std::string_view origin) {
         fail(origin, line_no, "column 'dtype': '" + dtype + "' is not f16 or bf16");
       r.dtype = dtype;
     }
+    // Likewise files without an epilogue column (every file before it) hold plain GEMM rows.
+    if (const std::string epilogue = get("epilogue"); !epilogue.empty()) {
+      if (!parse_epilogue(epilogue))
+        fail(origin, line_no,
+             "column 'epilogue': '" + epilogue + "' is not one of " +
+                 std::string(kEpilogueNames));
+      r.epilogue = epilogue;
+    }
     r.impl = get("impl");
     r.mode = get("mode");
     r.disposition = get("disposition");
@@ -257,7 +275,8 @@ ResultsFile read_results(const std::string& path) {
 }
 
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, std::string_view acc,
-                    std::string_view impl, std::string_view mode, std::string_view dtype) {
+                    std::string_view impl, std::string_view mode, std::string_view dtype,
+                    std::string_view epilogue) {
   std::string out = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   auto add = [&out](std::string_view part) {
     out += '|';
@@ -267,13 +286,15 @@ std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, st
   add(acc);
   // fp16 keys are those of the files written before bf16, so --resume still finds their rows.
   if (dtype != "f16") add(dtype);
+  // Plain GEMM keys are those of the files written before epilogues, likewise.
+  if (epilogue != "none") add(epilogue);
   add(impl);
   add(mode);
   return out;
 }
 
 std::string row_key(const ResultRow& r) {
-  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode, r.dtype);
+  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode, r.dtype, r.epilogue);
 }
 
 }  // namespace hgemm::bench

@@ -3,6 +3,8 @@
 // The element type: a file of bf16 rows carries a `dtype` column after `acc`; a file of fp16 rows
 // has none, so fp16 files (and --resume of older ones) are exactly what they were, and a reader
 // takes a file without the column for fp16.
+// The epilogue likewise: a file of rows with an epilogue (`hgemm bench --epilogue`) carries an
+// `epilogue` column after acc (and dtype); a file without it holds plain GEMM rows ("none").
 // Written by `hgemm bench` and python -m hgemm.bench (python/hgemm/bench.py), read by `hgemm report` and by --resume.
 // Pure text handling: nothing here touches a device.
 #pragma once
@@ -28,6 +30,7 @@ struct ResultRow {
   std::string layout;       // "nn" | "tn"
   std::string acc;          // "f32" | "f16"
   std::string dtype = "f16";  // "f16" | "bf16": A, B and C
+  std::string epilogue = "none";  // bench::EpilogueOp's name: "none", "bias", "bias_gelu", ...
   std::string impl;         // "hgemm", "cublas", "cublaslt-heuristic", "cublaslt-autotune",
                             // "torch", "config:<name>"
   std::string mode;         // "offline" | "graph" | "latency" | "server"
@@ -57,27 +60,32 @@ struct ResultsFile {
   std::vector<ResultRow> rows;
 };
 
-// The column names, in the order this version writes them: with_dtype for a file of bf16 rows.
-const std::vector<std::string>& columns(bool with_dtype = false);
-std::string header_line(bool with_dtype = false);  // columns joined by ',' (no newline)
-// One line, no newline, for a file whose header is header_line(with_dtype). Throws
-// std::invalid_argument for a row that is not fp16 without the dtype column, which would lose it.
-std::string format_row(const ResultRow& row, bool with_dtype = false);
+// The column names, in the order this version writes them: with_dtype for a file of bf16 rows,
+// with_epilogue for a file of rows with an epilogue.
+const std::vector<std::string>& columns(bool with_dtype = false, bool with_epilogue = false);
+// columns joined by ',' (no newline)
+std::string header_line(bool with_dtype = false, bool with_epilogue = false);
+// One line, no newline, for a file whose header is header_line(with_dtype, with_epilogue).
+// Throws std::invalid_argument for a row that is not fp16 without the dtype column, or has an
+// epilogue without the epilogue column, which would lose it.
+std::string format_row(const ResultRow& row, bool with_dtype = false, bool with_epilogue = false);
 std::string format_environment(const Environment& env);  // "# key=value\n" lines
 
 // Parses a whole file. Columns are found by name, so files may order them differently or carry
-// extra columns; a missing required column, a malformed number, a dtype other than f16 or bf16 or
-// a row with the wrong field count throws std::runtime_error naming `origin` and the line.
+// extra columns; a missing required column, a malformed number, a dtype other than f16 or bf16, an
+// unknown epilogue or a row with the wrong field count throws std::runtime_error naming `origin`
+// and the line. An empty dtype or epilogue field reads as the default (f16, none).
 ResultsFile parse_results(std::string_view text, std::string_view origin = "<text>");
 // Reads plain or gzip-compressed (`.csv.gz`, recognised by its magic number, not its name) files.
 ResultsFile read_results(const std::string& path);
 
-// The identity of a row for --resume and for merging: shape, layout, acc, dtype, impl and mode.
-// "4096x1024x8192|tn|f32|cublas|graph"; a dtype other than f16 follows acc ("...|f32|bf16|...").
+// The identity of a row for --resume and for merging: shape, layout, acc, dtype, epilogue, impl
+// and mode. "4096x1024x8192|tn|f32|cublas|graph"; a dtype other than f16 follows acc
+// ("...|f32|bf16|..."), then an epilogue other than none ("...|f32|bias_gelu|...").
 std::string row_key(const ResultRow& row);
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout,
                     std::string_view acc, std::string_view impl, std::string_view mode,
-                    std::string_view dtype = "f16");
+                    std::string_view dtype = "f16", std::string_view epilogue = "none");
 
 // CSV field quoting: fields with ',', '"' or a newline are quoted, quotes doubled.
 std::string csv_quote(std::string_view field);

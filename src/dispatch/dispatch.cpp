@@ -47,10 +47,12 @@ void warn_once(const std::string& message) {
                  message.c_str());
 }
 
-// Which pointers are 16-byte aligned: the only property of the pointers can_implement looks at.
+// Which pointers are 16-byte aligned, and whether the call has an epilogue: the only properties
+// of the arguments can_implement looks at.
 int align_class(const GemmArgs& args) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
-  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0);
+  return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0) |
+         (args.epilogue.plain() ? 0 : 8);
 }
 
 // Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what
@@ -58,7 +60,7 @@ int align_class(const GemmArgs& args) {
 std::atomic<int> g_generation{0};
 
 struct DispatchKey {
-  int64_t m, n, k;
+  int64_t m, n, k, lda, ldb, ldc;
   int layout, accum, dtype, device, align_class, generation;
   bool operator==(const DispatchKey&) const = default;
 };
@@ -66,7 +68,8 @@ struct DispatchKey {
 struct DispatchKeyHash {
   size_t operator()(const DispatchKey& k) const {
     uint64_t h = 1469598103934665603ull;
-    for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
+    for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.lda),
+                       uint64_t(k.ldb), uint64_t(k.ldc), uint64_t(k.layout),
                        uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.device),
                        uint64_t(k.align_class), uint64_t(k.generation)}) {
       h ^= v;
@@ -366,9 +369,13 @@ const Decision& cached_decision(const Problem& problem, const GemmArgs& args,
                                 const DeviceInfo& device) {
   static std::shared_mutex mutex;
   static std::unordered_map<DispatchKey, Decision, DispatchKeyHash> cache;
+  // The row strides as given (0 or the packed value both mean packed; either is one key).
   const DispatchKey key{problem.m,
                         problem.n,
                         problem.k,
+                        args.row_stride_a(),
+                        args.row_stride_b(problem.layout),
+                        args.row_stride_c(),
                         int(problem.layout),
                         int(problem.accum),
                         int(problem.dtype),

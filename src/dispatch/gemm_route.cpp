@@ -9,21 +9,30 @@ namespace hgemm::dispatch {
 namespace {
 
 // The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does. bf16
-// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins.
+// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins; alpha, a bias and an
+// activation their epilogue (launch/launch.hpp, EpilogueArgs).
 std::string not_plain(const GemmDesc& d) {
-  if (d.alpha != 1.0f) return "alpha != 1";
-  if (d.beta != 0.0f) return "beta != 0";
-  if (d.bias) return "a bias";
-  if (d.activation != Activation::kNone)
-    return "activation " + std::string(to_string(d.activation));
+  if (d.beta != 0.0f) return "beta != 0 (the tuned kernels do not read C)";
   if (d.batch_count != 1)
     return std::to_string(d.batch_count) + " batches (the tuned kernels run one matrix)";
   return {};
 }
 
-// How the reason names the element type: hgemmRun is fp16, bf16 runs the same kernels' twins.
+// How the reason names what the call adds to hgemmRun: the element type (bf16 runs the same
+// kernels' twins), leading dimensions and the epilogue the kernels fuse.
 std::string element(const GemmDesc& d) {
-  return d.dtype == DType::kBF16 ? " (in bf16)" : "";
+  std::string extra;
+  if (d.dtype == DType::kBF16) extra += ", in bf16";
+  const bool packed = d.lda_or_packed() == (d.order_a == Order::kRow ? d.k : d.m) &&
+                      d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k) &&
+                      d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
+  if (!packed) extra += ", strided";
+  std::string fused;
+  if (d.alpha != 1.0f) fused += ", alpha";
+  if (d.bias) fused += ", bias";
+  if (d.activation != Activation::kNone) fused += ", " + std::string(to_string(d.activation));
+  if (!fused.empty()) extra += fused + " fused";
+  return extra.empty() ? extra : " (" + extra.substr(2) + ")";
 }
 
 }  // namespace
@@ -35,14 +44,6 @@ GemmRoute route(const GemmDesc& d) {
     r.reason = safety_net + why;
     return r;
   }
-  const bool packed_a = d.lda_or_packed() == (d.order_a == Order::kRow ? d.k : d.m);
-  const bool packed_b = d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k);
-  const bool packed_c = d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
-  if (!packed_a || !packed_b || !packed_c) {
-    r.reason = safety_net + "a leading dimension that is not packed (the tuned kernels take " +
-               "contiguous matrices)";
-    return r;
-  }
   if (d.order_c == Order::kRow) {
     if (d.order_a != Order::kRow) {
       r.reason = safety_net + "column-major A with row-major C (the tuned kernels read A " +
@@ -52,6 +53,9 @@ GemmRoute route(const GemmDesc& d) {
     r.dispatch = true;
     r.problem = Problem{d.m, d.n, d.k, d.order_b == Order::kRow ? Layout::kNN : Layout::kTN,
                         d.accum, d.dtype};
+    r.lda = d.lda_or_packed();
+    r.ldb = d.ldb_or_packed();
+    r.ldc = d.ldc_or_packed();
     r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN") +
                element(d);
     return r;
@@ -59,6 +63,11 @@ GemmRoute route(const GemmDesc& d) {
   // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
   // and A^T, as hgemmRun's B, is TN for row-major A (stored M x K) and NN for column-major A
   // (stored K x M).
+  if (d.bias) {
+    r.reason = safety_net + "a bias with column-major C (run as C^T, its bias would run " +
+               "along rows; the tuned kernels add a bias per column)";
+    return r;
+  }
   if (d.order_b != Order::kCol) {
     r.reason = safety_net + "row-major B with column-major C (C^T = B^T A^T would need B^T " +
                "row-major)";
@@ -68,6 +77,9 @@ GemmRoute route(const GemmDesc& d) {
   r.transposed = true;
   r.problem = Problem{d.n, d.m, d.k, d.order_a == Order::kRow ? Layout::kTN : Layout::kNN,
                       d.accum, d.dtype};
+  r.lda = d.ldb_or_packed();  // B^T: column-major B read as rows of its leading dimension
+  r.ldb = d.lda_or_packed();
+  r.ldc = d.ldc_or_packed();
   r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" + element(d);
   return r;

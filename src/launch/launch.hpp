@@ -12,7 +12,19 @@
 
 namespace hgemm {
 
-// One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says.
+// What a call applies beyond the product: C = act(alpha * A * B + bias), in fp32 before the one
+// rounding to the element type. bias: N elements of the problem's element type, one per column of
+// C, or nullptr. The default is the plain product.
+struct EpilogueArgs {
+  float alpha = 1.0f;
+  const void* bias = nullptr;
+  Activation activation = Activation::kNone;
+
+  bool plain() const { return alpha == 1.0f && !bias && activation == Activation::kNone; }
+};
+
+// One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says, each with
+// its row stride (leading dimension) in elements: 0 is packed (A: k; B: k in TN, n in NN; C: n).
 struct GemmArgs {
   const void* a = nullptr;
   const void* b = nullptr;
@@ -25,6 +37,19 @@ struct GemmArgs {
   // instead of the library's pool, so the call allocates nothing. nullptr: the pool.
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  EpilogueArgs epilogue;  // the sm90 and decode families fuse it; the sm80 catalog refuses it
+  int64_t lda = 0;  // the sm90 and decode families take strided matrices; the sm80 catalog not
+  int64_t ldb = 0;
+  int64_t ldc = 0;
+
+  int64_t row_stride_a() const { return lda ? lda : k; }
+  int64_t row_stride_b(Layout layout) const { return ldb ? ldb : layout == Layout::kTN ? k : n; }
+  int64_t row_stride_c() const { return ldc ? ldc : n; }
+  // Whether every matrix is packed (the leading dimensions 0 or their packed values).
+  bool packed(Layout layout) const {
+    return row_stride_a() == k && row_stride_b(layout) == (layout == Layout::kTN ? k : n) &&
+           row_stride_c() == n;
+  }
 };
 
 // Why `config` cannot run `problem` for its layout, accumulation or element type (every kernel

@@ -16,6 +16,7 @@
 #include "kernels/sm80/sm80_decode.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm {
 namespace {
@@ -50,6 +51,10 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
+  if (args.lda % 8 != 0 || args.ldb % 8 != 0)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "16-byte copies of A and B rows need lda and ldb multiples of 8; lda=" +
+                      std::to_string(args.lda) + " ldb=" + std::to_string(args.ldb));
   if (!aligned16(args.a) || !aligned16(args.b))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("16-byte copies need 16-byte aligned A and B; not aligned:") +
@@ -85,7 +90,11 @@ struct DecodeInstance {
                                     static_cast<uint16_t*>(args.c),
                                     int(args.m),
                                     int(args.n),
-                                    int(args.k)};
+                                    int(args.k),
+                                    epilogue_params(args.epilogue),
+                                    args.row_stride_a(),
+                                    args.row_stride_b(kVariant.layout),
+                                    args.row_stride_c()};
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3(unsigned((args.n + kVariant.block_n - 1) / kVariant.block_n));
     launch.blockDim = dim3(unsigned(kGeometry.num_threads));

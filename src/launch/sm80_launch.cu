@@ -115,8 +115,8 @@ struct Sm80Instance {
     else
       launch_kernel<false>(params, grid, args.stream);
     if (splits > 1)
-      launch_splitk_reduce(params.partial, params.partial_ld, int(splits), params.c, params.m,
-                           params.n, DType::kF16, args.stream);
+      launch_splitk_reduce(params.partial, params.partial_ld, int(splits), params.c, params.n,
+                           params.m, params.n, DType::kF16, EpilogueArgs{}, args.stream);
   }
 
   static KernelInstance instance() { return {to_config(kVariant), &launch}; }
@@ -142,6 +142,13 @@ Status sm80_can_implement(Problem const& problem, KernelConfig const& config,
                                " has " + std::to_string(device.cc_major) + "." +
                                std::to_string(device.cc_minor));
   if (Status s = check_args(args, config.block_n); !s.ok()) return s;
+  if (!args.packed(problem.layout))
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           config.name() + " takes packed matrices only (no leading dimensions)");
+  if (!args.epilogue.plain())
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           config.name() + " applies no epilogue (alpha, bias, activation): the " +
+                               "sm90 and decode families fuse it, the safety net applies it");
   if (config.smem_bytes() > device.max_smem_per_block_optin)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                            config.name() + " needs " + std::to_string(config.smem_bytes()) +

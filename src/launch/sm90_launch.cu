@@ -77,21 +77,26 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   const void* const op_a = swap ? args.b : args.a;
   const void* const op_b = swap ? args.a : args.b;
   const int m = int(swap ? args.n : args.m), n = int(swap ? args.m : args.n), k = int(args.k);
+  // Row strides: swap-AB's A is the problem's B (N x K in TN) and its B the problem's A.
+  const int64_t ld_a = swap ? args.row_stride_b(v.layout) : args.row_stride_a();
+  const int64_t ld_b = swap ? args.row_stride_a() : args.row_stride_b(v.layout);
+  const int64_t ld_c = args.row_stride_c();
   using sm90::tensor_map_2d;
 
   sm90::Params params{};
-  params.tma_a = tensor_map_2d({op_a, uint64_t(m), uint64_t(k), uint64_t(k),
+  params.tma_a = tensor_map_2d({op_a, uint64_t(m), uint64_t(k), uint64_t(ld_a),
                                 uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
                                 uint32_t(g.a_swizzle), v.dtype});
   // B is N x K row-major in TN and K x N in NN.
   const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
-  params.tma_b = tensor_map_2d({op_b, b_rows, b_cols, b_cols, uint32_t(g.b_box_outer),
+  params.tma_b = tensor_map_2d({op_b, b_rows, b_cols, uint64_t(ld_b), uint32_t(g.b_box_outer),
                                 uint32_t(g.b_box_inner), uint32_t(g.b_swizzle), v.dtype});
   if (g.tma_store)
-    params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(n),
+    params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(ld_c),
                                   uint32_t(g.c_box_outer), uint32_t(g.c_box_inner),
                                   uint32_t(g.c_swizzle), v.dtype});
   params.c = static_cast<uint16_t*>(args.c);
+  params.ldc = ld_c;
   params.m = m;
   params.n = n;
   params.k = k;
@@ -110,6 +115,7 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.partial = scratch.partial();
   params.partial_ld = plan.partial_ld;
   params.spread_epilogue = 1;
+  params.epilogue = epilogue_params(args.epilogue);
 
   // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
   // there are work units (cluster tiles times K-splits).
@@ -138,8 +144,9 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   HGEMM_CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel.entry, kernel_args));
   HGEMM_LAUNCH_CHECK();
   if (params.num_splits > 1)
-    launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c,
-                         int(args.m), int(args.n), v.dtype, args.stream, programmatic);
+    launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, ld_c,
+                         int(args.m), int(args.n), v.dtype, args.epilogue, args.stream,
+                         programmatic);
 }
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }
@@ -162,6 +169,21 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "TMA needs 16-byte row strides; N=" + std::to_string(args.n) +
                       " is not a multiple of 8");
+  if (!args.epilogue.plain() && config.accum != Accum::kF32)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "fuses alpha, a bias and an activation with fp32 accumulation only");
+  // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
+  for (auto [ld, name] : {std::pair{args.lda, "lda"}, std::pair{args.ldb, "ldb"},
+                          std::pair{args.ldc, "ldc"}}) {
+    if (ld % 8 != 0)
+      return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                    std::string("TMA needs 16-byte row strides; ") + name + "=" +
+                        std::to_string(ld) + " is not a multiple of 8");
+    if (ld >= (int64_t(1) << 39))
+      return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                    std::string("TMA strides stay below 2^40 bytes; ") + name + "=" +
+                        std::to_string(ld));
+  }
   if (!aligned16(args.a) || !aligned16(args.b) || !aligned16(args.c))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("TMA needs 16-byte aligned base pointers; not aligned:") +

@@ -47,12 +47,24 @@ SplitScratch::~SplitScratch() {
   if (pooled_) release_workspace(buffer_, stream_);
 }
 
-void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, DType dtype, cudaStream_t stream, bool programmatic) {
+kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue) {
+  kernels::EpilogueParams e;
+  e.alpha = epilogue.alpha;
+  e.bias = static_cast<uint16_t const*>(epilogue.bias);
+  e.activation = epilogue.activation;
+  e.ops = epilogue.plain() ? 0 : 1;
+  return e;
+}
+
+void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c,
+                          int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
+                          cudaStream_t stream, bool programmatic) {
+  const kernels::EpilogueParams e = epilogue_params(epilogue);
   constexpr int kThreads = 256;
   const int64_t pairs = int64_t(m) * ((n + 1) / 2);
   const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
-  const bool pair_stores = n % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
+  const bool pair_stores =
+      n % 2 == 0 && ldc % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3(blocks);
   launch.blockDim = dim3(kThreads);
@@ -66,12 +78,14 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
     auto* out = static_cast<__nv_bfloat16*>(c);
     auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__nv_bfloat16, true>
                               : &kernels::splitk_reduce_kernel<__nv_bfloat16, false>;
-    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
+    HGEMM_CUDA_CHECK(
+        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
   } else {
     auto* out = static_cast<__half*>(c);
     auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__half, true>
                               : &kernels::splitk_reduce_kernel<__half, false>;
-    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, m, n));
+    HGEMM_CUDA_CHECK(
+        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
   }
   HGEMM_LAUNCH_CHECK();
 }

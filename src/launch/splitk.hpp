@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/common/epilogue.cuh"
 #include "launch/launch.hpp"
 
 namespace hgemm {
@@ -45,10 +46,15 @@ class SplitScratch {
   cudaStream_t stream_ = nullptr;
 };
 
-// C (m x n of `dtype`, row stride n) = the sum of `splits` partial buffers, in split order. With
+// C (m x n of `dtype`, row stride ldc) = the sum of `splits` partial buffers, in split order, with
+// `epilogue` applied to it (launch/launch.hpp; the sm80 catalog passes the plain one). With
 // `programmatic` (see programmatic_launch) the reduction may start while the GEMM kernel ahead of
 // it finishes; it waits for that kernel's partials before reading them.
-void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c, int m,
-                          int n, DType dtype, cudaStream_t stream, bool programmatic = false);
+void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c,
+                          int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
+                          cudaStream_t stream, bool programmatic = false);
+
+// The kernels' view of a call's epilogue.
+kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue);
 
 }  // namespace hgemm

@@ -33,10 +33,15 @@
 //   no fp16 accumulation for bf16 inputs, and the precision probe catches either.
 // Index and k-range bugs are caught exactly by small_integer, so these tolerances only need to
 // separate fp32 from fp16 accumulation and catch gross errors.
+// An epilogue (verifier.hpp) keeps these rules; its alpha scales the expected norm and the
+// accumulation terms, since both grow with the product it multiplies. The bias the verifier
+// writes has a spread of sqrt(K) / 4 (at least 1): one the GEMM misapplies leaves a relative
+// Frobenius error near 0.25, 60x bf16's tolerance, at every K.
 #include "verify/verifier.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -172,7 +177,13 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
-enum CheckId : uint64_t { kRandomNormal = 1, kSmallInteger, kPrecisionProbe, kNonfinite };
+enum CheckId : uint64_t {
+  kRandomNormal = 1,
+  kSmallInteger,
+  kPrecisionProbe,
+  kNonfinite,
+  kEpilogueBias,
+};
 
 }  // namespace
 
@@ -182,8 +193,9 @@ struct Verifier::Impl {
   int max_blocks = 1024;
   DeviceBuffer a, b, c, ref, ref16, scratch;
 
-  // The current check() call's problem and buffer layout.
+  // The current check() call's problem, epilogue and buffer layout.
   Problem p;
+  Epilogue epi;
   int64_t misalign = 0;
   int64_t guard = 0;    // poisoned elements before C's (misaligned) start, and after its end
   int64_t c_total = 0;  // elements in the C buffer
@@ -227,6 +239,7 @@ struct Verifier::Impl {
 
   void prepare(const Problem& problem, const Options& options) {
     p = problem;
+    epi = options.epilogue;
     misalign = options.misalign_elements;
     guard = (std::max(kMinGuardElements, p.n) + 127) / 128 * 128;
     c_total = guard + misalign + p.m * p.n + guard;
@@ -275,6 +288,25 @@ struct Verifier::Impl {
     const __half one = __float2half(1.0f), zero = __float2half(0.0f);
     cublas_gemm(a_at(0), b_at(0), ref16.as<uint16_t>(), CUDA_R_16F, CUBLAS_COMPUTE_16F, &one,
                 &zero);
+  }
+
+  // The epilogue's bias, the same for every check of one call (see verifier.hpp for its scale).
+  void fill_bias() {
+    if (!epi.bias) return;
+    const float scale = float(std::max(1.0, std::sqrt(double(p.k)) / 4.0));
+    detail::fill_bias(static_cast<uint16_t*>(epi.bias), p.dtype, p.n, key(kEpilogueBias, 0), scale,
+                      max_blocks, stream);
+  }
+
+  // The epilogue applied to what reference_f32 (and reference_f16) left in ref (and ref16).
+  void reference_epilogue(bool f16) {
+    if (epi.empty()) return;
+    const auto* bias = static_cast<const uint16_t*>(epi.bias);
+    detail::apply_epilogue(ref.as<float>(), p.m, p.n, epi.alpha, bias, p.dtype, epi.activation,
+                           max_blocks, stream);
+    if (f16)
+      detail::apply_epilogue(ref16.as<uint16_t>(), p.m, p.n, epi.alpha, bias, p.dtype,
+                             epi.activation, max_blocks, stream);
   }
 
   // Fills at offset 0, computes what `reference` computes there, then refills at the
@@ -380,10 +412,12 @@ struct Verifier::Impl {
     fill_with_reference(sa, sb, [&] {
       reference_f32();
       if (f16) reference_f16();
+      reference_epilogue(f16);
     });
     const RefSource src{ref.as<float>()};
     const double mn = double(p.m) * double(p.n);
-    const double expected_norm = std::sqrt(mn * double(p.k));
+    const double alpha = std::fabs(double(epi.alpha));
+    const double expected_norm = alpha * std::sqrt(mn * double(p.k));
     auto rel_of = [&](const CompareStats& s) {
       return std::sqrt(s.err_sq) / std::max(std::sqrt(s.ref_sq), 0.5 * expected_norm);
     };
@@ -401,7 +435,7 @@ struct Verifier::Impl {
     r.rel_fro_error = rel_of(s);
     r.max_abs_error = double(float_from_bits(s.max_err_bits));
     r.tol_rel_fro = tol_rel_fro(p);
-    r.tol_max_abs = tol_max_abs(p, max_ref);
+    r.tol_max_abs = tol_max_abs(p, max_ref, alpha);
     if (std::isfinite(cublas_rel) && std::isfinite(cublas_abs)) {
       r.tol_rel_fro = std::max(r.tol_rel_fro, 2.0 * cublas_rel);
       r.tol_max_abs = std::max(r.tol_max_abs, 2.0 * cublas_abs);
@@ -431,11 +465,19 @@ struct Verifier::Impl {
     // standard deviation of sqrt(2K/3), so bf16 still compares all but ~1e-6 of the elements up
     // to K = 4096, 98.6% at 16384 and 78% at 65536; the inputs stay dense so that every k of every
     // row is exercised, and are the same matrices as the fp16 problem's.
+    // An exact epilogue (ReLU at most) keeps the exact integers exact.
+    if (!epi.exact()) {
+      r.reason = "not applicable: the epilogue (a bias, GELU or alpha) is not exact";
+      return;
+    }
     const int64_t sparsity = p.accum == Accum::kF16 ? std::max<int64_t>(1, (p.k + 2047) / 2048) : 1;
     FillSpec sa{FillKind::kSmallInt, key(kSmallInteger, 0)};
     sa.sparsity = sparsity;
     const FillSpec sb{FillKind::kSmallInt, key(kSmallInteger, 1)};
-    fill_with_reference(sa, sb, [&] { reference_f32(); });
+    fill_with_reference(sa, sb, [&] {
+      reference_f32();
+      reference_epilogue(false);
+    });
     run_under_test(gemm, "small_integer", guard_result);
     const RefSource src{ref.as<float>()};
     const CompareStats s = compare(c_ptr(), src, CompareMode::kExactRepresentable);
@@ -453,6 +495,10 @@ struct Verifier::Impl {
       r.reason = "not applicable: fp16 accumulation is allowed to drop the small terms";
       return;
     }
+    if (!epi.exact()) {
+      r.reason = "not applicable: the epilogue (a bias, GELU or alpha) is not exact";
+      return;
+    }
     if (p.k < kProbeMinK || p.k > kProbeMaxK) {
       r.reason = "not applicable: K=" + std::to_string(p.k) + " outside [" +
                  std::to_string(kProbeMinK) + ", " + std::to_string(kProbeMaxK) +
@@ -468,7 +514,8 @@ struct Verifier::Impl {
     RefSource src;
     for (int j = 0; j < detail::kProbePeriod; ++j) {
       const float exact = detail::kProbeBig + small * float(detail::probe_small_count(j, p.k));
-      src.by_col_mod5[j] = round_to(exact, p.dtype);
+      src.by_col_mod5[j] =
+          round_to(float(detail::reference_activation(exact, epi.activation)), p.dtype);
     }
     run_under_test(gemm, "precision_probe", guard_result);
     const CompareStats s = compare(c_ptr(), src, CompareMode::kExact);
@@ -487,6 +534,11 @@ struct Verifier::Impl {
   }
 
   void nonfinite(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
+    if (!epi.keeps_nonfinite()) {
+      r.reason = "not applicable: the activation's value at NaN and +Inf is not specified "
+                 "(or alpha <= 0 turns +Inf into -Inf)";
+      return;
+    }
     // Positions away from tile corners; all collapse to valid indices for tiny shapes.
     const int64_t i0 = 5 * p.m / 7, k0 = p.k / 3, k1 = 2 * p.k / 3, j1 = 3 * p.n / 7;
     FillSpec sa{FillKind::kNonfinite, key(kNonfinite, 0)};
@@ -565,10 +617,21 @@ Report Verifier::check(const Problem& problem, const GemmFn& gemm, const Options
     return refuse("misalign_elements must be in [0, 4096], got " +
                   std::to_string(options.misalign_elements));
   if (!gemm) return refuse("no GEMM to verify (empty GemmFn)");
+  const Epilogue& epilogue = options.epilogue;
+  if (!std::isfinite(epilogue.alpha) || epilogue.alpha == 0.0f)
+    return refuse("the epilogue's alpha must be finite and nonzero (the tolerances scale with "
+                  "it), got " + num(epilogue.alpha));
+  if (reinterpret_cast<uintptr_t>(epilogue.bias) % 2 != 0)
+    return refuse("the epilogue's bias is not 2-byte aligned");
+  const Activation act = epilogue.activation;
+  if (act != Activation::kNone && act != Activation::kRelu && act != Activation::kGelu &&
+      act != Activation::kGeluTanh)
+    return refuse("unknown activation " + std::to_string(int(act)));
   try {
     // Clears a stale non-sticky error so it is not blamed on the GEMM.
     cudaGetLastError();
     impl_->prepare(problem, options);
+    impl_->fill_bias();
   } catch (const std::exception& e) {
     return refuse(with_context_state(std::string("verifier setup failed: ") + e.what()));
   }
@@ -630,11 +693,12 @@ double Verifier::tol_rel_fro(const Problem& problem) {
   return base * (1.0 + 3.0 / std::sqrt(mn));
 }
 
-double Verifier::tol_max_abs(const Problem& problem, double max_abs_ref) {
+double Verifier::tol_max_abs(const Problem& problem, double max_abs_ref, double alpha) {
   const double k = double(std::max<int64_t>(problem.k, 1));
   const double out_ulp = ulp(max_abs_ref, problem.dtype);
-  return problem.accum == Accum::kF16 ? 4.0 * out_ulp + 1e-3 * k
-                                      : 2.0 * out_ulp + 32.0 * kU32 * k;
+  const double scale = std::fabs(alpha);
+  return problem.accum == Accum::kF16 ? 4.0 * out_ulp + 1e-3 * k * scale
+                                      : 2.0 * out_ulp + 32.0 * kU32 * k * scale;
 }
 
 std::string Report::summary() const {

@@ -18,6 +18,29 @@
 //   guard_bands     C sits inside a larger buffer poisoned with a NaN pattern; every element of C
 //                   must be written and every byte around it left untouched (run with every check).
 //   nonfinite       NaN and Inf in A and B must propagate to the rows/columns they touch.
+//
+// Epilogue (Options::epilogue): a GEMM under test that computes C = act(alpha * A*B + bias) is
+// judged against the reference with the same alpha, bias and activation applied in fp64 to its
+// fp32 product (and to cuBLAS COMPUTE_16F's output, which widens fp16 accumulation's tolerance).
+// The verifier writes the bias itself, as it writes A and B: N(0,1) x max(1, sqrt(K) / 4), so
+// that a bias left out, misindexed or added after the activation moves C by a quarter of its
+// own magnitude or more at any K (values of O(1) would vanish below bf16's tolerance from
+// K ~ 20000 on), while from K = 16 on the sum's spread, where the activation is applied, stays
+// within 3% of the product's.
+// random_normal keeps its tolerances: the epilogue adds one fp32 evaluation before C's one
+// rounding, ReLU and both GELUs have slopes of at most 1.13, so an error in the product leaves at
+// most that error in C, and the relative Frobenius error's floor (half the expected norm of the
+// product) still holds after an activation that zeroes about half of C. What the other checks
+// need is not always there, so they report "not applicable" rather than fail correct code:
+//   small_integer, precision_probe  exact comparisons: only where the epilogue is exact for every
+//                   implementation (Epilogue::exact(): alpha 1, no bias, no activation or ReLU).
+//                   A bias makes the fp32 sum inexact, so a GEMM that rounds C before adding it
+//                   (the unfused benchmark path) rounds twice and differs legitimately; GELU's
+//                   tanh and erf differ by an ulp between implementations.
+//   nonfinite       only without an activation and with alpha > 0 (Epilogue::keeps_nonfinite()):
+//                   ReLU may map NaN to 0 (max(NaN, 0) is 0 in IEEE maxNum), and GELU's tanh or
+//                   erf at +Inf may be computed as Inf/Inf; neither is specified by cuBLASLt.
+//   guard_bands     unchanged: the epilogue writes C only.
 #pragma once
 
 #include <cstdint>
@@ -56,10 +79,34 @@ struct Report {
   std::string summary() const;
 };
 
-// The GEMM under test. It must run C = A*B for `problem` on `stream` and may throw hgemm::Error
-// (reported as kLaunchFailed). A, B, C are device pointers laid out as the C API says.
+// The GEMM under test. It must run C = A*B (with Options::epilogue applied) for `problem` on
+// `stream` and may throw hgemm::Error (reported as kLaunchFailed). A, B, C are device pointers
+// laid out as the C API says.
 using GemmFn = std::function<void(const Problem& problem, const void* a, const void* b, void* c,
                                   cudaStream_t stream)>;
+
+// What the GEMM under test applies to the product before C's one rounding, as hgemm.h's general
+// call with beta 0: C = act(alpha * A*B + bias), the bias one element per column of C.
+struct Epilogue {
+  float alpha = 1.0f;  // finite and nonzero: the tolerances scale with it
+  // Device memory for N elements of the problem's type, or none. check() fills it with its own
+  // values before it runs the GEMM, which must read its bias from there (a GemmFn has no bias
+  // argument, so it closes over this pointer); what the caller left in it is overwritten.
+  void* bias = nullptr;
+  Activation activation = Activation::kNone;
+
+  bool empty() const {
+    return alpha == 1.0f && bias == nullptr && activation == Activation::kNone;
+  }
+  // Whether the epilogue maps an exactly computed product to the same bits in every
+  // implementation, as the exact checks need (see the top of this file).
+  bool exact() const {
+    return alpha == 1.0f && bias == nullptr &&
+           (activation == Activation::kNone || activation == Activation::kRelu);
+  }
+  // Whether NaN stays NaN and +Inf stays +Inf in every implementation, as nonfinite needs.
+  bool keeps_nonfinite() const { return alpha > 0.0f && activation == Activation::kNone; }
+};
 
 struct Options {
   bool random_normal = true;
@@ -70,6 +117,7 @@ struct Options {
   // Misaligns A, B and C by this many elements (2-byte, not 16-byte aligned when odd), to test
   // the unaligned path.
   int misalign_elements = 0;
+  Epilogue epilogue;
 };
 
 // Owns device workspace (grown on demand, reused across shapes) and a cuBLAS handle.
@@ -85,7 +133,9 @@ class Verifier {
 
   // Tolerances used by random_normal, exposed for tests and docs.
   static double tol_rel_fro(const Problem& problem);
-  static double tol_max_abs(const Problem& problem, double max_abs_ref);
+  // `alpha`: the epilogue's, which scales the accumulation error (the output rounding follows
+  // max_abs_ref, which already includes it).
+  static double tol_max_abs(const Problem& problem, double max_abs_ref, double alpha = 1.0);
 
  private:
   struct Impl;

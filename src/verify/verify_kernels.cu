@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -282,7 +283,61 @@ __global__ void nonfinite_kernel(const uint16_t* c, DType dtype, int64_t m, int6
   }
 }
 
+__global__ void fill_bias_kernel(uint16_t* bias, DType dtype, int64_t n, uint64_t key,
+                                 float scale) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += int64_t(gridDim.x) * blockDim.x)
+    bias[j] = element_bits(scale * standard_normal(element_hash(key, uint64_t(j))), dtype);
+}
+
+// One pass over M x N elements: x = alpha * ref + bias[col], then the activation, in fp64.
+template <class Element>
+__global__ void epilogue_kernel(Element* ref, DType dtype, int64_t m, int64_t n, double alpha,
+                                const uint16_t* bias, Activation activation) {
+  for (int64_t r = blockIdx.y; r < m; r += gridDim.y)
+    for (int64_t col = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; col < n;
+         col += int64_t(gridDim.x) * blockDim.x) {
+      Element& e = ref[r * n + col];
+      double x = alpha;
+      if constexpr (std::is_same_v<Element, float>)
+        x *= double(e);
+      else
+        x *= double(element_value(e, dtype));
+      if (bias) x += double(element_value(bias[col], dtype));
+      const double y = reference_activation(x, activation);
+      if constexpr (std::is_same_v<Element, float>)
+        e = float(y);
+      else
+        e = element_bits(float(y), dtype);
+    }
+}
+
+template <class Element>
+void launch_epilogue(Element* ref, int64_t m, int64_t n, double alpha, const uint16_t* bias,
+                     DType dtype, Activation activation, int max_blocks, cudaStream_t stream) {
+  const Grid2d g = grid_2d(m, n, max_blocks);
+  epilogue_kernel<<<g.grid, g.block, 0, stream>>>(ref, dtype, m, n, alpha, bias, activation);
+  HGEMM_LAUNCH_CHECK();
+}
+
 }  // namespace
+
+void fill_bias(uint16_t* bias, DType dtype, int64_t n, uint64_t key, float scale, int max_blocks,
+               cudaStream_t stream) {
+  fill_bias_kernel<<<grid_1d(n, max_blocks), kThreads, 0, stream>>>(bias, dtype, n, key, scale);
+  HGEMM_LAUNCH_CHECK();
+}
+
+void apply_epilogue(float* ref, int64_t m, int64_t n, double alpha, const uint16_t* bias,
+                    DType dtype, Activation activation, int max_blocks, cudaStream_t stream) {
+  launch_epilogue(ref, m, n, alpha, bias, dtype, activation, max_blocks, stream);
+}
+
+void apply_epilogue(uint16_t* c, int64_t m, int64_t n, double alpha, const uint16_t* bias,
+                    DType dtype, Activation activation, int max_blocks, cudaStream_t stream) {
+  // fp64 -> fp32 -> the element type can round twice; this output only widens a tolerance.
+  launch_epilogue(c, m, n, alpha, bias, dtype, activation, max_blocks, stream);
+}
 
 void fill_a(uint16_t* a, DType dtype, int64_t m, int64_t k, const FillSpec& spec, int max_blocks,
             cudaStream_t stream) {

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "hgemm/hgemm.hpp"
@@ -124,6 +125,34 @@ HGEMM_VERIFY_HD inline int64_t probe_small_count(int64_t j, int64_t kk) {
     if ((p + j) % kProbePeriod != 0) --count;
   return count;
 }
+
+// ---- epilogue ----------------------------------------------------------------------------------
+// The activations of hgemm.h's general call, in fp64 for the reference: ReLU max(x, 0), GELU
+// x/2 (1 + erf(x / sqrt 2)), GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). Written
+// out here rather than shared with any implementation under test, so that a wrong constant
+// there cannot hide by being wrong here too.
+HGEMM_VERIFY_HD inline double reference_activation(double x, Activation activation) {
+  switch (activation) {
+    case Activation::kNone: return x;
+    case Activation::kRelu: return x > 0.0 ? x : 0.0;
+    case Activation::kGelu: return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+    case Activation::kGeluTanh:
+      return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+  }
+  return x;
+}
+
+// The epilogue's bias, N elements of `dtype`: N(0,1) x scale from the counter-based generator.
+void fill_bias(uint16_t* bias, DType dtype, int64_t n, uint64_t key, float scale, int max_blocks,
+               cudaStream_t stream);
+
+// ref (M x N row-major fp32) = act(alpha * ref + bias[col]) in place, in fp64, kept in fp32.
+// `bias`: N elements of `dtype`, or nullptr.
+void apply_epilogue(float* ref, int64_t m, int64_t n, double alpha, const uint16_t* bias,
+                    DType dtype, Activation activation, int max_blocks, cudaStream_t stream);
+// The same over M x N elements of `dtype` (cuBLAS COMPUTE_16F's output), rounded once to it.
+void apply_epilogue(uint16_t* c, int64_t m, int64_t n, double alpha, const uint16_t* bias,
+                    DType dtype, Activation activation, int max_blocks, cudaStream_t stream);
 
 // ---- comparisons ------------------------------------------------------------------------------
 enum class CompareMode : uint8_t {

@@ -433,22 +433,24 @@ void test_dispatch_path(const std::vector<Shape>& shapes, bool sm90) {
   }
 }
 
+// The orders of A, B and C that the general call routes to the tuned kernels.
+struct RoutedOrders {
+  Order a, b, c;
+};
+constexpr RoutedOrders kRoutedOrders[] = {{Order::kRow, Order::kRow, Order::kRow},
+                                          {Order::kRow, Order::kCol, Order::kRow},
+                                          {Order::kRow, Order::kCol, Order::kCol},
+                                          {Order::kCol, Order::kCol, Order::kCol}};
+
 // bf16 calls that are exactly one hgemmRun run the bf16 twin of the kernel hgemmRun picks for
 // the fp16 call (an sm90 or decode kernel), and match the fp64 reference within bf16's tolerance
 // on fresh inputs, C's guard band untouched. Where fp16 takes the predicated sm80 kernel (TMA
 // cannot read the call: column-major C of M = 1 runs as N = 1, say), which has no bf16 twin,
 // bf16 takes the safety net.
 void test_bf16_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
-  struct Mapping {
-    Order a, b, c;
-  };
-  const Mapping mappings[] = {{Order::kRow, Order::kRow, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kRow},
-                              {Order::kRow, Order::kCol, Order::kCol},
-                              {Order::kCol, Order::kCol, Order::kCol}};
   uint64_t seed = 500;
   for (const Shape& s : shapes)
-    for (const Mapping& mp : mappings) {
+    for (const RoutedOrders& mp : kRoutedOrders) {
       GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, hgemm::Accum::kF32);
       GemmDesc f16 = d;
       d.dtype = DType::kBF16;
@@ -491,6 +493,102 @@ void test_bf16_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
   run_case(buf, odd, false, 0, seed++);
 }
 
+// alpha, a bias and an activation ride on the tuned kernels: the plan names the kernel the plain
+// call runs (decode, sm90 with and without swap-AB, split-K, whose reduction applies them), and
+// the result matches the fp64 reference, C's guard band untouched. Shapes with N % 8 != 0 or
+// misaligned operands, which only the predicated sm80 kernel would take, go to the safety net.
+void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
+  const std::pair<bool, Activation> epilogues[] = {{true, Activation::kNone},
+                                                   {true, Activation::kRelu},
+                                                   {true, Activation::kGelu},
+                                                   {false, Activation::kGeluTanh}};
+  uint64_t seed = 900;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (Types t : kTypes)
+      for (Order ob : {Order::kRow, Order::kCol}) {
+        const auto [with_bias, activation] = epilogues[rotation++ % std::size(epilogues)];
+        GemmDesc d = plain(s.m, s.n, s.k, Order::kRow, ob, Order::kRow, t.accum);
+        d.dtype = t.dtype;
+        GemmDesc plain_call = d;
+        d.alpha = 0.75f;
+        d.activation = activation;
+        void *a, *b, *c, *bias;
+        CUDA_OK(cudaMalloc(&a, size_t(s.m * s.k) * 2));
+        CUDA_OK(cudaMalloc(&b, size_t(s.k * s.n) * 2));
+        CUDA_OK(cudaMalloc(&c, size_t(s.m * s.n) * 2));
+        CUDA_OK(cudaMalloc(&bias, size_t(s.n) * 2));
+        d.bias = with_bias ? bias : nullptr;
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+          const hgemm::GemmPlan twin = hgemm::explain(plain_call, a, b, c);
+          // Where the plain call runs the predicated sm80 kernel, which applies no epilogue, or
+          // an sm90 kernel with fp16 accumulators, which fuse none, dispatch's rules pick among
+          // the others or the safety net takes the call.
+          const bool twin_fuses =
+              twin.kernel.rfind("decode_", 0) == 0 ||
+              (twin.kernel.rfind("sm90_", 0) == 0 && t.accum == hgemm::Accum::kF32);
+          const bool ok = twin_fuses ? plan.path == HGEMM_PATH_DISPATCH &&
+                                           plan.kernel == twin.kernel &&
+                                           plan.reason.find("fused") != std::string::npos
+                                     : plan.path == HGEMM_PATH_SAFETY_NET ||
+                                           (plan.path == HGEMM_PATH_DISPATCH &&
+                                            plan.kernel.rfind("sm80_", 0) != 0 &&
+                                            t.accum == hgemm::Accum::kF32);
+          check(ok, d.name() + " beside the plain call's " + twin.kernel + ": plan " +
+                        plan.kernel + " [" + plan.source + "] " + plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        for (void* p : {a, b, c, bias}) CUDA_OK(cudaFree(p));
+        run_case(buf, d, with_bias, 0, seed++);
+      }
+}
+
+// Leading dimensions padded by 8 (16-byte row strides) ride on the tuned kernels as their row
+// strides: the plan names the packed call's kernel, and every element, gaps between the rows
+// included, checks out (run_case: the gaps are C's guard band). Padded by 4, TMA cannot read
+// them; the safety net takes the call.
+void test_strided_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
+  uint64_t seed = 1300;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (const RoutedOrders& mp : kRoutedOrders)
+      for (int64_t pad : {8, 4}) {
+        const Types t = kTypes[rotation++ % std::size(kTypes)];
+        GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, t.accum);
+        d.dtype = t.dtype;
+        const GemmDesc packed = d;
+        d.lda = (mp.a == Order::kRow ? s.k : s.m) + pad;
+        d.ldb = (mp.b == Order::kRow ? s.n : s.k) + pad;
+        d.ldc = (mp.c == Order::kRow ? s.n : s.m) + pad;
+        if (pad == 8 && rotation % 3 == 0) d.activation = Activation::kRelu;
+        void* p;
+        CUDA_OK(cudaMalloc(&p, size_t(3) << 26));
+        char* base = static_cast<char*>(p);
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, base, base + (1 << 26), base + (2 << 26));
+          const hgemm::GemmPlan twin =
+              hgemm::explain(packed, base, base + (1 << 26), base + (2 << 26));
+          const bool twin_strides = twin.kernel.rfind("sm80_", 0) != 0;
+          const bool ok =
+              pad == 8 && twin_strides
+                  ? plan.path == HGEMM_PATH_DISPATCH && plan.kernel == twin.kernel &&
+                        plan.reason.find("strided") != std::string::npos
+                  : plan.path == HGEMM_PATH_SAFETY_NET ||
+                        (plan.path == HGEMM_PATH_DISPATCH && pad == 8 &&
+                         plan.kernel.rfind("sm80_", 0) != 0);
+          check(ok, d.name() + " ld+" + std::to_string(pad) + " beside the packed call's " +
+                        twin.kernel + ": plan " + plan.kernel + " [" + plan.source + "] " +
+                        plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        CUDA_OK(cudaFree(p));
+        run_case(buf, d, false, 0, seed++);
+      }
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -500,14 +598,14 @@ void test_safety_net_plan() {
   hgemmGemmDesc_t cd;
   hgemmGemmDescInit(&cd, 128, 128, 128);
   hgemmGemmPlan_t plan;
-  cd.alpha = 2.0f;
+  cd.beta = 0.5f;
   const hgemmStatus_t s = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
             std::string(plan.kernel) == "sm80_general_64x64x32_f16_f32" &&
-            std::string(plan.reason).find("alpha") != std::string::npos,
-        std::string("alpha != 1 takes the safety net: ") + plan.kernel + " [" + plan.source +
+            std::string(plan.reason).find("beta") != std::string::npos,
+        std::string("beta != 0 takes the safety net: ") + plan.kernel + " [" + plan.source +
             "] " + plan.reason + " " + hgemmLastErrorMessage());
-  cd.alpha = 1.0f;
+  cd.beta = 0.0f;
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
@@ -698,14 +796,16 @@ int main(int argc, char** argv) {
   if (!sm90)
     check(false, hgemm::current_device().name +
                      " is not sm_90: the dispatch path's kernels were not checked to be sm90's");
-  test_bf16_dispatch(buf, g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
-                                   : std::vector<Shape>{{1, 4096, 4096},
-                                                        {16, 2048, 1024},
-                                                        {77, 1024, 2048},
-                                                        {300, 512, 256},
-                                                        {1000, 1000, 1000},
-                                                        {256, 128, 16384},
-                                                        {2048, 2048, 512}});
+  // The tuned kernels' families on the general call's paths: decode (M <= 16), swap-AB (odd M),
+  // split-K, sm90 tiles, and N % 8 != 0 (the predicated sm80 kernel, or the safety net).
+  const std::vector<Shape> tuned_shapes =
+      g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
+              : std::vector<Shape>{{1, 4096, 4096},   {16, 2048, 1024},  {77, 1024, 2048},
+                                   {300, 512, 256},   {1000, 1000, 1000}, {256, 128, 16384},
+                                   {2048, 2048, 512}, {129, 300, 64}};
+  test_bf16_dispatch(buf, tuned_shapes);
+  test_fused_epilogue(buf, tuned_shapes);
+  test_strided_dispatch(buf, tuned_shapes);
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);

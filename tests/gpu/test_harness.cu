@@ -8,6 +8,10 @@
 // run-to-run spread, timed in one interleaved run; and the harness's offline time for the
 // selected algorithm matches a standalone timing written from scratch
 // (own descriptors, own buffers, plain events around back-to-back cublasLtMatmul calls).
+// With each --epilogue of hgemm bench: cuBLASLt's epilogue (heuristic and best) and the unfused
+// path (plain GEMM, then bench::apply_bias_activation, both of its access widths) pass the
+// verifier, whose reference applies the epilogue, while the plain GEMM fails it; both time in
+// graph mode; cublas and the erf GELU are refused.
 // The three timing-agreement checks take their bar from the spread their own run measured (see
 // agreement_bar), each with a negative control: a kernel run twice per call must read slower by
 // more than that bar.
@@ -29,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include "baselines/baselines.hpp"
+#include "bench/epilogue.hpp"
 #include "bench/timing.hpp"
 #include "core/device.hpp"
 #include "core/suite.hpp"
@@ -470,6 +475,125 @@ class StandaloneLt {
 // spread is the larger of each side's gap between its two fastest runs and the harness's rounds'
 // p20-p80 within one measurement. The negative control is cublaslt-best run twice per call, timed
 // by the harness in the same measurements.
+void test_epilogues(cudaStream_t stream) {
+  using hgemm::bench::EpilogueOp;
+  const auto shapes = hgemm::load_suite("smoke");
+  const auto& device = hgemm::current_device();
+  hgemm::baselines::Baselines libs;
+  hgemm::verify::Verifier verifier;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::Timer timer(stream, {});
+  hgemm::bench::DeviceBias bias;
+  auto epilogue_of = [&bias](EpilogueOp op) {
+    hgemm::verify::Epilogue e;
+    e.bias = hgemm::bench::has_bias(op) ? bias.data() : nullptr;
+    e.activation = hgemm::bench::activation_of(op);
+    return e;
+  };
+  auto unfused = [](const hgemm::verify::Epilogue& e) -> hgemm::verify::GemmFn {
+    return [e](const Problem& p, const void* a, const void* b, void* c, cudaStream_t s) {
+      hgemm::run(p, a, b, c, s);
+      hgemm::bench::apply_bias_activation(c, p.dtype, p.m, p.n, e.bias, e.activation, s);
+    };
+  };
+  // What hgemm bench runs: the baselines get random normal and guard bands, hgemm everything.
+  hgemm::verify::Options quick;
+  quick.small_integer = quick.precision_probe = quick.nonfinite = false;
+  const hgemm::verify::Options full;
+  int64_t widest_n = 0;
+  for (const auto& s : shapes) widest_n = std::max(widest_n, s.n);
+  bias.prepare(widest_n, 5, hgemm::DType::kF16, stream);
+
+  for (EpilogueOp op : hgemm::bench::kAllEpilogueOps) {
+    if (op == EpilogueOp::kNone) continue;
+    const std::string name(hgemm::bench::to_string(op));
+    const hgemm::verify::Epilogue epi = epilogue_of(op);
+    hgemm::verify::Options quick_epi = quick, full_epi = full;
+    quick_epi.epilogue = full_epi.epilogue = epi;
+    for (hgemm::DType dtype : {hgemm::DType::kF16, hgemm::DType::kBF16}) {
+      for (Layout layout : {Layout::kNN, Layout::kTN}) {
+        int lt_passed = 0, unfused_passed = 0, unfused_cases = 0;
+        std::string first_failure;
+        for (const auto& s : shapes) {
+          const Problem p{s.m, s.n, s.k, layout, Accum::kF32, dtype};
+          const auto lt = verifier.check(p, libs.fn(Kind::kLtHeuristic, epi), quick_epi);
+          lt_passed += lt.passed();
+          if (!lt.passed() && first_failure.empty())
+            first_failure = "cublaslt-heuristic " + p.name() + ": " + lt.summary();
+          // hgemm's plain bf16 call needs the sm90 kernels' alignment; fp16 runs every shape.
+          if (dtype == hgemm::DType::kBF16 && (s.n % 8 != 0 || s.k % 8 != 0)) continue;
+          ++unfused_cases;
+          const auto un = verifier.check(p, unfused(epi), full_epi);
+          unfused_passed += un.passed();
+          if (!un.passed() && first_failure.empty())
+            first_failure = "hgemm-unfused " + p.name() + ": " + un.summary();
+        }
+        const std::string what = name + " " + std::string(hgemm::to_string(dtype)) + " " +
+                                 std::string(hgemm::to_string(layout));
+        check(lt_passed == int(shapes.size()) && unfused_passed == unfused_cases,
+              what + ": cublaslt-heuristic passes the verifier on " + std::to_string(lt_passed) +
+                  "/" + std::to_string(shapes.size()) + " smoke shapes, hgemm-unfused on " +
+                  std::to_string(unfused_passed) + "/" + std::to_string(unfused_cases) +
+                  (first_failure.empty() ? "" : " (first failure " + first_failure + ")"));
+      }
+    }
+    // The negative control: the same GEMM without the epilogue must fail, so the reference does
+    // apply it. 256^3 is wide enough that a missing bias or activation shows everywhere.
+    const Problem p{256, 256, 256, Layout::kTN, Accum::kF32};
+    const auto plain = verifier.check(p, libs.fn(Kind::kLtHeuristic), quick_epi);
+    check(plain.disposition == hgemm::verify::Disposition::kIncorrect,
+          name + ": the plain GEMM fails the verifier that expects the epilogue: " +
+              plain.summary());
+    // The element path of the unfused kernel: C misaligned by an odd number of elements.
+    hgemm::verify::Options misaligned = full_epi;
+    misaligned.misalign_elements = 3;
+    const auto odd = verifier.check(Problem{255, 257, 65, Layout::kNN, Accum::kF32},
+                                    unfused(epi), misaligned);
+    check(odd.passed(), name + ": hgemm-unfused passes with C misaligned by 3 elements: " +
+                            odd.summary());
+  }
+
+  // cublaslt-best chooses among candidates that run the epilogue, and both fused and unfused
+  // paths time in graph mode (the bias pointer set outside the capture, the kernel captured).
+  const Problem p{1024, 1024, 1024, Layout::kTN, Accum::kF32};
+  const hgemm::verify::Epilogue gelu = epilogue_of(EpilogueOp::kBiasGelu);
+  hgemm::verify::Options quick_gelu = quick;
+  quick_gelu.epilogue = gelu;
+  buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 11, stream);
+  libs.select(p, timer, buffers, gelu);
+  const std::string described =
+      libs.describe(Kind::kLtBest, p, buffers.a(0), buffers.b(0), buffers.c(0), gelu);
+  check(described.find("EPILOGUE_GELU_BIAS") != std::string::npos,
+        "cublaslt-best's detail names its epilogue: " + described);
+  const auto best = verifier.check(p, libs.fn(Kind::kLtBest, gelu), quick_gelu);
+  check(best.passed(), "cublaslt-best bias_gelu passes the verifier: " + best.summary());
+  using Named = std::pair<std::string, hgemm::verify::GemmFn>;
+  for (const auto& [label, fn] : {Named{"cublaslt-best", libs.fn(Kind::kLtBest, gelu)},
+                                  Named{"hgemm-unfused", unfused(gelu)}}) {
+    try {
+      const auto t = timer.measure(hgemm::bench::Mode::kGraph, fn, p, buffers);
+      check(sane(t), label + " bias_gelu graph time is sane: " + fmt("%.5f ms", t.median_ms));
+    } catch (const std::exception& e) {
+      check(false, label + " bias_gelu graph time threw " + e.what());
+    }
+  }
+
+  // What has no cuBLAS(Lt) counterpart is refused, not run as something else.
+  auto refused = [&](Kind kind, const hgemm::verify::Epilogue& e, const std::string& what) {
+    try {
+      libs.run(kind, p, buffers.a(0), buffers.b(0), buffers.c(0), stream, e);
+      check(false, what + " is refused (it ran)");
+    } catch (const hgemm::Error& error) {
+      check(error.status() == HGEMM_ERROR_NOT_SUPPORTED, what + " is refused: " + error.what());
+    }
+  };
+  refused(Kind::kCublas, gelu, "cublas with bias_gelu");
+  hgemm::verify::Epilogue erf = gelu;
+  erf.activation = hgemm::Activation::kGelu;
+  refused(Kind::kLtHeuristic, erf, "cublaslt-heuristic with the erf GELU");
+  CUDA_OK(cudaStreamSynchronize(stream));
+}
+
 void test_cross_check(cudaStream_t stream) {
   constexpr int kRepeats = 6;
   const auto& device = hgemm::current_device();
@@ -545,6 +669,7 @@ int main() {
     test_selection_refused_in_capture(stream);
     test_best_not_slower(stream);
     test_cross_check(stream);
+    test_epilogues(stream);
   } catch (const std::exception& e) {
     check(false, std::string("unexpected exception: ") + e.what());
   }

@@ -15,6 +15,12 @@
 // accumulator claiming F32 fails the precision probe, the fp16 kernel run on bf16 data (or the
 // reverse) fails random_normal, cuBLAS with CUDA_R_16BF and COMPUTE_32F passes, and a bf16
 // problem with fp16 accumulation is refused at setup.
+// With an epilogue (Options::epilogue; the naive GEMM followed by the benchmark's unfused bias and
+// activation kernel): correct passes in either type up to K = 16384, with small_integer and the
+// probe n/a where a bias or GELU makes them inexact and nonfinite n/a under an activation; a bias
+// read one column off, an activation applied before the bias, or the epilogue left out fail
+// random_normal, in bf16 at K = 16384 too (what the verifier's bias scale is for); an alpha of 0
+// and a misaligned bias are refused at setup.
 // A plain executable: one line per case, non-zero exit on any failure, and a failure (not a skip)
 // without a GPU.
 #include <chrono>
@@ -29,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include "baselines/cublas_error.hpp"
+#include "bench/epilogue.hpp"
 #include "core/error.hpp"
 #include "hgemm/hgemm.hpp"
 #include "verify/verifier.hpp"
@@ -123,6 +130,30 @@ GemmFn naive(Acc accum, Fault fault = Fault::kNone) {
       launch_naive<__nv_bfloat16>(p, a, b, c, stream, accum, fault);
     else
       launch_naive<__half>(p, a, b, c, stream, accum, fault);
+  };
+}
+
+enum class EpilogueFault { kNone, kShiftedBias, kActivationFirst, kLeftOut };
+
+// The naive fp32-accumulating GEMM, then the epilogue the verifier expects, or a faulty one.
+GemmFn naive_with_epilogue(const hgemm::verify::Epilogue& e, EpilogueFault fault) {
+  return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
+    naive(Acc::kF32)(p, a, b, c, stream);
+    const auto* bias = static_cast<const uint16_t*>(e.bias);
+    switch (fault) {
+      case EpilogueFault::kNone:
+        hgemm::bench::apply_bias_activation(c, p.dtype, p.m, p.n, bias, e.activation, stream);
+        break;
+      case EpilogueFault::kShiftedBias:
+        hgemm::bench::apply_bias_activation(c, p.dtype, p.m, p.n, bias + 1, e.activation, stream);
+        break;
+      case EpilogueFault::kActivationFirst:
+        hgemm::bench::apply_bias_activation(c, p.dtype, p.m, p.n, nullptr, e.activation, stream);
+        hgemm::bench::apply_bias_activation(c, p.dtype, p.m, p.n, bias, hgemm::Activation::kNone,
+                                            stream);
+        break;
+      case EpilogueFault::kLeftOut: break;
+    }
   };
 }
 
@@ -400,6 +431,88 @@ int main() {
     e.must_fail = {"setup"};
     run_case(verifier, "bf16 with f16 accumulation is refused",
              Problem{64, 64, 64, Layout::kTN, Accum::kF16, DType::kBF16}, naive(Acc::kF32), e);
+  }
+
+  // ---- epilogues ----
+  {
+    using hgemm::Activation;
+    // N + 1 elements: the shifted-bias fault reads one past the N the verifier writes.
+    hgemm::bench::DeviceBias bias;
+    bias.prepare(1025, 3, DType::kF16, nullptr);
+    auto epilogue = [&](bool with_bias, Activation activation) {
+      Options o;
+      o.epilogue.bias = with_bias ? bias.data() : nullptr;
+      o.epilogue.activation = activation;
+      return o;
+    };
+    const Options bias_gelu = epilogue(true, Activation::kGeluTanh);
+    const Options bias_relu = epilogue(true, Activation::kRelu);
+    const Options bias_only = epilogue(true, Activation::kNone);
+    const Options relu_only = epilogue(false, Activation::kRelu);
+    const Options gelu_erf = epilogue(false, Activation::kGelu);
+    auto with = [&](const Options& o, EpilogueFault fault = EpilogueFault::kNone) {
+      return naive_with_epilogue(o.epilogue, fault);
+    };
+    Expect inexact = passes();
+    inexact.must_pass = {"random_normal", "guard_bands"};
+    inexact.summary_has = {"PASSED", "small_integer n/a", "precision_probe n/a", "nonfinite n/a"};
+    Expect biased = passes();
+    biased.must_pass = {"random_normal", "nonfinite", "guard_bands"};
+    biased.summary_has = {"PASSED", "small_integer n/a", "precision_probe n/a", "nonfinite ok"};
+    Expect relu_exact = passes(true);
+    relu_exact.must_pass = {"random_normal", "small_integer", "precision_probe", "guard_bands"};
+    relu_exact.summary_has = {"PASSED", "nonfinite n/a"};
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      const std::string type(hgemm::to_string(dtype));
+      auto problem = [dtype](int64_t m, int64_t n, int64_t k, Layout l) {
+        return Problem{m, n, k, l, Accum::kF32, dtype};
+      };
+      for (Layout l : layouts) {
+        run_case(verifier, name((type + " bias_gelu").c_str(), l), problem(17, 33, 65, l),
+                 with(bias_gelu), inexact, bias_gelu);
+        run_case(verifier, name((type + " bias_gelu").c_str(), l), problem(256, 1024, 4096, l),
+                 with(bias_gelu), inexact, bias_gelu);
+        run_case(verifier, name((type + " bias_relu").c_str(), l), problem(256, 256, 1024, l),
+                 with(bias_relu), inexact, bias_relu);
+        run_case(verifier, name((type + " bias").c_str(), l), problem(256, 256, 1024, l),
+                 with(bias_only), biased, bias_only);
+        run_case(verifier, name((type + " relu").c_str(), l), problem(256, 256, 4096, l),
+                 with(relu_only), relu_exact, relu_only);
+        run_case(verifier, name((type + " erf gelu").c_str(), l), problem(256, 256, 1024, l),
+                 with(gelu_erf), inexact, gelu_erf);
+      }
+      run_case(verifier, type + " bias_gelu large K", problem(128, 1024, 16384, Layout::kTN),
+               with(bias_gelu), inexact, bias_gelu);
+      for (int64_t k : {int64_t(64), int64_t(16384)}) {
+        const Problem p = problem(128, 1024, k, Layout::kTN);
+        const std::string at = " K=" + std::to_string(k);
+        run_case(verifier, type + " bias one column off" + at, p,
+                 with(bias_gelu, EpilogueFault::kShiftedBias),
+                 fails({"random_normal"}, {"random_normal"}), bias_gelu);
+        run_case(verifier, type + " GELU before the bias" + at, p,
+                 with(bias_gelu, EpilogueFault::kActivationFirst),
+                 fails({"random_normal"}, {"random_normal"}), bias_gelu);
+        run_case(verifier, type + " bias_gelu left out" + at, p,
+                 with(bias_gelu, EpilogueFault::kLeftOut),
+                 fails({"random_normal"}, {"random_normal"}), bias_gelu);
+        run_case(verifier, type + " bias left out" + at, p,
+                 with(bias_only, EpilogueFault::kLeftOut),
+                 fails({"random_normal"}, {"random_normal"}), bias_only);
+      }
+    }
+    Expect refused;
+    refused.disposition = Disposition::kLaunchFailed;
+    refused.must_fail = {"setup"};
+    Options zero_alpha = bias_gelu;
+    zero_alpha.epilogue.alpha = 0.0f;
+    refused.summary_has = {"LAUNCH_FAILED", "alpha must be finite and nonzero"};
+    run_case(verifier, "epilogue alpha 0 is refused", Problem{64, 64, 64, Layout::kTN},
+             with(zero_alpha), refused, zero_alpha);
+    Options odd_bias = bias_gelu;
+    odd_bias.epilogue.bias = static_cast<char*>(bias.data()) + 1;
+    refused.summary_has = {"LAUNCH_FAILED", "bias is not 2-byte aligned"};
+    run_case(verifier, "misaligned bias is refused", Problem{64, 64, 64, Layout::kTN},
+             with(odd_bias), refused, odd_bias);
   }
 
   cublasDestroy(handle);

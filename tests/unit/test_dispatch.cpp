@@ -297,4 +297,45 @@ TEST(DispatchBf16, NothingCompiledRunsWhatTmaCannotReadAndSelectSaysWhy) {
   EXPECT_EQ(c->config.dtype, DType::kBF16) << c->config.name();
 }
 
+// An epilogue (alpha, bias, activation) rides on the kernel the plain call runs; the sm80
+// catalog applies none, so where only it could run, nothing compiled runs the call.
+TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
+  const DeviceInfo d = h100();
+  const Problem shapes[] = {{1, 4096, 4096, Layout::kTN, Accum::kF32},
+                            {256, 128, 16384, Layout::kTN, Accum::kF32},
+                            {333, 8192, 2048, Layout::kTN, Accum::kF32},
+                            {4096, 4096, 4096, Layout::kNN, Accum::kF32}};
+  for (const Problem& p : shapes) {
+    GemmArgs args = args_for(p);
+    const dispatch::Decision plain = dispatch::decide(p, args, d, {});
+    ASSERT_NE(plain.config.family, Family::kSm80Mma) << p.name();
+    args.epilogue = {0.5f, reinterpret_cast<const void*>(uintptr_t(0x40000)), Activation::kGelu};
+    const dispatch::Decision fused = dispatch::decide(p, args, d, {});
+    EXPECT_EQ(fused.config, plain.config) << p.name() << ": " << fused.reason;
+  }
+  // The sm90 kernels fuse it with fp32 accumulators only; M <= 16 runs decode in either.
+  {
+    const Problem f16{333, 8192, 2048, Layout::kTN, Accum::kF16};
+    GemmArgs args = args_for(f16);
+    args.epilogue.alpha = 2.0f;
+    EXPECT_EQ(dispatch::try_select(f16, args, d, nullptr), nullptr);
+    const Problem decode{8, 8192, 2048, Layout::kTN, Accum::kF16};
+    args = args_for(decode);
+    args.epilogue.alpha = 2.0f;
+    const dispatch::Decision* c = dispatch::try_select(decode, args, d, nullptr);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->config.family, Family::kDecode);
+  }
+  Problem odd{512, 512, 70, Layout::kTN, Accum::kF32};
+  GemmArgs args = args_for(odd);
+  args.epilogue.activation = Activation::kRelu;
+  const KernelConfig sm80 = dispatch::select(odd, args_for(odd), d).config;
+  ASSERT_EQ(sm80.family, Family::kSm80Mma);
+  const Status refused = registry::can_implement(odd, sm80, args, d);
+  EXPECT_NE(refused.message.find("applies no epilogue"), std::string::npos) << refused.message;
+  std::string why;
+  EXPECT_EQ(dispatch::try_select(odd, args, d, &why), nullptr);
+  EXPECT_NE(why.find("no compiled kernel implements"), std::string::npos) << why;
+}
+
 }  // namespace

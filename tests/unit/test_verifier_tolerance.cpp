@@ -272,3 +272,22 @@ TEST(VerifierTolerance, Bf16MaxAbsMagnitudes) {
 }
 
 }  // namespace
+
+// An epilogue's alpha scales the product, so the accumulation term of the max-abs tolerance
+// scales with |alpha| while the output-rounding term follows max|ref| alone (which already holds
+// the scaled values); alpha 1 is the tolerance without an epilogue.
+TEST(VerifierTolerance, MaxAbsAccumulationTermScalesWithAlpha) {
+  for (const Problem& p : {make(1024, 1024, 4096, Accum::kF32), make(1024, 1024, 4096, Accum::kF16),
+                           make_bf16(1024, 1024, 4096)}) {
+    for (double max_ref : {0.0, 1.0, 700.0}) {
+      const double rounding = Verifier::tol_max_abs(p, max_ref, 0.0);
+      const double unit = Verifier::tol_max_abs(p, max_ref, 1.0) - rounding;
+      EXPECT_GT(unit, 0.0) << p.name();
+      EXPECT_EQ(Verifier::tol_max_abs(p, max_ref), Verifier::tol_max_abs(p, max_ref, 1.0));
+      for (double alpha : {0.25, 2.0, -2.0})
+        EXPECT_NEAR(Verifier::tol_max_abs(p, max_ref, alpha) - rounding, std::fabs(alpha) * unit,
+                    1e-12 * unit)
+            << p.name() << " alpha " << alpha;
+    }
+  }
+}

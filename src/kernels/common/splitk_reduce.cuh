@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/common/epilogue.cuh"
 #include "ptx/griddepcontrol.cuh"
 
 namespace hgemm::kernels {
@@ -22,11 +23,13 @@ __device__ __forceinline__ T to_element(float x) {
     return __float2half_rn(x);
 }
 
-// C = sum over the splits of the fp32 partials, added in split order so that the result is the
-// same bit pattern on every run. One thread per pair of columns.
+// C = act(alpha * (sum over the splits of the fp32 partials) + bias), added in split order so
+// that the result is the same bit pattern on every run. One thread per pair of columns.
 template <class T, bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
-                                     int splits, T* __restrict__ c, int m, int n) {
+                                     int splits, T* __restrict__ c, int64_t ldc, int m, int n,
+                                     EpilogueParams const epilogue) {
+  constexpr DType kDType = std::is_same_v<T, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
   // Launched programmatically, the kernel may start before the GEMM that writes the partials has
   // finished: wait for it, then let the next kernel begin its setup.
   ptx::griddepcontrol_wait();
@@ -45,7 +48,11 @@ __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t 
       sum.x += v.x;
       sum.y += v.y;
     }
-    T* dst = c + row * n + col;
+    if (epilogue.ops) {
+      sum.x = apply_epilogue<kDType>(sum.x, col, epilogue);
+      if (col + 1 < n) sum.y = apply_epilogue<kDType>(sum.y, col + 1, epilogue);
+    }
+    T* dst = c + row * ldc + col;
     const T lo = to_element<T>(sum.x);
     if constexpr (kPairStores) {
       const T pair[2] = {lo, to_element<T>(sum.y)};

@@ -12,7 +12,8 @@
 //   contiguous bytes of a row are its fragment registers (a dot product does not see the order).
 //   NN transposes B in registers (byte permutes of two k-rows).
 //   Epilogue: partial sums through shared memory, added over the warps in warp order (bitwise
-//   repeatable), rounded once to C's type; no atomics, no workspace.
+//   repeatable), then alpha, bias and activation where asked, rounded once to C's type; no
+//   atomics, no workspace.
 //   Limits: 1 <= M <= 16; K % 8 == 0 and, for NN, N % 8 == 0; A and B 16-byte aligned (the
 //   launcher's can_implement refuses the rest, which the sm80 safety net takes).
 #pragma once
@@ -26,6 +27,7 @@
 
 #include "core/decode_variant.hpp"
 #include "hgemm/hgemm.hpp"
+#include "kernels/common/epilogue.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/griddepcontrol.cuh"
 #include "ptx/mma_sync.cuh"
@@ -40,6 +42,11 @@ struct DecodeParams {
   int m;
   int n;
   int k;
+  kernels::EpilogueParams epilogue;  // applied to each sum before its rounding
+  // Row strides in elements: A's and B's multiples of 8 (16-byte copies), C's any.
+  int64_t lda;
+  int64_t ldb;
+  int64_t ldc;
 };
 
 // The kernel's variant, wrapped: a __global__ function's host stub cannot spell a class-type
@@ -132,7 +139,7 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   for (int h = 0; h < 2; ++h) {
     const int row = lane_group + 8 * h;
     a_row_ok[h] = row < m;
-    a_lane[h] = params.a + int64_t(a_row_ok[h] ? row : 0) * k + warp_k0 + 8 * lane_pair;
+    a_lane[h] = params.a + int64_t(a_row_ok[h] ? row : 0) * params.lda + warp_k0 + 8 * lane_pair;
   }
   // Its pieces of B at round 0. TN: slot j is row n0 + 8j + g at K offset 8t. NN: slot 8q + r is
   // k-row 8t + r of the chunk, columns n0 + 64q + 8g .. + 7. Rows (TN) or columns (NN) past N
@@ -146,8 +153,8 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     const int col = kNN ? 64 * j + 8 * lane_group : lane_group + 8 * j;
     b_col_ok[j] = col < cols_left;
     const int64_t col_in = int64_t(n0) + (b_col_ok[j] ? col : 0);
-    b_lane[j] = kNN ? params.b + int64_t(warp_k0 + 8 * lane_pair) * n + col_in
-                    : params.b + col_in * k + warp_k0 + 8 * lane_pair;
+    b_lane[j] = kNN ? params.b + int64_t(warp_k0 + 8 * lane_pair) * params.ldb + col_in
+                    : params.b + col_in * params.ldb + warp_k0 + 8 * lane_pair;
   }
 
   // Issues this lane's copies of one round into a stage. In the tail round a chunk that starts
@@ -175,7 +182,7 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
         bool ok;
         if constexpr (kNN) {
           const int r = s % 8;
-          src = b_lane[s / 8] + (k_round + 32 * c + r) * n;
+          src = b_lane[s / 8] + (k_round + 32 * c + r) * params.ldb;
           ok = kFull || k_chunk + 8 * lane_pair + r < k;
         } else {
           src = b_lane[s] + k_round + 32 * c;
@@ -331,10 +338,12 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     float sum = smem.partial[0][row][col];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += smem.partial[w][row][col];
+    if (params.epilogue.ops)
+      sum = kernels::apply_epilogue<kVariant.dtype>(sum, n0 + col, params.epilogue);
     if constexpr (kBF16)
-      params.c[int64_t(row) * n + n0 + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
+      params.c[row * params.ldc + n0 + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
     else
-      params.c[int64_t(row) * n + n0 + col] = __half_as_ushort(__float2half_rn(sum));
+      params.c[row * params.ldc + n0 + col] = __half_as_ushort(__float2half_rn(sum));
   }
 #elif defined(__CUDA_ARCH__)
   if (threadIdx.x == 0 && blockIdx.x == 0)

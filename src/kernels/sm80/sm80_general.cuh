@@ -21,6 +21,7 @@
 #include <cuda_fp16.h>
 
 #include "hgemm/hgemm.hpp"
+#include "kernels/common/epilogue.cuh"
 #include "ptx/mma_sync.cuh"
 
 namespace hgemm::sm80::general {
@@ -52,33 +53,9 @@ struct Params {
   Activation activation;
 };
 
-template <DType kDType>
-__device__ __forceinline__ float to_float(uint16_t bits) {
-  if constexpr (kDType == DType::kF16)
-    return __half2float(__ushort_as_half(bits));
-  else
-    return __bfloat162float(__ushort_as_bfloat16(bits));
-}
-
-template <DType kDType>
-__device__ __forceinline__ uint16_t from_float(float x) {
-  if constexpr (kDType == DType::kF16)
-    return __half_as_ushort(__float2half_rn(x));
-  else
-    return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-}
-
-// NaN passes through ReLU, as in PyTorch. The GELU constants are 1/sqrt(2) and sqrt(2/pi).
-__device__ __forceinline__ float activate(float x, Activation activation) {
-  switch (activation) {
-    case Activation::kRelu: return x < 0.0f ? 0.0f : x;
-    case Activation::kGelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-    case Activation::kGeluTanh:
-      return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-    case Activation::kNone: break;
-  }
-  return x;
-}
+using kernels::activate;
+using kernels::from_float;
+using kernels::to_float;
 
 // One operand tile, kTileRows (m of A or n of B) x kBlockK, each thread's share in registers.
 inline constexpr int kTileRows = kBlockM;

@@ -22,6 +22,8 @@
 //   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
 //   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
+//   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + bias)
+//   per element in fp32 before the rounding; with split-K the reduction applies them instead.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -37,6 +39,7 @@
 #include "core/kernel_variant.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
+#include "kernels/common/epilogue.cuh"
 #include "kernels/common/pipeline.cuh"
 #include "kernels/common/swizzle.hpp"
 #include "kernels/common/tile_scheduler.hpp"
@@ -59,6 +62,7 @@ struct Params {
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
   uint16_t* c;        // fp16 or bf16 elements, as the variant's dtype says
+  int64_t ldc;        // C's row stride in elements (a multiple of 8), for the direct stores
   // The kernel's M and N: the problem's, or with swap-AB its N and M (C is then m columns wide).
   int m;
   int n;
@@ -75,6 +79,10 @@ struct Params {
   // tile's k-blocks; 0 stores them all after its first k-block, or at the tile's end when the
   // whole tile is staged.
   int spread_epilogue;
+  // alpha, bias and activation, applied to each tile before its rounding (not to split-K's
+  // partials: the reduction applies them). The bias is per column of C: with swap-AB, per row of
+  // the kernel's tile.
+  kernels::EpilogueParams epilogue;
 };
 
 // Compile-time shape of one instantiation. Every number the launcher also needs comes from
@@ -96,6 +104,7 @@ struct Traits {
   static constexpr bool kPingPong = kGeometry.ping_pong;
   static constexpr bool kSwapAB = kVariant.swap_ab;
   static constexpr bool kBF16 = kVariant.dtype == DType::kBF16;
+  static constexpr DType kDType = kVariant.dtype;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -249,6 +258,76 @@ __device__ __forceinline__ void pack_tile(
     }
 }
 
+// Calls f(x, c) -> new x on every fp32 accumulator of the tile, c being the element's column of
+// C: the tile's column, or with swap-AB (the tile is C^T) its row. Unrolled, as the
+// accumulators are registers.
+template <class Traits, class F>
+__device__ __forceinline__ void for_each_accumulator(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], int m_origin,
+    int n_origin, int thread_in_wg, F&& f) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int upper = 0; upper < 2; ++upper) {
+      const int row = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper;
+#pragma unroll
+      for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+        const int col = n_origin + j * 8 + 2 * (lane % 4);
+        float& lo = acc[mt][4 * j + 2 * upper];
+        float& hi = acc[mt][4 * j + 2 * upper + 1];
+        lo = f(lo, Traits::kSwapAB ? row : col);
+        hi = f(hi, Traits::kSwapAB ? row : col + 1);
+      }
+    }
+}
+
+// The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
+// so that it needs no registers beside the tile (a second copy spilled the 128x256 tiles). fp32
+// accumulators only: for fp16 ones the conversions spilled the 256x256 tile, and the launcher
+// refuses an epilogue there (sm90_can_implement). Two
+// passes, each one straight run of code without branches inside: alpha and the bias (every load
+// unconditional, its index clamped into C, so that the loads can be issued together; a load
+// behind a per-element bounds branch waited for the one before it, and a bias cost up to the
+// whole mainloop of a K = 1024 tile), then the activation, chosen once per tile (the GELUs are
+// calls, kernels/common/epilogue.cuh). Elements outside C are never stored.
+template <class Traits>
+__device__ __forceinline__ void apply_epilogue(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    kernels::EpilogueParams const& e, int m, int n, int m_origin, int n_origin,
+    int thread_in_wg) {
+  static_assert(Traits::kAccF32, "the fused epilogue takes fp32 accumulators");
+  const float alpha = e.alpha;
+  if (e.bias) {
+    uint16_t const* bias = e.bias;
+    const int last = (Traits::kSwapAB ? m : n) - 1;
+    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [&](float x, int c) {
+      return alpha * x + kernels::to_float<Traits::kDType>(bias[min(c, last)]);
+    });
+  } else if (alpha != 1.0f) {
+    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                 [&](float x, int) { return alpha * x; });
+  }
+  switch (e.activation) {
+    case Activation::kRelu:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int) {
+        return kernels::activate<Activation::kRelu>(x);
+      });
+      break;
+    case Activation::kGelu:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                   [](float x, int) { return kernels::gelu(x); });
+      break;
+    case Activation::kGeluTanh:
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                   [](float x, int) { return kernels::gelu_tanh_approx(x); });
+      break;
+    case Activation::kNone:
+      break;
+  }
+}
+
 // A 4x4 transpose of 32-bit values across the 4 lanes of a quad: lane q's x[p] becomes lane p's
 // old x[q]. Two butterfly stages, each swapping one bit of the lane index with the same bit of the
 // slot index. Used to turn 4 column pairs per lane into 8 contiguous columns per lane.
@@ -331,12 +410,13 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
 }
 
 // Epilogue with direct global stores: each quad transposes its column pairs so that every lane
-// writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0, so a group of 8 columns is either
-// entirely inside the problem or entirely outside; rows are checked one by one.
+// writes 16 contiguous bytes (8 columns) of a row. N % 8 == 0 and ldc % 8 == 0, so a group of 8
+// columns is either entirely inside the problem or entirely outside, and 16-byte aligned; rows
+// are checked one by one.
 template <class Traits>
 __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& packed, uint16_t* c,
-                                                  int m, int n, int m_origin, int n_origin,
-                                                  int thread_in_wg) {
+                                                  int64_t ldc, int m, int n, int m_origin,
+                                                  int n_origin, int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const int q = lane % 4;
@@ -358,10 +438,10 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
       const int col = n_origin + (g + q) * 8;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint4*>(c + int64_t(row_lo) * n + col) =
+          *reinterpret_cast<uint4*>(c + row_lo * ldc + col) =
               make_uint4(lo[0], lo[1], lo[2], lo[3]);
         if (row_hi < m)
-          *reinterpret_cast<uint4*>(c + int64_t(row_hi) * n + col) =
+          *reinterpret_cast<uint4*>(c + row_hi * ldc + col) =
               make_uint4(hi[0], hi[1], hi[2], hi[3]);
       }
     }
@@ -371,23 +451,25 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
       const int col = n_origin + g * 8 + 2 * q;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_lo) * n + col) = packed[mt][2 * g];
+          *reinterpret_cast<uint32_t*>(c + row_lo * ldc + col) = packed[mt][2 * g];
         if (row_hi < m)
-          *reinterpret_cast<uint32_t*>(c + int64_t(row_hi) * n + col) = packed[mt][2 * g + 1];
+          *reinterpret_cast<uint32_t*>(c + row_hi * ldc + col) = packed[mt][2 * g + 1];
       }
     }
   }
 }
 
 // Swap-AB epilogue: the kernel's tile is C^T, so its row i (of the problem's N) and column j (of
-// M) go to c[j * m + i], C's row stride being the kernel's m. Lanes g and g ^ 1 of a quad column
+// M) go to c[j * ldc + i], ldc (>= the kernel's m) being C's row stride. Lanes g and g ^ 1 of a
+// quad column
 // (lane / 4 = g: rows r and r + 1) trade their column pairs with one shuffle, so that each stores
 // two adjacent halves of one C row: the even lane column j's, the odd lane column j + 1's. r is
 // even and the kernel's m (C's N) a multiple of 8, so a pair is inside or outside as a whole.
 template <class Traits>
 __device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> const& packed,
-                                                          uint16_t* c, int m, int n, int m_origin,
-                                                          int n_origin, int thread_in_wg) {
+                                                          uint16_t* c, int64_t ldc, int m, int n,
+                                                          int m_origin, int n_origin,
+                                                          int thread_in_wg) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const bool odd = (lane & 4) != 0;
@@ -406,7 +488,7 @@ __device__ __forceinline__ void store_tile_direct_swapped(PackedTile<Traits> con
         const uint32_t pair = odd ? __byte_perm(other, own, 0x7632) : __byte_perm(own, other, 0x5410);
         const int row = row_lo + 8 * half;
         if (row < m && col < n)
-          *reinterpret_cast<uint32_t*>(c + int64_t(col) * m + row) = pair;
+          *reinterpret_cast<uint32_t*>(c + col * ldc + row) = pair;
       }
     }
   }
@@ -624,11 +706,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                           consumer_wg, thread_in_wg, chunk_count, part_begin,
                                           part_end);
       else if constexpr (Traits::kSwapAB)
-        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.m, params.n, m_origin,
-                                                  n_origin, thread_in_wg);
+        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.ldc, params.m,
+                                                  params.n, m_origin, n_origin, thread_in_wg);
       else
-        detail::store_tile_direct<Traits>(packed, params.c, params.m, params.n, m_origin,
-                                          n_origin, thread_in_wg);
+        detail::store_tile_direct<Traits>(packed, params.c, params.ldc, params.m, params.n,
+                                          m_origin, n_origin, thread_in_wg);
     };
     // Deferred epilogue: the tile whose fp16 results wait in `packed`, from part pending_part
     // on (none when it is kStoreParts).
@@ -715,6 +797,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       } else {
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
+        if constexpr (Traits::kAccF32)
+          if (params.epilogue.ops)
+            detail::apply_epilogue<Traits>(acc, params.epilogue, params.m, params.n, m_origin,
+                                           n_origin, thread_in_wg);
         detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
