@@ -37,7 +37,7 @@ struct GemmArgs {
   // instead of the library's pool, so the call allocates nothing. nullptr: the pool.
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
-  EpilogueArgs epilogue;  // the sm90 and decode families fuse it; the sm80 catalog refuses it
+  EpilogueArgs epilogue{};  // the sm90 and decode families fuse it; the sm80 catalog refuses it
   int64_t lda = 0;  // the sm90 and decode families take strided matrices; the sm80 catalog not
   int64_t ldb = 0;
   int64_t ldc = 0;

@@ -34,4 +34,5 @@ import hgemm.llm.proposals as proposals
 assert os.path.isfile(proposals.HARDWARE_FACTS), proposals.HARDWARE_FACTS
 "
 PYTHONPATH="$work/site" CUDA_VISIBLE_DEVICES= "$python" "$source/tests/python/test_package_cpu.py"
+PYTHONPATH="$work/site" CUDA_VISIBLE_DEVICES= "$python" "$source/tests/python/test_bf16_cpu.py"
 echo "python_pip_install: ok"
