@@ -180,9 +180,11 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     return;
   }
   const GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
-  // Nothing compiled may run a call that the route sends to dispatch (bf16 that TMA cannot read:
-  // the sm80 catalog, which runs any fp16 call, is fp16 only); the safety net runs it.
-  if (const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, nullptr))
+  // Nothing compiled may run a call that the route sends to dispatch (a bf16, strided or epilogue
+  // call that TMA cannot read: the sm80 catalog, which runs any packed plain fp16 call, takes
+  // none of them); the safety net runs it.
+  if (const dispatch::Decision* decision =
+          dispatch::try_select(route.problem, args, *device, nullptr))
     decision->instance->launch(decision->config, args);
   else
     launch_general(desc, a, b, c, *device, stream);

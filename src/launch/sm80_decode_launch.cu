@@ -16,7 +16,7 @@
 #include "kernels/sm80/sm80_decode.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
-#include "launch/splitk.hpp"
+#include "launch/epilogue_params.cuh"
 
 namespace hgemm {
 namespace {

@@ -18,6 +18,7 @@
 #include "launch/sm90_catalog.hpp"
 #include "launch/sm90_launch.hpp"
 #include "launch/sm90_tensor_map.hpp"
+#include "launch/epilogue_params.cuh"
 #include "launch/splitk.hpp"
 
 namespace hgemm {

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "core/error.hpp"
 #include "kernels/common/splitk_reduce.cuh"
+#include "launch/epilogue_params.cuh"
 #include "launch/workspace.hpp"
 
 namespace hgemm {
@@ -47,15 +45,6 @@ SplitScratch::~SplitScratch() {
   if (pooled_) release_workspace(buffer_, stream_);
 }
 
-kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue) {
-  kernels::EpilogueParams e;
-  e.alpha = epilogue.alpha;
-  e.bias = static_cast<uint16_t const*>(epilogue.bias);
-  e.activation = epilogue.activation;
-  e.ops = epilogue.plain() ? 0 : 1;
-  return e;
-}
-
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c,
                           int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
                           cudaStream_t stream, bool programmatic) {
@@ -74,19 +63,13 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
     launch.attrs = &attr;
     launch.numAttrs = 1;
   }
-  if (dtype == DType::kBF16) {
-    auto* out = static_cast<__nv_bfloat16*>(c);
-    auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__nv_bfloat16, true>
-                              : &kernels::splitk_reduce_kernel<__nv_bfloat16, false>;
-    HGEMM_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
-  } else {
-    auto* out = static_cast<__half*>(c);
-    auto kernel = pair_stores ? &kernels::splitk_reduce_kernel<__half, true>
-                              : &kernels::splitk_reduce_kernel<__half, false>;
-    HGEMM_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits, out, ldc, m, n, e));
-  }
+  const bool bf16 = dtype == DType::kBF16;
+  auto kernel = pair_stores ? (bf16 ? &kernels::splitk_reduce_kernel<DType::kBF16, true>
+                                    : &kernels::splitk_reduce_kernel<DType::kF16, true>)
+                            : (bf16 ? &kernels::splitk_reduce_kernel<DType::kBF16, false>
+                                    : &kernels::splitk_reduce_kernel<DType::kF16, false>);
+  HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits,
+                                      static_cast<uint16_t*>(c), ldc, m, n, e));
   HGEMM_LAUNCH_CHECK();
 }
 

@@ -7,7 +7,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/common/epilogue.cuh"
 #include "launch/launch.hpp"
 
 namespace hgemm {
@@ -53,8 +52,5 @@ class SplitScratch {
 void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, void* c,
                           int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
                           cudaStream_t stream, bool programmatic = false);
-
-// The kernels' view of a call's epilogue.
-kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue);
 
 }  // namespace hgemm

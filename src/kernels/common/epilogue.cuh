@@ -1,6 +1,7 @@
-// The GEMM epilogue every kernel family applies the same way: C = act(alpha * acc + bias) in fp32
-// with one rounding to the element type (the safety net also adds beta * C). Shared so that the
-// tuned kernels and the safety net compute one function, bit for bit.
+// The GEMM epilogue every kernel family applies: C = act(alpha * acc + bias) in fp32 with one
+// rounding to the element type (the safety net also adds beta * C). Shared so that the kernels
+// compute one function. One exception: the sm90 kernels' tanh GELU takes the special-function
+// unit's tanh (gelu_tanh_approx below), the other paths tanhf.
 #pragma once
 
 #include <cstdint>

@@ -4,32 +4,18 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include "kernels/common/epilogue.cuh"
 #include "ptx/griddepcontrol.cuh"
 
 namespace hgemm::kernels {
 
-// Two fp32 sums as C's element type T (__half or __nv_bfloat16), rounded to nearest even.
-template <class T>
-__device__ __forceinline__ T to_element(float x) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(x);
-  else
-    return __float2half_rn(x);
-}
-
 // C = act(alpha * (sum over the splits of the fp32 partials) + bias), added in split order so
 // that the result is the same bit pattern on every run. One thread per pair of columns.
-template <class T, bool kPairStores>
+template <DType kDType, bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
-                                     int splits, T* __restrict__ c, int64_t ldc, int m, int n,
-                                     EpilogueParams const epilogue) {
-  constexpr DType kDType = std::is_same_v<T, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
+                                     int splits, uint16_t* __restrict__ c, int64_t ldc, int m,
+                                     int n, EpilogueParams const epilogue) {
   // Launched programmatically, the kernel may start before the GEMM that writes the partials has
   // finished: wait for it, then let the next kernel begin its setup.
   ptx::griddepcontrol_wait();
@@ -52,14 +38,13 @@ __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t 
       sum.x = apply_epilogue<kDType>(sum.x, col, epilogue);
       if (col + 1 < n) sum.y = apply_epilogue<kDType>(sum.y, col + 1, epilogue);
     }
-    T* dst = c + row * ldc + col;
-    const T lo = to_element<T>(sum.x);
+    uint16_t* dst = c + row * ldc + col;
+    const uint16_t lo = from_float<kDType>(sum.x);
     if constexpr (kPairStores) {
-      const T pair[2] = {lo, to_element<T>(sum.y)};
-      *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<uint32_t const*>(pair);
+      *reinterpret_cast<uint32_t*>(dst) = lo | uint32_t(from_float<kDType>(sum.y)) << 16;
     } else {
       dst[0] = lo;
-      if (col + 1 < n) dst[1] = to_element<T>(sum.y);
+      if (col + 1 < n) dst[1] = from_float<kDType>(sum.y);
     }
   }
 }

@@ -286,12 +286,12 @@ __device__ __forceinline__ void for_each_accumulator(
 // The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
 // so that it needs no registers beside the tile (a second copy spilled the 128x256 tiles). fp32
 // accumulators only: for fp16 ones the conversions spilled the 256x256 tile, and the launcher
-// refuses an epilogue there (sm90_can_implement). Two
-// passes, each one straight run of code without branches inside: alpha and the bias (every load
-// unconditional, its index clamped into C, so that the loads can be issued together; a load
-// behind a per-element bounds branch waited for the one before it, and a bias cost up to the
-// whole mainloop of a K = 1024 tile), then the activation, chosen once per tile (the GELUs are
-// calls, kernels/common/epilogue.cuh). Elements outside C are never stored.
+// refuses an epilogue there (sm90_check_args). Two passes, each one straight run of code without
+// branches inside: alpha and the bias (every load unconditional, its index clamped into C, so
+// that the loads can be issued together; a load behind a per-element bounds branch waited for the
+// one before it, and a bias cost up to the whole mainloop of a K = 1024 tile), then the
+// activation, chosen once per tile (the erf GELU is a call, the tanh GELU the special-function
+// unit's tanh: kernels/common/epilogue.cuh). Elements outside C are never stored.
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
