@@ -9,30 +9,11 @@ import unittest
 
 import hgemm
 from hgemm import _hgemm, _validate
-
-
-class Dtype:
-    def __init__(self, name):
-        self.name = name
-
-    def __str__(self):
-        return f"torch.{self.name}"
+from torch_standins import Device, Dtype
 
 
 # One object per name, as torch's dtypes are: with use_torch(), hgemm compares them by ==.
 DTYPES = {name: Dtype(name) for name in ("float16", "bfloat16", "float32")}
-
-
-class Device:
-    def __init__(self, kind="cuda", index=0):
-        self.type = kind
-        self.index = index
-
-    def __eq__(self, other):
-        return (self.type, self.index) == (other.type, other.index)
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
 
 
 class Tensor:
