@@ -136,6 +136,14 @@ bench::EpilogueOp epilogue_option(const ParsedArgs& args) {
   return *op;
 }
 
+int64_t batch_option(const ParsedArgs& args) {
+  const long long batch = args.int_or("batch", 1);
+  if (batch < 1 || batch > 2147483647LL)
+    throw ArgError("--batch must be an integer from 1 to 2147483647, got " +
+                   *args.get("batch"));
+  return int64_t(batch);
+}
+
 void require_writable(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
   std::error_code ec;

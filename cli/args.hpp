@@ -58,5 +58,8 @@ DType dtype_option(const ParsedArgs& args);
 std::vector<Accum> accum_option(const ParsedArgs& args, DType dtype);
 // --epilogue none|bias|bias_relu|bias_gelu|relu|gelu (default none).
 bench::EpilogueOp epilogue_option(const ParsedArgs& args);
+// --batch B, the strided batches per call: an integer in [1, 2^31-1] (hgemm.h's limit on
+// batch_count; default 1, a single GEMM).
+int64_t batch_option(const ParsedArgs& args);
 
 }  // namespace hgemm::cli

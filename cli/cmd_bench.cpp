@@ -3,7 +3,9 @@
 // Every (impl, shape, layout, acc) passes the verifier before it is timed; a failure is recorded
 // in its rows and not timed. With --epilogue every implementation computes C = act(A*B + bias):
 // hgemm through its general call, cuBLASLt through its epilogue attributes, and hgemm-unfused as
-// the plain GEMM followed by a separate bias/activation kernel. Schema and methodology:
+// the plain GEMM followed by a separate bias/activation kernel. With --batch B every shape is B
+// packed products per call: hgemm and cuBLASLt each run one strided batched call, hgemm-loop one
+// plain hgemm call per batch (what batching must beat). Schema and methodology:
 // docs/benchmarking.md.
 #include <algorithm>
 #include <cmath>
@@ -58,7 +60,17 @@ constexpr const char* kHelp =
                      chosen in graph mode on rotated buffers, is the reference of the report.
                      With --epilogue: hgemm-unfused too, and all = hgemm, hgemm-nopdl,
                      hgemm-unfused and the three cublaslt (cublas and config:NAME have no
-                     epilogue and are refused)
+                     epilogue and are refused). With --batch B > 1: hgemm-loop too, and all =
+                     hgemm, hgemm-nopdl, hgemm-loop and the three cublaslt (config:NAME is
+                     refused; cublas runs cublasGemmStridedBatchedEx when named)
+  --batch B          1 (default) or more: every shape MxNxK is B packed products back to back
+                     (strides M*K, K*N, M*N elements), one call. hgemm runs one hgemm::gemm with
+                     batch_count B (hgemm-nopdl the same without PDL), hgemm-loop B hgemm::run
+                     calls (one per batch, the thing batching must beat), cublaslt-* one
+                     strided batched cublasLtMatmul (BATCH_COUNT and STRIDED_BATCH_OFFSET on A,
+                     B and C). Combines with --dtype and --epilogue (one bias for every batch).
+                     Buffer sets rotate on the batched bytes; tflops counts all B products; the
+                     file gets a batch column after acc (dtype and epilogue)
   --epilogue E       none (default), bias, bias_relu, bias_gelu, relu or gelu: every impl
                      computes C = act(A*B + bias), the bias N random values, one per column of
                      C. gelu is GELU's tanh approximation, 0.5x(1 + tanh(sqrt(2/pi)(x +
@@ -96,6 +108,10 @@ const char* const kStandardImpls[] = {"hgemm",           "hgemm-nopdl",
 // With an epilogue cublas has none, and the unfused path is what fusing it is measured against.
 const char* const kEpilogueImpls[] = {"hgemm",         "hgemm-nopdl",       "hgemm-unfused",
                                       "cublaslt-heuristic", "cublaslt-autotune", "cublaslt-best"};
+// With batches the question is one batched call against one call per batch and against cuBLASLt's
+// strided batch (with or without an epilogue).
+const char* const kBatchedImpls[] = {"hgemm",         "hgemm-nopdl",       "hgemm-loop",
+                                     "cublaslt-heuristic", "cublaslt-autotune", "cublaslt-best"};
 
 struct ImplSpec {
   std::string name;                          // the CSV's impl column
@@ -103,6 +119,7 @@ struct ImplSpec {
   std::optional<KernelConfig> config;        // config:NAME; neither: hgemm dispatch
   bool pdl = true;                           // hgemm: programmatic dependent launch allowed
   bool unfused = false;  // hgemm-unfused: the plain call, then bench::apply_bias_activation
+  bool loop = false;     // hgemm-loop: one plain call per batch
 };
 
 struct Settings {
@@ -114,6 +131,7 @@ struct Settings {
   std::vector<Accum> accums;
   DType dtype = DType::kF16;
   bench::EpilogueOp epilogue = bench::EpilogueOp::kNone;
+  int64_t batch = 1;  // products per call (packed strided batches when > 1)
   std::string out;
   bool resume = false;
   bench::TimingOptions timing;
@@ -122,8 +140,9 @@ struct Settings {
 };
 
 std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType dtype,
-                                  bench::EpilogueOp epilogue) {
+                                  bench::EpilogueOp epilogue, int64_t batch) {
   const bool with_epilogue = epilogue != bench::EpilogueOp::kNone;
+  const bool batched = batch > 1;
   const std::string epilogue_option = "--epilogue " + std::string(bench::to_string(epilogue));
   std::vector<ImplSpec> out;
   std::set<std::string> seen;
@@ -132,11 +151,13 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
   };
   auto add_named = [&](const std::string& name) {
     add({name, baselines::parse_kind(name), std::nullopt, name != "hgemm-nopdl",
-         name == "hgemm-unfused"});
+         name == "hgemm-unfused", name == "hgemm-loop"});
   };
   for (const std::string& item : items) {
     if (item == "all") {
-      if (with_epilogue)
+      if (batched)
+        for (const char* name : kBatchedImpls) add_named(name);
+      else if (with_epilogue)
         for (const char* name : kEpilogueImpls) add_named(name);
       else
         for (const char* name : kStandardImpls) add_named(name);
@@ -146,6 +167,11 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       if (!with_epilogue)
         throw ArgError("hgemm-unfused is the plain GEMM followed by a separate bias/activation "
                        "kernel: it needs --epilogue (bias, bias_relu, bias_gelu, relu or gelu)");
+      add_named(item);
+    } else if (item == "hgemm-loop") {
+      if (!batched)
+        throw ArgError("hgemm-loop is one hgemm call per batch, what a batched call must beat: it "
+                       "needs --batch B with B > 1");
       add_named(item);
     } else if (auto kind = baselines::parse_kind(item)) {
       if (*kind == baselines::Kind::kCublas && with_epilogue)
@@ -157,6 +183,10 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       if (with_epilogue)
         throw ArgError(item + " runs one kernel through hgemm::run, which has no epilogue, so it "
                               "cannot run " + epilogue_option + ": time hgemm");
+      if (batched)
+        throw ArgError(item + " runs one kernel through hgemm::run, which takes no batches, so it "
+                              "cannot run --batch " + std::to_string(batch) +
+                       ": time hgemm (one batched call) or hgemm-loop (one call per batch)");
       auto cfg = KernelConfig::parse(item.substr(7));
       if (!cfg) throw ArgError("'" + item.substr(7) + "' is not a kernel config name");
       // A layout or accumulation the run leaves out only skips the config; a dtype other than
@@ -169,8 +199,8 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
-                     "' (hgemm, hgemm-nopdl, hgemm-unfused, cublas, cublaslt-heuristic, "
-                     "cublaslt-autotune, cublaslt-best, all, config:NAME)");
+                     "' (hgemm, hgemm-nopdl, hgemm-unfused, hgemm-loop, cublas, "
+                     "cublaslt-heuristic, cublaslt-autotune, cublaslt-best, all, config:NAME)");
     }
   }
   return out;
@@ -180,7 +210,7 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "out", "impl", "modes", "layout", "acc", "dtype", "epilogue",
-                   "loop-ms", "loops", "latency-calls", "server-calls", "qps", "seed",
+                   "batch", "loop-ms", "loops", "latency-calls", "server-calls", "qps", "seed",
                    "time-limit"},
                   {"resume", "help"});
   Settings s;
@@ -199,7 +229,8 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.dtype = dtype_option(args);
   s.accums = accum_option(args, s.dtype);
   s.epilogue = epilogue_option(args);
-  s.impls = parse_impls(args.list_or("impl", "all"), s.dtype, s.epilogue);
+  s.batch = batch_option(args);
+  s.impls = parse_impls(args.list_or("impl", "all"), s.dtype, s.epilogue, s.batch);
   std::set<bench::Mode> seen_modes;
   for (const auto& m : args.list_or("modes", "offline,graph,latency,server")) {
     auto mode = bench::parse_mode(m);
@@ -246,6 +277,12 @@ Settings parse_settings(const Args& raw, bool* help) {
   for (const Shape& sh : s.shapes) {
     Problem p{sh.m, sh.n, sh.k, Layout::kNN, Accum::kF32, s.dtype};
     if (Status st = p.validate(); !st.ok()) throw ArgError(st.message);
+    // The general call's own size checks (spans of all batches), before any device work.
+    if (s.batch > 1)
+      if (Status st = bench::general_call(p, {}, verify::Batch::packed(p, s.batch)).validate();
+          !st.ok())
+        throw ArgError("--batch " + std::to_string(s.batch) + " of " + p.name() + ": " +
+                       st.message);
   }
   return s;
 }
@@ -293,13 +330,14 @@ void require_healthy_device() {
   cudaGetLastError();
 }
 
-void report_failure(const Problem& p, bench::EpilogueOp epilogue, const std::string& impl,
-                    const std::string& stage, const std::string& disposition,
-                    const std::string& detail) {
-  const std::string epilogue_option =
+void report_failure(const Problem& p, bench::EpilogueOp epilogue, int64_t batch,
+                    const std::string& impl, const std::string& stage,
+                    const std::string& disposition, const std::string& detail) {
+  std::string epilogue_option =
       epilogue == bench::EpilogueOp::kNone
           ? ""
           : " --epilogue " + std::string(bench::to_string(epilogue));
+  if (batch > 1) epilogue_option += " --batch " + std::to_string(batch);
   std::printf("FAIL %s %s %s: %s: %s\n  reproduce: hgemm bench --shape %lldx%lldx%lld --impl %s "
               "--layout %s --acc %s%s%s --out /tmp/repro.csv\n",
               p.name().c_str(), impl.c_str(), stage.c_str(), disposition.c_str(), detail.c_str(),
@@ -326,20 +364,46 @@ verify::GemmFn without_pdl(verify::GemmFn fn) {
 }
 
 // What an hgemm impl (not a baseline) runs: dispatch's kernel for the plain GEMM, the general
-// call with an epilogue, or (unfused) the plain GEMM and then the bias/activation kernel.
-verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue) {
+// call with an epilogue or batches, (unfused) the plain GEMM and then the bias/activation kernel,
+// or (loop) one call per batch.
+verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
+                        const verify::Batch& batch) {
   verify::GemmFn fn;
   if (impl.config) {
     fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
                               cudaStream_t st) { run(p, cfg, a, b, c, st); };
   } else if (impl.unfused) {
-    fn = [epilogue](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-      run(p, a, b, c, st);
-      bench::apply_bias_activation(c, p.dtype, p.m, p.n, epilogue.bias, epilogue.activation, st);
+    fn = [epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
+                           cudaStream_t st) {
+      if (batch.batched())
+        gemm(bench::general_call(p, {}, batch), a, b, c, st);
+      else
+        run(p, a, b, c, st);
+      // Packed batches of C are one (batch * M) x N matrix, every row taking the one bias.
+      bench::apply_bias_activation(c, p.dtype, batch.count * p.m, p.n, epilogue.bias,
+                                   epilogue.activation, st);
     };
-  } else if (!epilogue.empty()) {
-    fn = [epilogue](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-      gemm(bench::general_call(p, epilogue), a, b, c, st);
+  } else if (impl.loop) {
+    // Each call is what the plain `hgemm` runs for one matrix, on that batch's pointers.
+    fn = [epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
+                           cudaStream_t st) {
+      const auto* a16 = static_cast<const uint16_t*>(a);
+      const auto* b16 = static_cast<const uint16_t*>(b);
+      auto* c16 = static_cast<uint16_t*>(c);
+      for (int64_t i = 0; i < batch.count; ++i) {
+        const void* ai = a16 + i * batch.stride_a;
+        const void* bi = b16 + i * batch.stride_b;
+        void* ci = c16 + i * batch.stride_c;
+        if (epilogue.empty())
+          run(p, ai, bi, ci, st);
+        else
+          gemm(bench::general_call(p, epilogue), ai, bi, ci, st);
+      }
+    };
+  } else if (!epilogue.empty() || batch.batched()) {
+    fn = [epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
+                           cudaStream_t st) {
+      gemm(bench::general_call(p, epilogue, batch), a, b, c, st);
     };
   } else {
     fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
@@ -351,17 +415,24 @@ verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue) 
 
 // The detail column of an hgemm impl that passed: the kernel it runs and whether with PDL.
 std::string hgemm_detail(const ImplSpec& impl, const Problem& p, bench::EpilogueOp op,
-                         const verify::Epilogue& epilogue, const void* a, const void* b, void* c,
-                         const DeviceInfo& device) {
+                         const verify::Epilogue& epilogue, const verify::Batch& batch,
+                         const void* a, const void* b, void* c, const DeviceInfo& device) {
   std::string kernel;
+  auto general = [&](const verify::Epilogue& e, const verify::Batch& bt) {
+    const GemmPlan plan = explain(bench::general_call(p, e, bt), a, b, c);
+    return plan.kernel + " (" + plan.source + ")";
+  };
   if (impl.config) {
     kernel = impl.config->name();
   } else if (impl.unfused) {
-    kernel = select_config(p, a, b, c).name() + " then a separate kernel: C = " +
-             bench::formula(op);
-  } else if (!epilogue.empty()) {
-    const GemmPlan plan = explain(bench::general_call(p, epilogue), a, b, c);
-    kernel = plan.kernel + " (" + plan.source + ")";
+    kernel = (batch.batched() ? general({}, batch) : select_config(p, a, b, c).name()) +
+             " then a separate kernel: C = " + bench::formula(op);
+  } else if (impl.loop) {
+    // Batch 0's call; dispatch may pick another for a batch whose pointers are less aligned.
+    kernel = std::to_string(batch.count) + " calls of " +
+             (epilogue.empty() ? select_config(p, a, b, c).name() : general(epilogue, {}));
+  } else if (!epilogue.empty() || batch.batched()) {
+    kernel = general(epilogue, batch);
   } else {
     kernel = select_config(p, a, b, c).name();
   }
@@ -377,26 +448,47 @@ struct Entry {
 };
 
 // "it holds f16 rows and this run is --dtype bf16" for a file whose header is another variant of
-// this version's (its dtype or epilogue column present where this run has none, or absent where
-// it needs one); empty when the header is none of them.
-std::string header_mismatch(const std::string& line, DType dtype, bench::EpilogueOp epilogue) {
+// this version's (its dtype, epilogue or batch column present where this run has none, or absent
+// where it needs one); empty when the header is none of them.
+std::string header_mismatch(const std::string& line, DType dtype, bench::EpilogueOp epilogue,
+                            int64_t batch) {
   const bool with_dtype = dtype != DType::kF16;
   const bool with_epilogue = epilogue != bench::EpilogueOp::kNone;
-  for (bool file_dtype : {false, true}) {
-    for (bool file_epilogue : {false, true}) {
-      if (line != bench::header_line(file_dtype, file_epilogue)) continue;
-      std::string why;
-      if (file_dtype != with_dtype)
-        why = std::string("it holds ") + (with_dtype ? "f16" : "bf16") +
-              " rows and this run is --dtype " + std::string(to_string(dtype));
-      if (file_epilogue != with_epilogue)
-        why += std::string(why.empty() ? "it holds " : "; it holds ") +
-               (with_epilogue ? "rows without an epilogue column"
-                              : "rows with an epilogue column") +
-               " and this run is --epilogue " + std::string(bench::to_string(epilogue));
-      return why;
-    }
+  const bool with_batch = batch > 1;
+  for (int variant = 0; variant < 8; ++variant) {
+    const bool file_dtype = variant & 1, file_epilogue = variant & 2, file_batch = variant & 4;
+    if (line != bench::header_line(file_dtype, file_epilogue, file_batch)) continue;
+    std::string why;
+    auto add = [&why](const std::string& part) {
+      why += (why.empty() ? "it holds " : "; it holds ") + part;
+    };
+    if (file_dtype != with_dtype)
+      add(std::string(with_dtype ? "f16" : "bf16") + " rows and this run is --dtype " +
+          std::string(to_string(dtype)));
+    if (file_epilogue != with_epilogue)
+      add(std::string(with_epilogue ? "rows without an epilogue column"
+                                    : "rows with an epilogue column") +
+          " and this run is --epilogue " + std::string(bench::to_string(epilogue)));
+    if (file_batch != with_batch)
+      add(std::string(with_batch ? "rows without a batch column (single GEMMs)"
+                                 : "rows with a batch column (batched calls)") +
+          " and this run is --batch " + std::to_string(batch));
+    return why;
   }
+  return "";
+}
+
+// Rows of one batch count only: a file whose rows (or whose `batch` environment line) say another
+// count than `batch` is refused with this reason; empty when it matches.
+std::string batch_mismatch(const bench::ResultsFile& file, int64_t batch) {
+  auto why = [batch](int64_t found) {
+    return "it holds rows of --batch " + std::to_string(found) + " and this run is --batch " +
+           std::to_string(batch);
+  };
+  for (const auto& [key, value] : file.environment)
+    if (key == "batch" && std::atoll(value.c_str()) != batch) return why(std::atoll(value.c_str()));
+  for (const auto& r : file.rows)
+    if (r.batch != batch) return why(r.batch);
   return "";
 }
 
@@ -414,6 +506,7 @@ int run_bench(const Settings& s, const Args& raw) {
   bench::Environment previous_env;
   const bool with_dtype = s.dtype != DType::kF16;
   const bool with_epilogue = s.epilogue != bench::EpilogueOp::kNone;
+  const bool with_batch = s.batch > 1;
   if (appending) {
     try {
       bench::ResultsFile previous = bench::read_results(s.out);
@@ -427,11 +520,13 @@ int run_bench(const Settings& s, const Args& raw) {
       std::string line;
       while (std::getline(in, line) && (line.empty() || line[0] == '#')) {
       }
-      if (line != bench::header_line(with_dtype, with_epilogue)) {
-        const std::string why = header_mismatch(line, s.dtype, s.epilogue);
+      if (line != bench::header_line(with_dtype, with_epilogue, with_batch)) {
+        const std::string why = header_mismatch(line, s.dtype, s.epilogue, s.batch);
         throw std::runtime_error(why.empty() ? "its header row differs from this version's columns"
                                              : why);
       }
+      if (const std::string why = batch_mismatch(previous, s.batch); !why.empty())
+        throw std::runtime_error(why);
     } catch (const std::exception& e) {
       throw ArgError(std::string("cannot resume from ") + s.out + ": " + e.what());
     }
@@ -483,8 +578,11 @@ int run_bench(const Settings& s, const Args& raw) {
     if (with_epilogue)
       env.emplace_back("epilogue", std::string(bench::to_string(s.epilogue)) +
                                        ": C = " + bench::formula(s.epilogue));
-    csv << bench::format_environment(env) << bench::header_line(with_dtype, with_epilogue)
-        << "\n";
+    if (with_batch)
+      env.emplace_back("batch", std::to_string(s.batch) +
+                                    " packed products per call (strides M*K, K*N, M*N)");
+    csv << bench::format_environment(env)
+        << bench::header_line(with_dtype, with_epilogue, with_batch) << "\n";
     csv.flush();
   }
 
@@ -519,6 +617,10 @@ int run_bench(const Settings& s, const Args& raw) {
         epilogue.bias = bias.data();
       }
       full_check.epilogue = quick_check.epilogue = epilogue;
+      // Packed batches depend on the shape only (B has K*N elements in either layout).
+      const verify::Batch batch =
+          verify::Batch::packed(Problem{shape.m, shape.n, shape.k}, s.batch);
+      full_check.batch = quick_check.batch = batch;
       // Which (impl, layout) pairs still miss a row for some mode.
       std::vector<Entry> entries;
       for (const ImplSpec& impl : s.impls) {
@@ -530,16 +632,18 @@ int run_bench(const Settings& s, const Args& raw) {
           for (bench::Mode mode : s.modes)
             missing |= !done_keys.count(bench::row_key(
                 shape.m, shape.n, shape.k, to_string(layout), to_string(accum), impl.name,
-                bench::to_string(mode), dtype_name, epilogue_name));
+                bench::to_string(mode), dtype_name, epilogue_name, s.batch));
           if (!missing) continue;
-          e.fn = impl.baseline ? libs.fn(*impl.baseline, epilogue) : hgemm_fn(impl, epilogue);
+          e.fn = impl.baseline ? libs.fn(*impl.baseline, epilogue, batch)
+                               : hgemm_fn(impl, epilogue, batch);
           entries.push_back(std::move(e));
         }
       }
       const std::string label = std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
                                 std::to_string(shape.k) + " " + std::string(to_string(accum)) +
                                 (with_dtype ? " " + dtype_name : "") +
-                                (with_epilogue ? " " + epilogue_name : "");
+                                (with_epilogue ? " " + epilogue_name : "") +
+                                (with_batch ? " batch " + std::to_string(s.batch) : "");
       if (entries.empty()) {
         ++skipped;
         progress.update(++done, failures, label);
@@ -548,7 +652,8 @@ int run_bench(const Settings& s, const Args& raw) {
       // Same inputs for every implementation of this shape.
       const uint32_t fill_seed =
           uint32_t(shape.m * 73856093 ^ shape.n * 19349663 ^ shape.k * 83492791);
-      buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, fill_seed, stream, s.dtype);
+      buffers.prepare(shape.m, shape.n, shape.k, device.l2_bytes, fill_seed, stream, s.dtype,
+                      s.batch);
       const void* a0 = buffers.a(0);
       const void* b0 = buffers.b(0);
       void* c0 = buffers.c(0);
@@ -562,17 +667,17 @@ int run_bench(const Settings& s, const Args& raw) {
           }
           if (e.impl->baseline == baselines::Kind::kLtAutotune ||
               e.impl->baseline == baselines::Kind::kLtBest)
-            libs.select(e.problem, timer, buffers, epilogue);
+            libs.select(e.problem, timer, buffers, epilogue, batch);
           if (e.impl->baseline)
-            e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue);
+            e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue, batch);
           const verify::Report report =
               verifier.check(e.problem, e.fn, e.impl->baseline ? quick_check : full_check);
           e.disposition = disposition_string(report.disposition);
           if (!report.passed())
             e.detail = report.summary();
           else if (!e.impl->baseline)
-            e.detail =
-                hgemm_detail(*e.impl, e.problem, s.epilogue, epilogue, a0, b0, c0, device);
+            e.detail = hgemm_detail(*e.impl, e.problem, s.epilogue, epilogue, batch, a0, b0, c0,
+                                    device);
         } catch (const Error& err) {
           e.disposition = std::string(err.status() == HGEMM_ERROR_NOT_SUPPORTED
                                           ? bench::kNotSupported
@@ -592,7 +697,7 @@ int run_bench(const Settings& s, const Args& raw) {
         auto key = [&](const Entry& e) {
           return bench::row_key(shape.m, shape.n, shape.k, to_string(e.problem.layout),
                                 to_string(accum), e.impl->name, bench::to_string(mode),
-                                dtype_name, epilogue_name);
+                                dtype_name, epilogue_name, s.batch);
         };
         for (Entry& e : entries) {
           if (done_keys.count(key(e)) || e.disposition != bench::kPassed) continue;
@@ -615,6 +720,7 @@ int run_bench(const Settings& s, const Args& raw) {
           row.acc = to_string(accum);
           row.dtype = dtype_name;
           row.epilogue = epilogue_name;
+          row.batch = s.batch;
           row.impl = e.impl->name;
           row.mode = bench::to_string(mode);
           row.disposition = e.disposition;
@@ -628,7 +734,7 @@ int run_bench(const Settings& s, const Args& raw) {
             row.sm_clock_after_mhz = clock_after;
             if (t.ok()) {
               row.ms = t.median_ms;
-              row.tflops = e.problem.flops() / (t.median_ms * 1e-3) / 1e12;
+              row.tflops = row.flops() / (t.median_ms * 1e-3) / 1e12;
               row.p20_ms = t.p20_ms;
               row.p80_ms = t.p80_ms;
               row.min_ms = t.min_ms;
@@ -647,7 +753,7 @@ int run_bench(const Settings& s, const Args& raw) {
             // A verification failure is reported once (mode "verify"), a timing failure per mode.
             if (!is_failure(e.disposition) || mode == s.modes.front()) {
               if (tty) progress.finish();
-              report_failure(e.problem, s.epilogue, e.impl->name,
+              report_failure(e.problem, s.epilogue, s.batch, e.impl->name,
                              is_failure(e.disposition) ? "verify" : row.mode, row.disposition,
                              row.detail);
             }
@@ -659,7 +765,7 @@ int run_bench(const Settings& s, const Args& raw) {
         if (timing_failed) require_healthy_device();
       }
       for (const auto& row : rows) {
-        csv << bench::format_row(row, with_dtype, with_epilogue) << "\n";
+        csv << bench::format_row(row, with_dtype, with_epilogue, with_batch) << "\n";
         done_keys.insert(bench::row_key(row));
       }
       csv.flush();

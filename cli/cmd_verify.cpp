@@ -1,6 +1,8 @@
 // hgemm verify: runs the verifier over a suite for what dispatch picks, one explicit config, or
 // every compiled instance of a family; with --epilogue, hgemm's general call with a bias and an
-// activation (what hgemm bench --epilogue times). Exit code 1 when any case fails.
+// activation (what hgemm bench --epilogue times); with --batch B, that call over B packed strided
+// batches, each batch checked against its own reference (what hgemm bench --batch times). Exit
+// code 1 when any case fails.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -32,6 +34,9 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
                    hgemm::gemm computing C = act(A*B + bias) against the reference with the
                    same epilogue (gelu: the tanh approximation, as in hgemm bench); needs
                    --impl dispatch
+  --batch B        1 (default) or more: verify hgemm::gemm over B packed batches of each shape
+                   (strides M*K, K*N, M*N; with --epilogue one bias for all), every check
+                   applied to every batch against its own reference; needs --impl dispatch
   --impl I         dispatch (default: what hgemmRun runs), config:NAME (of the --dtype), or
                    family:sm80|sm90|decode (every compiled instance of the family, of the
                    --dtype, that can implement the shape)
@@ -39,7 +44,7 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
   --seed S         random seed (default 24301)
-  --out FILE       also write one CSV row per case
+  --out FILE       also write one CSV row per case (a batch column with --batch B > 1)
   --max-failures N stop after N failures (default: never)
 )";
 
@@ -98,8 +103,8 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
 
 int cmd_verify(const Args& raw) {
   ParsedArgs args(raw,
-                  {"suite", "layout", "acc", "dtype", "epilogue", "impl", "misalign", "seed",
-                   "out", "max-failures", "split-k"},
+                  {"suite", "layout", "acc", "dtype", "epilogue", "batch", "impl", "misalign",
+                   "seed", "out", "max-failures", "split-k"},
                   {"quick", "help"});
   if (args.flag("help")) {
     std::fputs(kHelp, stdout);
@@ -122,6 +127,11 @@ int cmd_verify(const Args& raw) {
   if (with_epilogue && impl != "dispatch")
     throw ArgError("--epilogue needs --impl dispatch: " + impl +
                    " runs kernels through hgemm::run, which has no epilogue");
+  const int64_t batch_count = batch_option(args);
+  const bool batched = batch_count > 1;
+  if (batched && impl != "dispatch")
+    throw ArgError("--batch needs --impl dispatch: " + impl +
+                   " runs kernels through hgemm::run, which takes no batches");
   const long long misalign = args.int_or("misalign", 0);
   if (misalign < 0 || misalign > 64) throw ArgError("--misalign must be 0..64");
   const long long max_failures = args.int_or("max-failures", -1);
@@ -163,7 +173,7 @@ int cmd_verify(const Args& raw) {
   // A bf16 run adds a dtype column, an epilogue run an epilogue column; plain fp16 runs write the
   // columns they always did.
   csv << "M,N,K,layout,acc," << (bf16 ? "dtype," : "") << (with_epilogue ? "epilogue," : "")
-      << "impl,disposition,summary\n";
+      << (batched ? "batch," : "") << "impl,disposition,summary\n";
   const long total = long(shapes.size() * layouts.size() * accums.size());
   Progress progress("verify", total);
   long done = 0, passed = 0, failed = 0, not_applicable = 0;
@@ -171,16 +181,17 @@ int cmd_verify(const Args& raw) {
     for (Layout layout : layouts) {
       for (Accum accum : accums) {
         const Problem problem{shape.m, shape.n, shape.k, layout, accum, dtype};
+        options.batch = verify::Batch::packed(problem, batch_count);
         for (const Target& target : targets_for(impl, layout, accum, dtype, int(split_k))) {
           verify::GemmFn gemm;
           std::string label = target.label;
           if (target.config) {
             gemm = [cfg = *target.config](const Problem& p, const void* a, const void* b, void* c,
                                           cudaStream_t s) { run(p, cfg, a, b, c, s); };
-          } else if (with_epilogue) {
-            gemm = [epilogue = options.epilogue](const Problem& p, const void* a, const void* b,
-                                                 void* c, cudaStream_t s) {
-              hgemm::gemm(bench::general_call(p, epilogue), a, b, c, s);
+          } else if (with_epilogue || batched) {
+            gemm = [epilogue = options.epilogue, batch = options.batch](
+                       const Problem& p, const void* a, const void* b, void* c, cudaStream_t s) {
+              hgemm::gemm(bench::general_call(p, epilogue, batch), a, b, c, s);
             };
           } else {
             gemm = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t s) {
@@ -206,13 +217,15 @@ int cmd_verify(const Args& raw) {
           const bool ok = report.passed();
           ok ? ++passed : ++failed;
           if (!ok)
-            std::printf("FAIL %s%s %s: %s\n", problem.name().c_str(),
-                        with_epilogue ? ("_" + epilogue_name).c_str() : "", label.c_str(),
-                        report.summary().c_str());
+            std::printf("FAIL %s%s%s %s: %s\n", problem.name().c_str(),
+                        with_epilogue ? ("_" + epilogue_name).c_str() : "",
+                        batched ? ("_b" + std::to_string(batch_count)).c_str() : "",
+                        label.c_str(), report.summary().c_str());
           if (out)
             csv << shape.m << ',' << shape.n << ',' << shape.k << ',' << to_string(layout) << ','
                 << to_string(accum) << ',' << (bf16 ? "bf16," : "")
-                << (with_epilogue ? epilogue_name + "," : "") << label << ','
+                << (with_epilogue ? epilogue_name + "," : "")
+                << (batched ? std::to_string(batch_count) + "," : "") << label << ','
                 << verify::to_string(report.disposition) << ",\"" << report.summary() << "\"\n";
         }
         progress.update(++done, failed, problem.name());
@@ -222,9 +235,11 @@ int cmd_verify(const Args& raw) {
   }
   progress.finish();
   if (out) write_file_atomically(*out, csv.str());
-  std::printf("verify %s, impl %s%s%s: %ld cases in %.1f s (%ld not applicable to the config)\n",
+  std::printf("verify %s, impl %s%s%s%s: %ld cases in %.1f s (%ld not applicable to the "
+              "config)\n",
               args.get("suite")->c_str(), impl.c_str(), bf16 ? ", bf16" : "",
-              with_epilogue ? (", epilogue " + epilogue_name).c_str() : "", passed + failed,
+              with_epilogue ? (", epilogue " + epilogue_name).c_str() : "",
+              batched ? (", batch " + std::to_string(batch_count)).c_str() : "", passed + failed,
               progress.seconds(), not_applicable);
   std::printf("%ld passed, %ld failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;

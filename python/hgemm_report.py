@@ -8,8 +8,10 @@
 Markdown report (src/bench/report.cpp, docs/benchmarking.md): speedup = baseline ms / candidate
 ms for one shape, mode and accumulation; only passed rows with a positive time count; the last
 row read for a (shape, layout, acc, impl, mode) wins; `-max` gives each side its faster layout;
-FLOP buckets on 2*M*N*K with lower edges inclusive. tests/python/test_hgemm_report.py checks that
-both agree on tests/data/report-small.csv.
+FLOP buckets on 2*M*N*K (times the batch count of batched rows) with lower edges inclusive; a
+row's acc names its element type, epilogue and batch count as the Markdown report's does
+("f32_bf16_bias_gelu_b64"), so rows of different ones are never compared.
+tests/python/test_hgemm_report.py checks that both agree on tests/data/report-small.csv.
 
 Pages show: the headline (device time and call latency against cublaslt-best and torch), Table 1
 and 2 and the geometric mean per FLOP bucket for each mode, speedup against log2(M*N*K) per
@@ -46,6 +48,9 @@ REFERENCE = "cublaslt-best"
 # Older files have no cublaslt-best rows: the first of these that has rows stands in.
 FALLBACK_REFERENCES = ["cublaslt-autotune", "cublaslt-heuristic", "cublas"]
 LIBRARY_BASELINES = ["cublas", "cublaslt-heuristic", "cublaslt-autotune"]
+# Listed after the reference when their rows exist, as in the Markdown report: torch,
+# hgemm-unfused (epilogue runs) and hgemm-loop (one call per batch, in batched runs).
+OPTIONAL_BASELINES = ["torch", "hgemm-unfused", "hgemm-loop"]
 BUCKET_LABELS = ["<1e9", "1e9-1e10", "1e10-1e11", "1e11-1e12", ">=1e12"]
 HEADLINE = [("device time", "graph"), ("call latency", "latency"), ("offline", "offline"),
             ("server", "server")]
@@ -76,8 +81,17 @@ def read_text(path):
     return data.decode("utf-8")
 
 
+def report_acc(acc, dtype, epilogue, batch):
+    """The acc the reports group by: src/bench/report.cpp's report_acc."""
+    out = acc if dtype in ("", "f16") else f"{acc}_{dtype}"
+    if epilogue not in ("", "none"):
+        out += f"_{epilogue}"
+    return out + (f"_b{batch}" if batch != 1 else "")
+
+
 def read_results(path):
-    """(environment as a list of (key, value), rows as dicts) of one results file."""
+    """(environment as a list of (key, value), rows as dicts) of one results file. Files without
+    a dtype, epilogue or batch column hold f16, plain and single-GEMM rows."""
     env, lines = [], []
     have_header = False
     for line in read_text(path).splitlines():
@@ -99,9 +113,12 @@ def read_results(path):
     rows = []
     for r in reader:
         ms = r["ms"].strip()
+        batch = int((r.get("batch") or "").strip() or 1)
+        acc = report_acc(r["acc"].strip(), (r.get("dtype") or "").strip(),
+                         (r.get("epilogue") or "").strip(), batch)
         rows.append({
             "m": int(r["m"]), "n": int(r["n"]), "k": int(r["k"]), "layout": r["layout"].strip(),
-            "acc": r["acc"].strip(), "impl": r["impl"].strip(), "mode": r["mode"].strip(),
+            "acc": acc, "batch": batch, "impl": r["impl"].strip(), "mode": r["mode"].strip(),
             "disposition": r["disposition"].strip(), "ms": float(ms) if ms else float("nan"),
             "detail": (r.get("detail") or "").strip(),
         })
@@ -112,8 +129,8 @@ def timed(row):
     return row["disposition"] == "passed" and math.isfinite(row["ms"]) and row["ms"] > 0
 
 
-def flops(m, n, k):
-    return 2.0 * m * n * k
+def flops(m, n, k, batch=1):
+    return 2.0 * m * n * k * batch
 
 
 # ---- the arithmetic of src/bench/report.cpp ---------------------------------------------------
@@ -133,6 +150,8 @@ class Results:
         seen = {r["mode"] for r in rows}
         self.modes = [m for m in MODE_ORDER if m in seen] + sorted(seen - set(MODE_ORDER))
         self.accs = sorted({r["acc"] for r in rows})
+        # One acc holds one batch count (its name ends in it), so its shapes share it.
+        self.batch = {r["acc"]: r["batch"] for r in rows}
 
     def compare(self, candidate, baseline, layout, mode, acc):
         """(list of (m, n, k, cand_ms, base_ms, speedup) sorted by shape, candidate_missing)."""
@@ -167,9 +186,7 @@ class Results:
         return REFERENCE
 
     def baselines(self):
-        impls = [self.reference()]
-        if "torch" in self.impls:
-            impls.append("torch")
+        impls = [self.reference()] + [b for b in OPTIONAL_BASELINES if b in self.impls]
         impls += [b for b in [REFERENCE] + LIBRARY_BASELINES if b not in impls]
         return [(impl, layout) for impl in impls for layout in ("nn", "tn", "max")]
 
@@ -194,12 +211,13 @@ def flop_bucket(f):
     return 4
 
 
-def bucket_stats(shapes):
-    """Entries 0..4 the FLOP buckets, 5 all shapes: dicts of n, geomean, slower."""
+def bucket_stats(shapes, batch=1):
+    """Entries 0..4 the FLOP buckets (of the whole call: `batch` products), 5 all shapes: dicts
+    of n, geomean, slower."""
     log_sum = [0.0] * 6
     out = [{"n": 0, "geomean": 0.0, "slower": 0} for _ in range(6)]
     for m, n, k, _, _, s in shapes:
-        for b in (flop_bucket(flops(m, n, k)), 5):
+        for b in (flop_bucket(flops(m, n, k, batch)), 5):
             out[b]["n"] += 1
             log_sum[b] += math.log(s)
             out[b]["slower"] += s < 1.0
@@ -210,7 +228,8 @@ def bucket_stats(shapes):
 
 
 def headline(res, candidate):
-    baselines = [res.reference()] + (["torch"] if "torch" in res.impls else [])
+    baselines = [res.reference()] + [b for b in OPTIONAL_BASELINES
+                                     if b != candidate and b in res.impls]
     candidates = [candidate]
     if candidate == "hgemm" and "hgemm-nopdl" in res.impls:
         candidates.append("hgemm-nopdl")
@@ -357,7 +376,7 @@ def section_tables(res, cand):
             for label, shapes, _ in cells:
                 rows.append([label] + ["-" if b["n"] == 0 else
                                        f"{b['geomean']:.3f} ({b['slower']}/{b['n']})"
-                                       for b in bucket_stats(shapes)])
+                                       for b in bucket_stats(shapes, res.batch.get(acc, 1))])
             o.append("<h4>Geometric mean per FLOP bucket</h4>")
             o.append(table(["baseline"] + BUCKET_LABELS + ["all"], rows))
     return "\n".join(o)
@@ -501,8 +520,10 @@ def fig_roofline(res, envs, cand, out_dir, figures):
             for shape, layouts in sorted(res.by.get((impl, mode, acc), {}).items()):
                 m, n, k = shape
                 ms = min(layouts.values())
-                f = flops(m, n, k)
-                roof = min(peak, bw * f / (2.0 * (m * k + k * n + m * n)))
+                # A batched call moves and computes `batch` times one product's: same intensity.
+                batch = res.batch.get(acc, 1)
+                f = flops(m, n, k, batch)
+                roof = min(peak, bw * f / (2.0 * (m * k + k * n + m * n) * batch))
                 pts.append((math.log2(m * n * k), f / (ms * 1e-3) / roof))
             if pts:
                 series.append((impl, pts))

@@ -9,7 +9,8 @@
 //                       timed interleaved: the reference of every bar in this project
 //
 // select() chooses both under the conditions of the headline measurement, once per shape, layout,
-// accumulation and element type, cached for the lifetime of the Baselines object:
+// accumulation, element type, epilogue and batching, cached for the lifetime of the Baselines
+// object:
 //   1. screen: every candidate in one interleaved graph-mode measurement with short loops, on
 //      the benchmark's rotated buffer sets (more than twice the L2 between two uses of a set);
 //   2. final: the screen's kScreenKeep fastest and the heuristic's pick, interleaved in graph
@@ -34,6 +35,14 @@
 // (pytorch/pytorch#104061 discusses it). So Activation::kGeluTanh maps to it and
 // Activation::kGelu, the erf form, is refused. cuBLAS's cublasGemmEx has no epilogue and refuses
 // a bias or an activation. Plans and selections are kept per epilogue.
+//
+// Strided batches (verify::Batch, as hgemm.h's general call takes them): cuBLASLt runs them in one
+// call, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET set on
+// all three layouts (A's, B's and C's strides), one bias for every batch
+// (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE 0, as the general call shares it); the heuristic is told
+// the alignment every batch's pointers have (the base's, lowered by the strides' bytes). cuBLAS
+// runs them through cublasGemmStridedBatchedEx. Plans and selections are kept per batch count and
+// strides.
 //
 // Row-major mapping: C (M x N, row-major) is the column-major N x M matrix C' = B' * A', so each
 // call asks column-major cuBLAS for an N x M x K product with B as the first operand:
@@ -108,28 +117,34 @@ class Baselines {
   Baselines(const Baselines&) = delete;
   Baselines& operator=(const Baselines&) = delete;
 
+  // `batch`: one product (the default) or strided batches from a, b and c.
   void run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
-           cudaStream_t stream, const verify::Epilogue& epilogue = {});
-  // A callable bound to this object (which must outlive it) and to `epilogue`.
-  verify::GemmFn fn(Kind kind, const verify::Epilogue& epilogue = {});
+           cudaStream_t stream, const verify::Epilogue& epilogue = {},
+           const verify::Batch& batch = {});
+  // A callable bound to this object (which must outlive it), to `epilogue` and to `batch`.
+  verify::GemmFn fn(Kind kind, const verify::Epilogue& epilogue = {},
+                    const verify::Batch& batch = {});
 
   // Chooses cublaslt-autotune's and cublaslt-best's algorithms for this problem (see the top
   // of this file) unless the choice is cached, and returns it. `buffers` must hold the
   // problem's shape; `timer` times the final measurement with its options, in graph mode, on
   // its stream. Refused during graph capture. run() of those two kinds needs this first.
-  // With an epilogue, its bias is the one every candidate reads while it is timed.
+  // With an epilogue, its bias is the one every candidate reads while it is timed; with batches,
+  // `buffers` hold them (bench::RotatingBuffers::prepare's batch) and every candidate runs them.
   const Selection& select(const Problem& problem, bench::Timer& timer,
                           const bench::RotatingBuffers& buffers,
-                          const verify::Epilogue& epilogue = {});
+                          const verify::Epilogue& epilogue = {}, const verify::Batch& batch = {});
   // The algorithm a cuBLASLt kind runs for this problem: the heuristic's first for these
   // pointers' alignment, or select()'s pick (throws when select() has not run).
   cublasLtMatmulAlgo_t algorithm(Kind kind, const Problem& problem, const void* a, const void* b,
-                                 const void* c, const verify::Epilogue& epilogue = {});
+                                 const void* c, const verify::Epilogue& epilogue = {},
+                                 const verify::Batch& batch = {});
 
   // A short description of what `kind` runs for this problem (the algorithm, for cuBLASLt, and
   // how it was chosen): what the benchmark writes to its detail column.
   std::string describe(Kind kind, const Problem& problem, const void* a, const void* b,
-                       const void* c, const verify::Epilogue& epilogue = {});
+                       const void* c, const verify::Epilogue& epilogue = {},
+                       const verify::Batch& batch = {});
 
  private:
   struct Impl;

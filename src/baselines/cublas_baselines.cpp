@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <string>
 #include <unordered_map>
+#include <utility>
 
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -30,12 +32,21 @@ uint32_t alignment_of(const void* p) {
   return uint32_t(std::min<uintptr_t>(256, v & (~v + 1)));
 }
 
+// The alignment every batch's pointer has: the base's, and with batches no more than the stride's
+// bytes allow (batch i starts i * stride elements further on).
+uint32_t batch_alignment(const void* p, int64_t stride, int64_t count) {
+  const uint32_t base = alignment_of(p);
+  if (count <= 1 || stride == 0) return base;
+  return std::min(base, alignment_of(reinterpret_cast<const void*>(uintptr_t(stride) * 2)));
+}
+
 struct PlanKey {
   int64_t m, n, k;
   Layout layout;
   Accum accum;
   DType dtype;
   cublasLtEpilogue_t epilogue;
+  int64_t batch_count, stride_a, stride_b, stride_c;  // strides 0 for one product
   uint32_t align_a, align_b, align_c, align_bias;
   bool operator==(const PlanKey&) const = default;
 };
@@ -50,8 +61,9 @@ struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
                          uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.epilogue),
-                         uint64_t(k.align_a), uint64_t(k.align_b), uint64_t(k.align_c),
-                         uint64_t(k.align_bias)}));
+                         uint64_t(k.batch_count), uint64_t(k.stride_a), uint64_t(k.stride_b),
+                         uint64_t(k.stride_c), uint64_t(k.align_a), uint64_t(k.align_b),
+                         uint64_t(k.align_c), uint64_t(k.align_bias)}));
   }
 };
 
@@ -64,13 +76,16 @@ struct SelectionKey {
   Accum accum;
   DType dtype;
   cublasLtEpilogue_t epilogue;
+  int64_t batch_count, stride_a, stride_b, stride_c;  // a selection holds for one batching only
   bool operator==(const SelectionKey&) const = default;
 };
 
 struct SelectionKeyHash {
   size_t operator()(const SelectionKey& k) const {
     return size_t(fnv1a({uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.layout),
-                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.epilogue)}));
+                         uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.epilogue),
+                         uint64_t(k.batch_count), uint64_t(k.stride_a), uint64_t(k.stride_b),
+                         uint64_t(k.stride_c)}));
   }
 };
 
@@ -278,8 +293,9 @@ struct Baselines::Impl {
   }
 
   Plan& plan(const Problem& p, const void* a, const void* b, const void* c,
-             const verify::Epilogue& epi) {
+             const verify::Epilogue& epi, const verify::Batch& batch) {
     const cublasLtEpilogue_t epilogue = lt_epilogue(epi);
+    const bool batched = batch.batched();
     const PlanKey key{p.m,
                       p.n,
                       p.k,
@@ -287,9 +303,13 @@ struct Baselines::Impl {
                       p.accum,
                       p.dtype,
                       epilogue,
-                      alignment_of(a),
-                      alignment_of(b),
-                      alignment_of(c),
+                      batch.count,
+                      batched ? batch.stride_a : 0,
+                      batched ? batch.stride_b : 0,
+                      batched ? batch.stride_c : 0,
+                      batch_alignment(a, batch.stride_a, batch.count),
+                      batch_alignment(b, batch.stride_b, batch.count),
+                      batch_alignment(c, batch.stride_c, batch.count),
                       epi.bias ? alignment_of(epi.bias) : 0};
     auto it = plans.find(key);
     if (it != plans.end()) {
@@ -325,6 +345,25 @@ struct Baselines::Impl {
         cublasLtMatrixLayoutCreate(&plan->second, type, uint64_t(p.k), uint64_t(p.m), p.k));
     HGEMM_CUBLAS_CHECK(
         cublasLtMatrixLayoutCreate(&plan->out, type, uint64_t(p.n), uint64_t(p.m), p.n));
+    if (batched) {
+      // cuBLAS's first operand is our B, its second our A (the mapping above); C is C.
+      const int32_t count = int32_t(batch.count);
+      const std::pair<cublasLtMatrixLayout_t, int64_t> strided[] = {{plan->first, batch.stride_b},
+                                                                    {plan->second, batch.stride_a},
+                                                                    {plan->out, batch.stride_c}};
+      for (const auto& [layout, stride] : strided) {
+        HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
+            layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+        HGEMM_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
+            layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+      }
+      // One bias for every batch, as hgemm.h's general call shares it (also the default).
+      if (epi.bias) {
+        const int64_t bias_stride = 0;
+        HGEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            plan->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &bias_stride, sizeof bias_stride));
+      }
+    }
     HGEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&plan->preference));
     const uint64_t workspace_bytes = kWorkspaceBytes;
     HGEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
@@ -381,13 +420,21 @@ struct Baselines::Impl {
   }
 
   void cublas_call(const Problem& p, const void* a, const void* b, void* c,
-                   const verify::Epilogue& epi) {
+                   const verify::Epilogue& epi, const verify::Batch& batch) {
     HGEMM_REQUIRE(!epi.bias && epi.activation == Activation::kNone, HGEMM_ERROR_NOT_SUPPORTED,
                   "cublas (cublasGemmEx) has no bias or activation epilogue: use a cublaslt kind");
     const cublasOperation_t op_first = p.layout == Layout::kTN ? CUBLAS_OP_T : CUBLAS_OP_N;
     const int ld_first = int(p.layout == Layout::kTN ? p.k : p.n);
     const cudaDataType_t type = data_type(p.dtype);
     const Scalars sc(p.accum, epi.alpha);
+    if (batch.batched()) {
+      HGEMM_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+          blas, op_first, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), sc.alpha(), b, type,
+          ld_first, batch.stride_b, a, type, int(p.k), batch.stride_a, sc.beta(), c, type,
+          int(p.n), batch.stride_c, int(batch.count), compute_type(p.accum),
+          CUBLAS_GEMM_DEFAULT));
+      return;
+    }
     HGEMM_CUBLAS_CHECK(cublasGemmEx(blas, op_first, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k),
                                     sc.alpha(), b, type, ld_first, a, type, int(p.k), sc.beta(),
                                     c, type, int(p.n), compute_type(p.accum),
@@ -415,44 +462,70 @@ Baselines::~Baselines() {
 
 namespace {
 
-SelectionKey selection_key(const Problem& p, const verify::Epilogue& epilogue) {
-  return {p.m, p.n, p.k, p.layout, p.accum, p.dtype, lt_epilogue(epilogue)};
+SelectionKey selection_key(const Problem& p, const verify::Epilogue& epilogue,
+                           const verify::Batch& batch) {
+  const bool batched = batch.batched();
+  return {p.m,
+          p.n,
+          p.k,
+          p.layout,
+          p.accum,
+          p.dtype,
+          lt_epilogue(epilogue),
+          batch.count,
+          batched ? batch.stride_a : 0,
+          batched ? batch.stride_b : 0,
+          batched ? batch.stride_c : 0};
 }
 
-// Every entry point refuses what cuBLAS must not be asked, such as bf16 with fp16 accumulation,
-// with Problem::validate()'s reason rather than a cuBLAS status.
-void require_valid(const Problem& p) {
+// Every entry point refuses what cuBLAS must not be asked, such as bf16 with fp16 accumulation or
+// a batch count cuBLAS's int cannot hold, with a reason rather than a cuBLAS status.
+void require_valid(const Problem& p, const verify::Batch& batch) {
   if (Status s = p.validate(); !s.ok()) throw Error(s.code, s.message);
+  HGEMM_REQUIRE(batch.count >= 1 && batch.count <= INT32_MAX, HGEMM_ERROR_INVALID_BATCH_COUNT,
+                "batch count " + std::to_string(batch.count) + " is outside [1, 2^31-1]");
+  HGEMM_REQUIRE(!batch.batched() ||
+                    (batch.stride_a >= 0 && batch.stride_b >= 0 && batch.stride_c >= 0),
+                HGEMM_ERROR_INVALID_STRIDE, "a batch stride is negative");
+}
+
+// " batch 64" for batched calls, nothing for one product (whose detail reads as it always has).
+std::string batch_text(const verify::Batch& batch) {
+  return batch.batched() ? " batch " + std::to_string(batch.count) : "";
 }
 
 }  // namespace
 
 void Baselines::run(Kind kind, const Problem& problem, const void* a, const void* b, void* c,
-                    cudaStream_t stream, const verify::Epilogue& epilogue) {
-  require_valid(problem);
+                    cudaStream_t stream, const verify::Epilogue& epilogue,
+                    const verify::Batch& batch) {
+  require_valid(problem, batch);
   HGEMM_REQUIRE(a && b && c, HGEMM_ERROR_NULL_POINTER, "null pointer passed to a baseline");
   Impl& im = *impl_;
   im.bind(stream);
   if (kind == Kind::kCublas) {
-    im.cublas_call(problem, a, b, c, epilogue);
+    im.cublas_call(problem, a, b, c, epilogue, batch);
     return;
   }
-  const cublasLtMatmulAlgo_t algo = algorithm(kind, problem, a, b, c, epilogue);
-  Plan& plan = im.plan(problem, a, b, c, epilogue);
+  const cublasLtMatmulAlgo_t algo = algorithm(kind, problem, a, b, c, epilogue, batch);
+  Plan& plan = im.plan(problem, a, b, c, epilogue, batch);
   HGEMM_CUBLAS_CHECK(im.lt_call(plan, algo, problem, a, b, c, stream, epilogue));
 }
 
-verify::GemmFn Baselines::fn(Kind kind, const verify::Epilogue& epilogue) {
-  return [this, kind, epilogue](const Problem& p, const void* a, const void* b, void* c,
-                                cudaStream_t s) { run(kind, p, a, b, c, s, epilogue); };
+verify::GemmFn Baselines::fn(Kind kind, const verify::Epilogue& epilogue,
+                             const verify::Batch& batch) {
+  return [this, kind, epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
+                                       cudaStream_t s) {
+    run(kind, p, a, b, c, s, epilogue, batch);
+  };
 }
 
 const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
                                    const bench::RotatingBuffers& buffers,
-                                   const verify::Epilogue& epilogue) {
-  require_valid(problem);
+                                   const verify::Epilogue& epilogue, const verify::Batch& batch) {
+  require_valid(problem, batch);
   Impl& im = *impl_;
-  const SelectionKey key = selection_key(problem, epilogue);
+  const SelectionKey key = selection_key(problem, epilogue, batch);
   if (auto it = im.selections.find(key); it != im.selections.end()) return it->second.selection;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   HGEMM_CUDA_CHECK(cudaStreamIsCapturing(timer.stream(), &status));
@@ -460,14 +533,15 @@ const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
                 "choosing cuBLASLt's algorithm for " + problem.name() +
                     " cannot run during graph capture: select it once before capturing");
   im.bind(timer.stream());
-  Plan& plan = im.plan(problem, buffers.a(0), buffers.b(0), buffers.c(0), epilogue);
+  Plan& plan = im.plan(problem, buffers.a(0), buffers.b(0), buffers.c(0), epilogue, batch);
   const auto& candidates = im.candidates(plan, problem);
   // Candidate i on whichever buffer set the timer hands it (all sets share one alignment).
-  auto contender = [&im, &problem, &epilogue](const cublasLtMatmulAlgo_t& algo) {
-    const verify::GemmFn fn = [&im, algo, &epilogue](const Problem& p, const void* a,
-                                                     const void* b, void* c, cudaStream_t s) {
+  auto contender = [&im, &problem, &epilogue, &batch](const cublasLtMatmulAlgo_t& algo) {
+    const verify::GemmFn fn = [&im, algo, &epilogue, &batch](const Problem& p, const void* a,
+                                                             const void* b, void* c,
+                                                             cudaStream_t s) {
       HGEMM_CUBLAS_CHECK(
-          im.lt_call(im.plan(p, a, b, c, epilogue), algo, p, a, b, c, s, epilogue));
+          im.lt_call(im.plan(p, a, b, c, epilogue, batch), algo, p, a, b, c, s, epilogue));
     };
     return bench::Contender{fn, problem};
   };
@@ -500,7 +574,7 @@ const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
   sel.final_ms = medians(timer.measure(bench::Mode::kGraph, finals, buffers));
   sel.picks = choose_algorithms(sel.finalists, sel.final_ms, sel.from_screen);
   HGEMM_REQUIRE(sel.picks.autotune >= 0, HGEMM_ERROR_NOT_SUPPORTED,
-                "every cuBLASLt candidate failed for " + problem.name());
+                "every cuBLASLt candidate failed for " + problem.name() + batch_text(batch));
   const cublasLtMatmulAlgo_t autotune = candidates[size_t(sel.picks.autotune)].algo;
   const cublasLtMatmulAlgo_t best = candidates[size_t(sel.picks.best)].algo;
   return im.selections.emplace(key, Chosen{std::move(sel), autotune, best})
@@ -509,37 +583,44 @@ const Selection& Baselines::select(const Problem& problem, bench::Timer& timer,
 
 cublasLtMatmulAlgo_t Baselines::algorithm(Kind kind, const Problem& problem, const void* a,
                                           const void* b, const void* c,
-                                          const verify::Epilogue& epilogue) {
+                                          const verify::Epilogue& epilogue,
+                                          const verify::Batch& batch) {
   HGEMM_REQUIRE(kind != Kind::kCublas, HGEMM_ERROR_NOT_SUPPORTED,
                 "cublas runs cublasGemmEx, which exposes no algorithm");
-  require_valid(problem);
+  require_valid(problem, batch);
   Impl& im = *impl_;
   if (kind == Kind::kLtHeuristic)
-    return im.candidates(im.plan(problem, a, b, c, epilogue), problem).front().algo;
-  const auto it = im.selections.find(selection_key(problem, epilogue));
+    return im.candidates(im.plan(problem, a, b, c, epilogue, batch), problem).front().algo;
+  const auto it = im.selections.find(selection_key(problem, epilogue, batch));
   HGEMM_REQUIRE(it != im.selections.end(), HGEMM_ERROR_NOT_SUPPORTED,
                 std::string(to_string(kind)) + " has no algorithm for " + problem.name() +
+                    batch_text(batch) +
                     " yet: Baselines::select() chooses it, under the benchmark's timing "
                     "conditions, before the first call");
   return kind == Kind::kLtBest ? it->second.best : it->second.autotune;
 }
 
 std::string Baselines::describe(Kind kind, const Problem& problem, const void* a, const void* b,
-                                const void* c, const verify::Epilogue& epilogue) {
-  require_valid(problem);
-  // bf16 rows and epilogue rows say so; plain fp16 rows keep the text they always had.
+                                const void* c, const verify::Epilogue& epilogue,
+                                const verify::Batch& batch) {
+  require_valid(problem, batch);
+  // bf16 rows, epilogue rows and batched rows say so; plain fp16 rows keep the text they always
+  // had.
   std::string compute = std::string(problem.dtype == DType::kBF16 ? "bf16 " : "") +
                         (problem.accum == Accum::kF16 ? "COMPUTE_16F" : "COMPUTE_32F");
-  if (kind == Kind::kCublas) return "cublasGemmEx " + compute;
+  if (kind == Kind::kCublas)
+    return (batch.batched() ? "cublasGemmStridedBatchedEx " : "cublasGemmEx ") + compute +
+           batch_text(batch);
   if (const cublasLtEpilogue_t e = lt_epilogue(epilogue); e != CUBLASLT_EPILOGUE_DEFAULT)
     compute += " EPILOGUE_" + std::string(lt_epilogue_name(e));
+  compute += batch_text(batch);
   if (kind == Kind::kLtHeuristic) {
     const auto& candidates =
-        impl_->candidates(impl_->plan(problem, a, b, c, epilogue), problem);
+        impl_->candidates(impl_->plan(problem, a, b, c, epilogue, batch), problem);
     return compute + " heuristic " + describe_algo(candidates.front().algo) + " (of " +
            std::to_string(candidates.size()) + ")";
   }
-  const auto it = impl_->selections.find(selection_key(problem, epilogue));
+  const auto it = impl_->selections.find(selection_key(problem, epilogue, batch));
   return compute + " " +
          (it == impl_->selections.end() ? std::string("not selected yet")
                                         : it->second.selection.describe(kind));

@@ -36,7 +36,8 @@ Activation activation_of(EpilogueOp op) {
   return Activation::kNone;
 }
 
-GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue) {
+GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue,
+                      const verify::Batch& batch) {
   GemmDesc d;
   d.m = problem.m;
   d.n = problem.n;
@@ -49,6 +50,12 @@ GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue) 
   d.alpha = epilogue.alpha;
   d.bias = epilogue.bias;
   d.activation = epilogue.activation;
+  if (batch.batched()) {
+    d.batch_count = batch.count;
+    d.stride_a = batch.stride_a;
+    d.stride_b = batch.stride_b;
+    d.stride_c = batch.stride_c;
+  }
   return d;
 }
 

@@ -35,8 +35,10 @@ Activation activation_of(EpilogueOp op);
 std::string formula(EpilogueOp op);
 
 // hgemm's general call for a benchmark problem with `epilogue`: row-major packed A and C, B
-// row-major for NN and column-major for TN (packed), beta 0.
-GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue);
+// row-major for NN and column-major for TN (packed), beta 0; with `batch`, its count and strides
+// (the bias shared by every batch).
+GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue,
+                      const verify::Batch& batch = {});
 
 // The benchmark's bias: N elements of device memory, reused across shapes. The verifier writes
 // its own values into it before it checks an implementation (verify::Epilogue), so the timings

@@ -14,10 +14,11 @@ namespace {
 using ShapeKey = std::tuple<int64_t, int64_t, int64_t>;
 
 const char* const kModeOrder[] = {"offline", "graph", "latency", "server"};
-// cublaslt-best, the reference of every bar, leads; torch and hgemm-unfused (the plain GEMM and a
-// separate bias/activation kernel, in epilogue runs) follow it when present.
+// cublaslt-best, the reference of every bar, leads; torch, hgemm-unfused (the plain GEMM and a
+// separate bias/activation kernel, in epilogue runs) and hgemm-loop (one plain call per batch, in
+// batched runs) follow it when present.
 const char* const kReference = "cublaslt-best";
-const char* const kOptionalBaselines[] = {"torch", "hgemm-unfused"};
+const char* const kOptionalBaselines[] = {"torch", "hgemm-unfused", "hgemm-loop"};
 
 bool has_impl(const std::vector<ResultRow>& rows, const std::string& impl) {
   return std::any_of(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.impl == impl; });
@@ -189,6 +190,7 @@ void render_headline(std::ostringstream& o, const std::vector<ResultRow>& rows,
 std::string report_acc(const ResultRow& row) {
   std::string acc = row.dtype == "f16" ? row.acc : row.acc + "_" + row.dtype;
   if (row.epilogue != "none") acc += "_" + row.epilogue;
+  if (row.batch != 1) acc += "_b" + std::to_string(row.batch);
   return acc;
 }
 
@@ -217,10 +219,18 @@ Comparison compare(const std::vector<ResultRow>& rows, const std::string& candid
                    const BaselineSpec& baseline, const std::string& mode, const std::string& acc) {
   const auto base = timed_by_shape(rows, baseline.impl, mode, acc);
   const auto cand = timed_by_shape(rows, candidate, mode, acc);
+  // One acc holds one batch count (report_acc names it), so every shape of it shares it.
+  int64_t batch = 1;
+  for (const ResultRow& r : rows)
+    if (report_acc(r) == acc) {
+      batch = r.batch;
+      break;
+    }
   Comparison out;
   for (const auto& [shape, base_layouts] : base) {
     ShapeSpeedup s;
     std::tie(s.m, s.n, s.k) = shape;
+    s.batch = batch;
     const auto cand_it = cand.find(shape);
     if (baseline.layout == BaselineLayout::kMax) {
       if (!best_layout(base_layouts, &s.baseline_layout, &s.baseline_ms)) continue;
@@ -363,8 +373,8 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
   o << "# hgemm benchmark report\n\n";
   o << "Candidate: `" << cand << "`. Speedup = baseline time / " << cand
     << " time for the same shape, mode and accumulation (its `acc` names the element type when "
-       "it is not f16 and the epilogue when there is one: rows of different ones are never "
-       "compared). NN/TN baselines are compared with "
+       "it is not f16, the epilogue when there is one and the batch count (`_b64`) of batched "
+       "rows: rows of different ones are never compared). NN/TN baselines are compared with "
     << cand << " in the same layout; `-max` compares the faster layout of each side. Only rows "
     << "that passed verification count; \"" << cand << " missing\" counts shapes the baseline "
     << "timed but " << cand << " did not (absent or failed).\n\n";
@@ -399,7 +409,8 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
   o << "\n## Table 2: max(" << cand << ", baseline) over the baseline (speedup clipped at 1)\n\n";
   render_stats_table(o, cells, cand, true);
 
-  o << "\n## Geometric-mean speedup by FLOP bucket (2*M*N*K)\n\n"
+  o << "\n## Geometric-mean speedup by FLOP bucket (2*M*N*K, times the batch count of batched "
+       "rows)\n\n"
     << "Each cell: geomean (shapes where " << cand << " is slower / shapes).\n\n";
   o << "| baseline | mode | acc |";
   for (const char* label : bucket_labels()) o << ' ' << label << " |";

@@ -10,9 +10,10 @@
 //                or resumed files), the last one read wins.
 //   acc          the rows' accumulation, with the element type after it for bf16 rows
 //                ("f32_bf16", as in problem names) and the epilogue after that for rows with
-//                one ("f32_bias_gelu", "f32_bf16_bias_gelu"): rows of different element types or
-//                epilogues are never compared with each other, and files of plain fp16 rows
-//                report exactly as before.
+//                one ("f32_bias_gelu", "f32_bf16_bias_gelu"), then "_b" and the batch count for
+//                batched rows ("f32_b64"): rows of different element types, epilogues or batch
+//                counts are never compared with each other, and files of plain fp16 rows report
+//                exactly as before.
 #pragma once
 
 #include <array>
@@ -32,8 +33,8 @@ struct BaselineSpec {
   std::string label() const;  // "cublas-nn", "cublaslt-autotune-max", ...
 };
 
-// The baselines the report covers, in table order; torch and hgemm-unfused only when `rows` hold
-// their rows.
+// The baselines the report covers, in table order; torch, hgemm-unfused and hgemm-loop (one call
+// per batch, what a batched call must beat) only when `rows` hold their rows.
 std::vector<BaselineSpec> report_baselines(const std::vector<ResultRow>& rows);
 
 struct ShapeSpeedup {
@@ -45,7 +46,8 @@ struct ShapeSpeedup {
   double candidate_ms = 0;
   double baseline_ms = 0;
   double speedup = 0;  // baseline_ms / candidate_ms
-  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  int64_t batch = 1;   // products per call, as the rows' acc says
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
 };
 
 struct Comparison {
@@ -56,7 +58,7 @@ struct Comparison {
 };
 
 // `acc` as the report names it (see the top of this file): "f32", "f16", "f32_bf16",
-// "f32_bias_gelu".
+// "f32_bias_gelu", "f32_b64".
 Comparison compare(const std::vector<ResultRow>& rows, const std::string& candidate,
                    const BaselineSpec& baseline, const std::string& mode, const std::string& acc);
 // A row's acc as the report names it.
@@ -72,7 +74,8 @@ struct SpeedupStats {
 
 SpeedupStats speedup_stats(const std::vector<double>& speedups, bool clip_at_one);
 
-// FLOP buckets on 2*M*N*K: <1e9, [1e9, 1e10), [1e10, 1e11), [1e11, 1e12), >=1e12.
+// FLOP buckets on 2*M*N*K (times the batch count for batched rows: the work of one call): <1e9,
+// [1e9, 1e10), [1e10, 1e11), [1e11, 1e12), >=1e12.
 inline constexpr int kNumBuckets = 5;
 int flop_bucket(double flops);
 const std::array<const char*, kNumBuckets>& bucket_labels();

@@ -71,27 +71,33 @@ bool ResultRow::timed() const {
   return disposition == kPassed && std::isfinite(ms) && ms > 0;
 }
 
-const std::vector<std::string>& columns(bool with_dtype, bool with_epilogue) {
+const std::vector<std::string>& columns(bool with_dtype, bool with_epilogue, bool with_batch) {
   static const std::vector<std::string> cols = {
       "m",       "n",       "k",       "layout",  "acc",      "impl",
       "mode",    "disposition", "ms",  "tflops",  "p20_ms",   "p80_ms",
       "min_ms",  "max_ms",  "samples", "calls_per_sample", "sets",
       "sm_clock_before_mhz", "sm_clock_after_mhz", "detail"};
-  // Indexed by with_dtype + 2 * with_epilogue; the optional columns follow acc, dtype first.
-  static const std::array<std::vector<std::string>, 4> variants = [] {
-    std::vector<std::string> typed = cols, with_epilogue = cols;
-    typed.insert(typed.begin() + 5, "dtype");
-    with_epilogue.insert(with_epilogue.begin() + 5, "epilogue");
-    std::vector<std::string> both = typed;
-    both.insert(both.begin() + 6, "epilogue");
-    return std::array<std::vector<std::string>, 4>{cols, typed, with_epilogue, both};
+  // Indexed by with_dtype + 2 * with_epilogue + 4 * with_batch; the optional columns follow acc in
+  // that order (dtype, epilogue, batch), each only where its file needs it.
+  static const std::array<std::vector<std::string>, 8> variants = [] {
+    std::array<std::vector<std::string>, 8> out;
+    for (int v = 0; v < 8; ++v) {
+      std::vector<std::string> c = cols;
+      auto at = c.begin() + 5;
+      if (v & 1) at = c.insert(at, "dtype") + 1;
+      if (v & 2) at = c.insert(at, "epilogue") + 1;
+      if (v & 4) c.insert(at, "batch");
+      out[size_t(v)] = std::move(c);
+    }
+    return out;
   }();
-  return variants[int(with_dtype) + 2 * int(with_epilogue)];
+  return variants[size_t(int(with_dtype) + 2 * int(with_epilogue) + 4 * int(with_batch))];
 }
 
-std::string header_line(bool with_dtype, bool with_epilogue) {
+std::string header_line(bool with_dtype, bool with_epilogue, bool with_batch) {
   std::string out;
-  for (const auto& c : columns(with_dtype, with_epilogue)) out += (out.empty() ? "" : ",") + c;
+  for (const auto& c : columns(with_dtype, with_epilogue, with_batch))
+    out += (out.empty() ? "" : ",") + c;
   return out;
 }
 
@@ -138,16 +144,20 @@ std::vector<std::string> csv_split(std::string_view line) {
   return out;
 }
 
-std::string format_row(const ResultRow& r, bool with_dtype, bool with_epilogue) {
+std::string format_row(const ResultRow& r, bool with_dtype, bool with_epilogue, bool with_batch) {
   if (!with_dtype && r.dtype != "f16")
     throw std::invalid_argument("a " + r.dtype + " row needs a results file with a dtype column");
   if (!with_epilogue && r.epilogue != "none")
     throw std::invalid_argument("a row with the " + r.epilogue +
                                 " epilogue needs a results file with an epilogue column");
+  if (!with_batch && r.batch != 1)
+    throw std::invalid_argument("a row of " + std::to_string(r.batch) +
+                                " batches needs a results file with a batch column");
   std::ostringstream o;
   o << r.m << ',' << r.n << ',' << r.k << ',' << csv_quote(r.layout) << ',' << csv_quote(r.acc);
   if (with_dtype) o << ',' << csv_quote(r.dtype);
   if (with_epilogue) o << ',' << csv_quote(r.epilogue);
+  if (with_batch) o << ',' << r.batch;
   o << ',' << csv_quote(r.impl) << ',' << csv_quote(r.mode) << ',' << csv_quote(r.disposition)
     << ',' << format_double(r.ms) << ',' << format_double(r.tflops) << ','
     << format_double(r.p20_ms) << ',' << format_double(r.p80_ms) << ','
@@ -237,6 +247,10 @@ ResultsFile parse_results(std::string_view text, std::string_view origin) {
                  std::string(kEpilogueNames));
       r.epilogue = epilogue;
     }
+    // And files without a batch column (every file before it, and every unbatched run) hold
+    // single GEMMs.
+    r.batch = integer("batch", 1);
+    if (r.batch < 1) fail(origin, line_no, "column 'batch': " + std::to_string(r.batch) + " < 1");
     r.impl = get("impl");
     r.mode = get("mode");
     r.disposition = get("disposition");
@@ -276,7 +290,7 @@ ResultsFile read_results(const std::string& path) {
 
 std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, std::string_view acc,
                     std::string_view impl, std::string_view mode, std::string_view dtype,
-                    std::string_view epilogue) {
+                    std::string_view epilogue, int64_t batch) {
   std::string out = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   auto add = [&out](std::string_view part) {
     out += '|';
@@ -288,13 +302,18 @@ std::string row_key(int64_t m, int64_t n, int64_t k, std::string_view layout, st
   if (dtype != "f16") add(dtype);
   // Plain GEMM keys are those of the files written before epilogues, likewise.
   if (epilogue != "none") add(epilogue);
+  // Single-GEMM keys are those of the files written before batches, likewise.
+  if (batch != 1) {
+    out += "|b";
+    out += std::to_string(batch);
+  }
   add(impl);
   add(mode);
   return out;
 }
 
 std::string row_key(const ResultRow& r) {
-  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode, r.dtype, r.epilogue);
+  return row_key(r.m, r.n, r.k, r.layout, r.acc, r.impl, r.mode, r.dtype, r.epilogue, r.batch);
 }
 
 }  // namespace hgemm::bench

@@ -137,11 +137,13 @@ RotatingBuffers::~RotatingBuffers() {
 }
 
 void RotatingBuffers::prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes, uint32_t seed,
-                              cudaStream_t stream, DType dtype) {
+                              cudaStream_t stream, DType dtype, int64_t batch) {
+  HGEMM_REQUIRE(batch >= 1, HGEMM_ERROR_INVALID_BATCH_COUNT,
+                "buffer sets need a batch count of at least 1, got " + std::to_string(batch));
   a_offset_ = 0;
-  b_offset_ = round_up(size_t(m * k) * 2, kAlign);
-  c_offset_ = b_offset_ + round_up(size_t(k * n) * 2, kAlign);
-  set_bytes_ = c_offset_ + round_up(size_t(m * n) * 2, kAlign);
+  b_offset_ = round_up(size_t(batch * m * k) * 2, kAlign);
+  c_offset_ = b_offset_ + round_up(size_t(batch * k * n) * 2, kAlign);
+  set_bytes_ = c_offset_ + round_up(size_t(batch * m * n) * 2, kAlign);
   sets_ = rotation_sets(int64_t(set_bytes_), l2_bytes);
   if (size_t(sets_) * set_bytes_ > capacity_) {
     if (base_) HGEMM_CUDA_CHECK(cudaFree(base_));

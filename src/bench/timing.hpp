@@ -106,10 +106,12 @@ class RotatingBuffers {
   RotatingBuffers& operator=(const RotatingBuffers&) = delete;
 
   // Lays out and fills the sets for an M x N x K problem of `dtype` elements (both 2 bytes, so
-  // the layout does not depend on it; the values' bits do). Throws hgemm::Error when even two
-  // sets do not fit in free device memory.
+  // the layout does not depend on it; the values' bits do). With `batch` > 1 each of A, B and C
+  // holds that many packed matrices back to back (verify::Batch::packed's strides), and the
+  // number of sets follows from those bytes, so that a batched call too finds none of its
+  // operands in L2. Throws hgemm::Error when even two sets do not fit in free device memory.
   void prepare(int64_t m, int64_t n, int64_t k, int64_t l2_bytes, uint32_t seed,
-               cudaStream_t stream, DType dtype = DType::kF16);
+               cudaStream_t stream, DType dtype = DType::kF16, int64_t batch = 1);
   int num_sets() const { return sets_; }
   const void* a(int set) const { return base_ + size_t(set) * set_bytes_ + a_offset_; }
   const void* b(int set) const { return base_ + size_t(set) * set_bytes_ + b_offset_; }

@@ -37,6 +37,8 @@
 // accumulation terms, since both grow with the product it multiplies. The bias the verifier
 // writes has a spread of sqrt(K) / 4 (at least 1): one the GEMM misapplies leaves a relative
 // Frobenius error near 0.25, 60x bf16's tolerance, at every K.
+// Batches (Options::batch) keep these rules too: each batch is one M x N x K problem with its own
+// inputs, reference, norms and tolerances (verifier.hpp).
 #include "verify/verifier.hpp"
 
 #include <algorithm>
@@ -47,6 +49,8 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -193,12 +197,17 @@ struct Verifier::Impl {
   int max_blocks = 1024;
   DeviceBuffer a, b, c, ref, ref16, scratch;
 
-  // The current check() call's problem, epilogue and buffer layout.
+  // The current check() call's problem, epilogue, batches and buffer layout.
   Problem p;
   Epilogue epi;
+  int64_t batches = 1;
+  // Elements between batches of A, B and C (one matrix's for a single GEMM, never used there).
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   int64_t misalign = 0;
   int64_t guard = 0;    // poisoned elements before C's (misaligned) start, and after its end
-  int64_t c_total = 0;  // elements in the C buffer
+  int64_t a_total = 0;  // elements in the A, B and C buffers
+  int64_t b_total = 0;
+  int64_t c_total = 0;
   uint64_t shape_key = 0;
 
   Impl() {
@@ -232,36 +241,69 @@ struct Verifier::Impl {
   }
 
   // ---- buffers ----
-  uint16_t* a_at(int64_t offset) const { return a.as<uint16_t>() + offset; }
-  uint16_t* b_at(int64_t offset) const { return b.as<uint16_t>() + offset; }
+  int64_t mn() const { return p.m * p.n; }
+  uint16_t* a_at(int64_t offset, int64_t batch = 0) const {
+    return a.as<uint16_t>() + offset + batch * stride_a;
+  }
+  uint16_t* b_at(int64_t offset, int64_t batch = 0) const {
+    return b.as<uint16_t>() + offset + batch * stride_b;
+  }
   int64_t c_begin() const { return guard + misalign; }
-  uint16_t* c_ptr() const { return c.as<uint16_t>() + c_begin(); }
+  // From C's first element to its last batch's last.
+  int64_t c_span() const { return (batches - 1) * stride_c + mn(); }
+  uint16_t* c_ptr(int64_t batch = 0) const {
+    return c.as<uint16_t>() + c_begin() + batch * stride_c;
+  }
+  // The references hold the batches packed, whatever C's stride.
+  float* ref_of(int64_t batch) const { return ref.as<float>() + batch * mn(); }
+  uint16_t* ref16_of(int64_t batch) const { return ref16.as<uint16_t>() + batch * mn(); }
 
   void prepare(const Problem& problem, const Options& options) {
     p = problem;
     epi = options.epilogue;
     misalign = options.misalign_elements;
+    batches = options.batch.count;
+    const Batch packed = Batch::packed(p, 1);
+    stride_a = batches > 1 ? options.batch.stride_a : packed.stride_a;
+    stride_b = batches > 1 ? options.batch.stride_b : packed.stride_b;
+    stride_c = batches > 1 ? options.batch.stride_c : packed.stride_c;
     guard = (std::max(kMinGuardElements, p.n) + 127) / 128 * 128;
-    c_total = guard + misalign + p.m * p.n + guard;
-    a.reserve(size_t(misalign + p.m * p.k) * 2);
-    b.reserve(size_t(misalign + p.k * p.n) * 2);
+    a_total = misalign + (batches - 1) * stride_a + p.m * p.k;
+    b_total = misalign + (batches - 1) * stride_b + p.k * p.n;
+    c_total = guard + misalign + c_span() + guard;
+    a.reserve(size_t(a_total) * 2);
+    b.reserve(size_t(b_total) * 2);
     c.reserve(size_t(c_total) * 2);
-    if (options.random_normal || options.small_integer) ref.reserve(size_t(p.m * p.n) * 4);
-    if (p.accum == Accum::kF16 && options.random_normal) ref16.reserve(size_t(p.m * p.n) * 2);
+    if (options.random_normal || options.small_integer)
+      ref.reserve(size_t(batches * mn()) * 4);
+    if (p.accum == Accum::kF16 && options.random_normal) ref16.reserve(size_t(batches * mn()) * 2);
     uint64_t h = detail::mix64(options.seed);
     for (int64_t v : {p.m, p.n, p.k}) h = detail::mix64(h ^ uint64_t(v));
     shape_key = h;
   }
 
-  // Inputs depend on the seed, the shape, the check and the tensor, not on the layout or the
-  // accumulation, so NN and TN (and f32 and f16) problems of one shape see the same matrices.
-  uint64_t key(CheckId check, int tensor) const {
-    return detail::mix64(shape_key ^ (uint64_t(check) << 8 | uint64_t(tensor)));
+  // Inputs depend on the seed, the shape, the check, the tensor and the batch, not on the layout
+  // or the accumulation, so NN and TN (and f32 and f16) problems of one shape see the same
+  // matrices; batch 0's are those of the unbatched problem.
+  uint64_t key(CheckId check, int tensor, int64_t batch = 0) const {
+    const uint64_t k = detail::mix64(shape_key ^ (uint64_t(check) << 8 | uint64_t(tensor)));
+    return batch == 0 ? k : detail::mix64(k ^ (uint64_t(batch) * 0x9e3779b97f4a7c15ull));
   }
 
-  void fill(const FillSpec& sa, const FillSpec& sb, int64_t offset) {
-    detail::fill_a(a_at(offset), p.dtype, p.m, p.k, sa, max_blocks, stream);
-    detail::fill_b(b_at(offset), p.dtype, p.layout, p.k, p.n, sb, max_blocks, stream);
+  // Fills A and B of every batch at `offset`, batch i from specs(i) -> {A's spec, B's spec}.
+  // Gaps between batches (strides beyond one matrix) hold the poison NaN, refilled each time so
+  // that no value of an earlier fill lingers there: a GEMM that reads them computes NaN.
+  template <class Specs>
+  void fill(const Specs& specs, int64_t offset) {
+    if (batches > 1 && stride_a > p.m * p.k)
+      detail::fill_poison(a.as<uint16_t>(), p.dtype, a_total, max_blocks, stream);
+    if (batches > 1 && stride_b > p.k * p.n)
+      detail::fill_poison(b.as<uint16_t>(), p.dtype, b_total, max_blocks, stream);
+    for (int64_t i = 0; i < batches; ++i) {
+      const auto [sa, sb] = specs(i);
+      detail::fill_a(a_at(offset, i), p.dtype, p.m, p.k, sa, max_blocks, stream);
+      detail::fill_b(b_at(offset, i), p.dtype, p.layout, p.k, p.n, sb, max_blocks, stream);
+    }
   }
 
   // Row-major C = A*B is the column-major N x M product C' = B' * A'. NN: B (K x N row-major) is
@@ -278,19 +320,22 @@ struct Verifier::Impl {
                                     c_ptr, c_type, int(p.n), compute, CUBLAS_GEMM_DEFAULT));
   }
 
-  // fp32-accumulated, fp32-output reference from the inputs at offset 0 (always 256-byte
-  // aligned, so cuBLAS never sees the misalignment meant for the GEMM under test).
-  void reference_f32() {
+  // fp32-accumulated, fp32-output reference of one batch from the inputs at offset 0 (always
+  // 256-byte aligned, so cuBLAS never sees the misalignment meant for the GEMM under test). One
+  // plain call per batch: the reference shares no batching code with what it judges.
+  void reference_f32(int64_t batch) {
     const float one = 1.0f, zero = 0.0f;
-    cublas_gemm(a_at(0), b_at(0), ref.as<float>(), CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero);
+    cublas_gemm(a_at(0, batch), b_at(0, batch), ref_of(batch), CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                &one, &zero);
   }
-  void reference_f16() {
+  void reference_f16(int64_t batch) {
     const __half one = __float2half(1.0f), zero = __float2half(0.0f);
-    cublas_gemm(a_at(0), b_at(0), ref16.as<uint16_t>(), CUDA_R_16F, CUBLAS_COMPUTE_16F, &one,
-                &zero);
+    cublas_gemm(a_at(0, batch), b_at(0, batch), ref16_of(batch), CUDA_R_16F, CUBLAS_COMPUTE_16F,
+                &one, &zero);
   }
 
-  // The epilogue's bias, the same for every check of one call (see verifier.hpp for its scale).
+  // The epilogue's bias, the same for every check and batch of one call (see verifier.hpp for
+  // its scale), as hgemm.h's general call shares one bias among its batches.
   void fill_bias() {
     if (!epi.bias) return;
     const float scale = float(std::max(1.0, std::sqrt(double(p.k)) / 4.0));
@@ -298,24 +343,24 @@ struct Verifier::Impl {
                       max_blocks, stream);
   }
 
-  // The epilogue applied to what reference_f32 (and reference_f16) left in ref (and ref16).
-  void reference_epilogue(bool f16) {
+  // The epilogue applied to what reference_f32 (and reference_f16) left for one batch.
+  void reference_epilogue(bool f16, int64_t batch) {
     if (epi.empty()) return;
     const auto* bias = static_cast<const uint16_t*>(epi.bias);
-    detail::apply_epilogue(ref.as<float>(), p.m, p.n, epi.alpha, bias, p.dtype, epi.activation,
+    detail::apply_epilogue(ref_of(batch), p.m, p.n, epi.alpha, bias, p.dtype, epi.activation,
                            max_blocks, stream);
     if (f16)
-      detail::apply_epilogue(ref16.as<uint16_t>(), p.m, p.n, epi.alpha, bias, p.dtype,
-                             epi.activation, max_blocks, stream);
+      detail::apply_epilogue(ref16_of(batch), p.m, p.n, epi.alpha, bias, p.dtype, epi.activation,
+                             max_blocks, stream);
   }
 
   // Fills at offset 0, computes what `reference` computes there, then refills at the
   // misalignment (same values: the generator depends on the logical index only).
-  template <class Reference>
-  void fill_with_reference(const FillSpec& sa, const FillSpec& sb, Reference reference) {
-    fill(sa, sb, 0);
+  template <class Specs, class Reference>
+  void fill_with_reference(const Specs& specs, Reference reference) {
+    fill(specs, 0);
     reference();
-    if (misalign != 0) fill(sa, sb, misalign);
+    if (misalign != 0) fill(specs, misalign);
   }
 
   template <class T>
@@ -345,10 +390,23 @@ struct Verifier::Impl {
     check_guard(during, guard_result);
   }
 
+  // "(r,c)", or "batch b (r,c)" for a batched problem.
+  std::string where(int64_t batch, int64_t row, int64_t col) const {
+    return (batches > 1 ? "batch " + std::to_string(batch) + " " : std::string()) + at(row, col);
+  }
+
+  // What a check that failed in `failing` batches says first, naming the batch it reports; empty
+  // for an unbatched problem, whose reasons read as they always have.
+  std::string batch_prefix(int64_t batch, int64_t failing) const {
+    if (batches == 1) return "";
+    return "batch " + std::to_string(batch) + " (" + std::to_string(failing) + " of " +
+           std::to_string(batches) + " batches wrong): ";
+  }
+
   void check_guard(const char* during, CheckResult& r) {
     auto* stats = scratch.as<GuardStats>();
-    detail::scan_guard(c.as<uint16_t>(), p.dtype, c_total, c_begin(), p.m * p.n, stats, max_blocks,
-                       stream);
+    detail::scan_guard(c.as<uint16_t>(), p.dtype, c_total, c_begin(), mn(), batches, stride_c,
+                       stats, max_blocks, stream);
     const GuardStats s = read_back<GuardStats>(stats);
     if (r.disposition != Disposition::kPassed || (s.guard_changed == 0 && s.c_unwritten == 0))
       return;
@@ -356,21 +414,30 @@ struct Verifier::Impl {
     r.reason = std::string("during ") + during + ":";
     if (s.c_unwritten) {
       const int64_t first = int64_t(s.first_c_unwritten);
-      r.worst_row = first / p.n;
-      r.worst_col = first % p.n;
+      const int64_t batch = first / stride_c, within = first % stride_c;
+      r.worst_row = within / p.n;
+      r.worst_col = within % p.n;
       r.worst_got = std::nan("");
-      r.reason += " " + std::to_string(s.c_unwritten) + " of " + std::to_string(p.m * p.n) +
+      if (batches > 1) r.batch = batch;
+      r.reason += " " + std::to_string(s.c_unwritten) + " of " + std::to_string(batches * mn()) +
                   " elements of C unwritten (still the poison pattern " +
                   hex16(detail::poison_bits(p.dtype)) + "), first at " +
-                  at(r.worst_row, r.worst_col);
+                  where(batch, r.worst_row, r.worst_col);
     }
     if (s.guard_changed) {
-      const int64_t first = int64_t(s.first_guard_changed);
+      const int64_t offset = int64_t(s.first_guard_changed) - c_begin();
       r.reason += std::string(s.c_unwritten ? ";" : "") +
                   " wrote outside C: " + std::to_string(s.guard_changed) +
                   " guard elements changed, the first at element offset " +
-                  std::to_string(first - c_begin()) + " from C's start (C spans [0, " +
-                  std::to_string(p.m * p.n) + "))";
+                  std::to_string(offset) + " from C's start (C spans [0, " +
+                  std::to_string(c_span()) + ")";
+      if (batches > 1) {
+        r.reason += " in " + std::to_string(batches) + " batches of " + std::to_string(mn()) +
+                    " elements every " + std::to_string(stride_c);
+        if (offset >= 0 && offset < c_span())
+          r.reason += "; the offset is in the gap after batch " + std::to_string(offset / stride_c);
+      }
+      r.reason += ")";
     }
   }
 
@@ -387,8 +454,10 @@ struct Verifier::Impl {
     return s;
   }
 
-  // Fills r's worst element from a located index.
-  void set_worst(CheckResult& r, const CompareStats& s, const uint16_t* got, const RefSource& src) {
+  // Fills r's worst element (of `batch`) from a located index.
+  void set_worst(CheckResult& r, const CompareStats& s, const uint16_t* got, const RefSource& src,
+                 int64_t batch) {
+    if (batches > 1) r.batch = batch;
     if (s.worst_index == ~0ull) return;
     const int64_t index = int64_t(s.worst_index);
     r.worst_row = index / p.n;
@@ -406,52 +475,81 @@ struct Verifier::Impl {
 
   // ---- the checks ----
   void random_normal(const GemmFn& gemm, CheckResult& r, CheckResult& guard_result) {
-    const FillSpec sa{FillKind::kNormal, key(kRandomNormal, 0)};
-    const FillSpec sb{FillKind::kNormal, key(kRandomNormal, 1)};
     const bool f16 = p.accum == Accum::kF16;
-    fill_with_reference(sa, sb, [&] {
-      reference_f32();
-      if (f16) reference_f16();
-      reference_epilogue(f16);
+    auto specs = [this](int64_t batch) {
+      return std::pair{FillSpec{FillKind::kNormal, key(kRandomNormal, 0, batch)},
+                       FillSpec{FillKind::kNormal, key(kRandomNormal, 1, batch)}};
+    };
+    fill_with_reference(specs, [&] {
+      for (int64_t i = 0; i < batches; ++i) {
+        reference_f32(i);
+        if (f16) reference_f16(i);
+        reference_epilogue(f16, i);
+      }
     });
-    const RefSource src{ref.as<float>()};
-    const double mn = double(p.m) * double(p.n);
     const double alpha = std::fabs(double(epi.alpha));
-    const double expected_norm = alpha * std::sqrt(mn * double(p.k));
+    const double expected_norm = alpha * std::sqrt(double(mn()) * double(p.k));
     auto rel_of = [&](const CompareStats& s) {
       return std::sqrt(s.err_sq) / std::max(std::sqrt(s.ref_sq), 0.5 * expected_norm);
     };
-    double cublas_rel = NAN, cublas_abs = NAN;
+    std::vector<double> cublas_rel(size_t(batches), NAN), cublas_abs(size_t(batches), NAN);
     if (f16) {
-      const CompareStats s = compare(ref16.as<uint16_t>(), src, CompareMode::kNorm);
-      cublas_rel = rel_of(s);
-      cublas_abs = double(float_from_bits(s.max_err_bits));
+      for (int64_t i = 0; i < batches; ++i) {
+        const CompareStats s =
+            compare(ref16_of(i), RefSource{ref_of(i)}, CompareMode::kNorm);
+        cublas_rel[size_t(i)] = rel_of(s);
+        cublas_abs[size_t(i)] = double(float_from_bits(s.max_err_bits));
+      }
     }
 
     run_under_test(gemm, "random_normal", guard_result);
-    const CompareStats s = compare(c_ptr(), src, CompareMode::kNorm);
-    set_worst(r, s, c_ptr(), src);
-    const double max_ref = double(float_from_bits(s.max_ref_bits));
-    r.rel_fro_error = rel_of(s);
-    r.max_abs_error = double(float_from_bits(s.max_err_bits));
-    r.tol_rel_fro = tol_rel_fro(p);
-    r.tol_max_abs = tol_max_abs(p, max_ref, alpha);
-    if (std::isfinite(cublas_rel) && std::isfinite(cublas_abs)) {
-      r.tol_rel_fro = std::max(r.tol_rel_fro, 2.0 * cublas_rel);
-      r.tol_max_abs = std::max(r.tol_max_abs, 2.0 * cublas_abs);
+    // Each batch is judged alone, by its own norms and tolerances; the report carries the batch
+    // furthest beyond (or closest to) its tolerances.
+    int64_t failing = 0, worst_batch = 0;
+    double worst_score = -1;
+    unsigned long long worst_mismatches = 0;
+    for (int64_t i = 0; i < batches; ++i) {
+      const RefSource src{ref_of(i)};
+      const CompareStats s = compare(c_ptr(i), src, CompareMode::kNorm);
+      CheckResult b;
+      const double max_ref = double(float_from_bits(s.max_ref_bits));
+      b.rel_fro_error = rel_of(s);
+      b.max_abs_error = double(float_from_bits(s.max_err_bits));
+      b.tol_rel_fro = tol_rel_fro(p);
+      b.tol_max_abs = tol_max_abs(p, max_ref, alpha);
+      const double c_rel = cublas_rel[size_t(i)], c_abs = cublas_abs[size_t(i)];
+      if (std::isfinite(c_rel) && std::isfinite(c_abs)) {
+        b.tol_rel_fro = std::max(b.tol_rel_fro, 2.0 * c_rel);
+        b.tol_max_abs = std::max(b.tol_max_abs, 2.0 * c_abs);
+      }
+      const bool ok = s.mismatches == 0 && b.rel_fro_error <= b.tol_rel_fro &&
+                      b.max_abs_error <= b.tol_max_abs;
+      failing += !ok;
+      // NaN errors (from a NaN output) compare false everywhere: they count as the worst.
+      double score = std::max(b.rel_fro_error / b.tol_rel_fro, b.max_abs_error / b.tol_max_abs);
+      if (s.mismatches != 0 || std::isnan(score)) score = INFINITY;
+      if (score > worst_score) {
+        worst_score = score;
+        worst_batch = i;
+        worst_mismatches = s.mismatches;
+        const std::string check = r.check;
+        r = b;
+        r.check = check;
+        set_worst(r, s, c_ptr(i), src, i);
+      }
     }
+    if (failing == 0) return;
     const bool rel_ok = r.rel_fro_error <= r.tol_rel_fro;
     const bool abs_ok = r.max_abs_error <= r.tol_max_abs;
-    if (s.mismatches == 0 && rel_ok && abs_ok) return;
     r.disposition = Disposition::kIncorrect;
-    std::string reason;
-    if (s.mismatches) reason += std::to_string(s.mismatches) + " non-finite outputs; ";
+    std::string reason = batch_prefix(worst_batch, failing);
+    if (worst_mismatches) reason += std::to_string(worst_mismatches) + " non-finite outputs; ";
     reason += "rel_fro " + sci(r.rel_fro_error) + (rel_ok ? " <= " : " > ") + "tol " +
               sci(r.tol_rel_fro) + ", max_abs " + sci(r.max_abs_error) + (abs_ok ? " <= " : " > ") +
               "tol " + sci(r.tol_max_abs) + worst_text(r);
     if (f16)
-      reason +=
-          " (cuBLAS COMPUTE_16F: rel_fro " + sci(cublas_rel) + ", max_abs " + sci(cublas_abs) + ")";
+      reason += " (cuBLAS COMPUTE_16F: rel_fro " + sci(cublas_rel[size_t(worst_batch)]) +
+                ", max_abs " + sci(cublas_abs[size_t(worst_batch)]) + ")";
     r.reason = reason;
   }
 
@@ -471,21 +569,39 @@ struct Verifier::Impl {
       return;
     }
     const int64_t sparsity = p.accum == Accum::kF16 ? std::max<int64_t>(1, (p.k + 2047) / 2048) : 1;
-    FillSpec sa{FillKind::kSmallInt, key(kSmallInteger, 0)};
-    sa.sparsity = sparsity;
-    const FillSpec sb{FillKind::kSmallInt, key(kSmallInteger, 1)};
-    fill_with_reference(sa, sb, [&] {
-      reference_f32();
-      reference_epilogue(false);
+    auto specs = [this, sparsity](int64_t batch) {
+      FillSpec sa{FillKind::kSmallInt, key(kSmallInteger, 0, batch)};
+      sa.sparsity = sparsity;
+      return std::pair{sa, FillSpec{FillKind::kSmallInt, key(kSmallInteger, 1, batch)}};
+    };
+    fill_with_reference(specs, [&] {
+      for (int64_t i = 0; i < batches; ++i) {
+        reference_f32(i);
+        reference_epilogue(false, i);
+      }
     });
     run_under_test(gemm, "small_integer", guard_result);
-    const RefSource src{ref.as<float>()};
-    const CompareStats s = compare(c_ptr(), src, CompareMode::kExactRepresentable);
-    r.max_abs_error = double(float_from_bits(s.max_err_bits));
-    if (s.mismatches == 0) return;
-    set_worst(r, s, c_ptr(), src);
+    unsigned long long mismatches = 0, compared = 0;
+    int64_t failing = 0;
+    for (int64_t i = 0; i < batches; ++i) {
+      const RefSource src{ref_of(i)};
+      const CompareStats s = compare(c_ptr(i), src, CompareMode::kExactRepresentable);
+      const double err = double(float_from_bits(s.max_err_bits));
+      mismatches += s.mismatches;
+      compared += s.compared;
+      failing += s.mismatches != 0;
+      // The worst batch: the largest error, the first of equals.
+      if (s.mismatches != 0 && (failing == 1 || err > r.max_abs_error)) {
+        r.max_abs_error = err;
+        set_worst(r, s, c_ptr(i), src, i);
+      } else if (failing == 0) {
+        r.max_abs_error = std::max(r.max_abs_error, err);
+      }
+    }
+    if (mismatches == 0) return;
     r.disposition = Disposition::kIncorrect;
-    r.reason = std::to_string(s.mismatches) + " of " + std::to_string(s.compared) +
+    r.reason = batch_prefix(r.batch, failing) + std::to_string(mismatches) + " of " +
+               std::to_string(compared) +
                " exactly representable elements differ from the exact result; the worst" +
                worst_text(r);
   }
@@ -505,10 +621,12 @@ struct Verifier::Impl {
                  "] (the small terms would not move C's rounded result, or fp32 sums would round)";
       return;
     }
-    const FillSpec sa{FillKind::kProbe};
-    FillSpec sb{FillKind::kProbe};
-    sb.k = p.k;
-    fill(sa, sb, misalign);
+    // Every batch gets the same probe (verifier.hpp says why).
+    fill([&](int64_t) {
+      FillSpec sb{FillKind::kProbe};
+      sb.k = p.k;
+      return std::pair{FillSpec{FillKind::kProbe}, sb};
+    }, misalign);
     // The exact column sum depends on the column only through j % 5.
     const float small = detail::probe_small(p.dtype);
     RefSource src;
@@ -518,16 +636,28 @@ struct Verifier::Impl {
           round_to(float(detail::reference_activation(exact, epi.activation)), p.dtype);
     }
     run_under_test(gemm, "precision_probe", guard_result);
-    const CompareStats s = compare(c_ptr(), src, CompareMode::kExact);
-    r.max_abs_error = double(float_from_bits(s.max_err_bits));
-    if (s.mismatches == 0) return;
-    set_worst(r, s, c_ptr(), src);
+    unsigned long long mismatches = 0, compared = 0;
+    int64_t failing = 0;
+    for (int64_t i = 0; i < batches; ++i) {
+      const CompareStats s = compare(c_ptr(i), src, CompareMode::kExact);
+      const double err = double(float_from_bits(s.max_err_bits));
+      mismatches += s.mismatches;
+      compared += s.compared;
+      failing += s.mismatches != 0;
+      if (s.mismatches != 0 && (failing == 1 || err > r.max_abs_error)) {
+        r.max_abs_error = err;
+        set_worst(r, s, c_ptr(i), src, i);
+      } else if (failing == 0) {
+        r.max_abs_error = std::max(r.max_abs_error, err);
+      }
+    }
+    if (mismatches == 0) return;
     r.disposition = Disposition::kIncorrect;
     const bool bf16 = p.dtype == DType::kBF16;
-    r.reason = "got " + num(r.worst_got) + " want " + num(r.worst_want) + " at " +
-               at(r.worst_row, r.worst_col) + " (" + std::to_string(s.mismatches) + " of " +
-               std::to_string(s.compared) + " elements differ: 1024 + many " +
-               (bf16 ? "1/32" : "1/128") +
+    r.reason = batch_prefix(r.batch, failing) + "got " + num(r.worst_got) + " want " +
+               num(r.worst_want) + " at " + at(r.worst_row, r.worst_col) + " (" +
+               std::to_string(mismatches) + " of " + std::to_string(compared) +
+               " elements differ: 1024 + many " + (bf16 ? "1/32" : "1/128") +
                " terms - 1024 is exact with fp32 accumulation, " +
                (bf16 ? "a bf16 or fp16 accumulator" : "an fp16 accumulator") +
                " drops the small terms)";
@@ -539,40 +669,67 @@ struct Verifier::Impl {
                  "(or alpha <= 0 turns +Inf into -Inf)";
       return;
     }
-    // Positions away from tile corners; all collapse to valid indices for tiny shapes.
-    const int64_t i0 = 5 * p.m / 7, k0 = p.k / 3, k1 = 2 * p.k / 3, j1 = 3 * p.n / 7;
-    FillSpec sa{FillKind::kNonfinite, key(kNonfinite, 0)};
-    sa.special_row = i0;
-    sa.special_col = k0;
-    FillSpec sb{FillKind::kNonfinite, key(kNonfinite, 1)};
-    sb.special_row = k1;
-    sb.special_col = j1;
-    fill(sa, sb, misalign);
+    // Positions away from tile corners; all collapse to valid indices for tiny shapes. The NaN's
+    // row and the Inf's column move with the batch, so each batch's pattern is its own.
+    const int64_t k0 = p.k / 3, k1 = 2 * p.k / 3;
+    auto nan_row = [&](int64_t batch) { return (5 * p.m / 7 + batch) % p.m; };
+    auto inf_col = [&](int64_t batch) { return (3 * p.n / 7 + batch) % p.n; };
+    fill([&](int64_t batch) {
+      FillSpec sa{FillKind::kNonfinite, key(kNonfinite, 0, batch)};
+      sa.special_row = nan_row(batch);
+      sa.special_col = k0;
+      FillSpec sb{FillKind::kNonfinite, key(kNonfinite, 1, batch)};
+      sb.special_row = k1;
+      sb.special_col = inf_col(batch);
+      return std::pair{sa, sb};
+    }, misalign);
     run_under_test(gemm, "nonfinite", guard_result);
     auto* stats = scratch.as<NonfiniteStats>();
-    detail::scan_nonfinite(c_ptr(), p.dtype, p.m, p.n, i0, j1, stats, max_blocks, stream);
-    const NonfiniteStats s = read_back<NonfiniteStats>(stats);
-    if (s.mismatches == 0) return;
-    const int64_t index = int64_t(s.first_index);
+    unsigned long long mismatches = 0;
+    int64_t failing = 0, first_batch = -1;
+    NonfiniteStats first{};
+    for (int64_t i = 0; i < batches; ++i) {
+      detail::scan_nonfinite(c_ptr(i), p.dtype, p.m, p.n, nan_row(i), inf_col(i), stats,
+                             max_blocks, stream);
+      const NonfiniteStats s = read_back<NonfiniteStats>(stats);
+      if (s.mismatches == 0) continue;
+      mismatches += s.mismatches;
+      ++failing;
+      if (first_batch < 0) {
+        first_batch = i;
+        first = s;
+      }
+    }
+    if (mismatches == 0) return;
+    const int64_t i0 = nan_row(first_batch), j1 = inf_col(first_batch);
+    const int64_t index = int64_t(first.first_index);
+    if (batches > 1) r.batch = first_batch;
     r.worst_row = index / p.n;
     r.worst_col = index % p.n;
-    r.worst_got = element_to_double(read_back<uint16_t>(c_ptr() + index), p.dtype);
+    r.worst_got = element_to_double(read_back<uint16_t>(c_ptr(first_batch) + index), p.dtype);
     const char* want = r.worst_row == i0 ? "NaN" : r.worst_col == j1 ? "+Inf" : "finite";
     r.worst_want = r.worst_row == i0 ? NAN : r.worst_col == j1 ? INFINITY : 0.0;
     r.disposition = Disposition::kIncorrect;
-    r.reason = "NaN at A" + at(i0, k0) + " and +Inf at B" + at(k1, j1) + " must give a NaN row " +
-               std::to_string(i0) + " and a +Inf column " + std::to_string(j1) + ": " +
-               std::to_string(s.mismatches) + " elements wrong, the first at " +
-               at(r.worst_row, r.worst_col) + ": got " + num(r.worst_got) + " want " + want;
+    r.reason = batch_prefix(first_batch, failing) + "NaN at A" + at(i0, k0) + " and +Inf at B" +
+               at(k1, j1) + " must give a NaN row " + std::to_string(i0) + " and a +Inf column " +
+               std::to_string(j1) + ": " + std::to_string(mismatches) +
+               " elements wrong, the first at " + at(r.worst_row, r.worst_col) + ": got " +
+               num(r.worst_got) + " want " + want;
   }
 
   // The guard bands still need one run when every other check is switched off.
   void guard_only(const GemmFn& gemm, CheckResult& guard_result) {
-    fill({FillKind::kNormal, key(kRandomNormal, 0)}, {FillKind::kNormal, key(kRandomNormal, 1)},
-         misalign);
+    fill([this](int64_t batch) {
+      return std::pair{FillSpec{FillKind::kNormal, key(kRandomNormal, 0, batch)},
+                       FillSpec{FillKind::kNormal, key(kRandomNormal, 1, batch)}};
+    }, misalign);
     run_under_test(gemm, "the guard-band run", guard_result);
   }
 };
+
+Batch Batch::packed(const Problem& problem, int64_t count) {
+  return {count, problem.m * problem.k, problem.k * problem.n, problem.m * problem.n};
+}
 
 Verifier::Verifier() : impl_(new Impl) {}
 
@@ -617,6 +774,27 @@ Report Verifier::check(const Problem& problem, const GemmFn& gemm, const Options
     return refuse("misalign_elements must be in [0, 4096], got " +
                   std::to_string(options.misalign_elements));
   if (!gemm) return refuse("no GEMM to verify (empty GemmFn)");
+  const Batch& batch = options.batch;
+  if (batch.count < 1 || batch.count > INT32_MAX)
+    return refuse("the batch count must be in [1, 2^31-1], got " + std::to_string(batch.count));
+  if (batch.batched()) {
+    const Batch packed = Batch::packed(problem, batch.count);
+    if (batch.stride_a < packed.stride_a || batch.stride_b < packed.stride_b ||
+        batch.stride_c < packed.stride_c)
+      return refuse("batch strides " + std::to_string(batch.stride_a) + ", " +
+                    std::to_string(batch.stride_b) + ", " + std::to_string(batch.stride_c) +
+                    " (A, B, C) must each hold one matrix, at least " +
+                    std::to_string(packed.stride_a) + ", " + std::to_string(packed.stride_b) +
+                    ", " + std::to_string(packed.stride_c) +
+                    ": the verifier gives every batch its own inputs and output");
+    // The buffers' sizes in elements, computed where they cannot overflow.
+    const double widest = double(batch.count - 1) *
+                              double(std::max({batch.stride_a, batch.stride_b, batch.stride_c})) +
+                          double(std::max({packed.stride_a, packed.stride_b, packed.stride_c}));
+    if (widest > 0x1p50)
+      return refuse("the batches span " + num(widest) + " elements, beyond what the verifier can "
+                    "allocate");
+  }
   const Epilogue& epilogue = options.epilogue;
   if (!std::isfinite(epilogue.alpha) || epilogue.alpha == 0.0f)
     return refuse("the epilogue's alpha must be finite and nonzero (the tolerances scale with "
@@ -710,7 +888,8 @@ std::string Report::summary() const {
       if (i) out += ", ";
       if (r.check == "random_normal")
         out += "random_normal rel " + sci(r.rel_fro_error) + "/" + sci(r.tol_rel_fro) + " max " +
-               sci(r.max_abs_error) + "/" + sci(r.tol_max_abs);
+               sci(r.max_abs_error) + "/" + sci(r.tol_max_abs) +
+               (r.batch >= 0 ? " (worst batch " + std::to_string(r.batch) + ")" : "");
       else
         out += r.check + (r.reason.rfind("not applicable", 0) == 0 ? " n/a" : " ok");
     }

@@ -41,6 +41,21 @@
 //                   ReLU may map NaN to 0 (max(NaN, 0) is 0 in IEEE maxNum), and GELU's tanh or
 //                   erf at +Inf may be computed as Inf/Inf; neither is specified by cuBLASLt.
 //   guard_bands     unchanged: the epilogue writes C only.
+//
+// Strided batches (Options::batch, as hgemm.h's general call with batch_count > 1): the GEMM under
+// test computes every batch in one call, and each batch is checked as one problem of its own.
+// Every batch gets its own inputs (its own random streams; the nonfinite check's NaN row and Inf
+// column move with the batch index), so that a GEMM that computes one batch for all, swaps two or
+// reads another's operands differs from the reference; the precision probe alone has the same
+// inputs in every batch (its expected values differ by less than C's rounding from column to
+// column, so no shift of its pattern could tell batches apart), and judges each batch's
+// accumulation, leaving which batch is which to the other checks. Each batch is
+// compared element by element with its own reference (cuBLAS, one call per batch) under its own
+// tolerances, so that one wrong batch among many cannot hide in an aggregate norm, and a check
+// fails when any batch fails it, its report naming the worst batch (CheckResult::batch). The guard
+// bands surround all batches, and where the strides leave gaps between batches those are guard
+// band too (for C) or hold the poison NaN (for A and B, so a GEMM reading them computes NaN).
+// Batch 0 gets the inputs an unbatched check gets.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +84,7 @@ struct CheckResult {
   int64_t worst_col = -1;
   double worst_got = 0;
   double worst_want = 0;
+  int64_t batch = -1;  // batched problems: the batch of the worst element and of the errors above
 };
 
 struct Report {
@@ -80,8 +96,9 @@ struct Report {
 };
 
 // The GEMM under test. It must run C = A*B (with Options::epilogue applied) for `problem` on
-// `stream` and may throw hgemm::Error (reported as kLaunchFailed). A, B, C are device pointers
-// laid out as the C API says.
+// `stream`, for every batch of Options::batch, and may throw hgemm::Error (reported as
+// kLaunchFailed). A, B, C are device pointers laid out as the C API says (the first batch's, with
+// the others at Options::batch's strides).
 using GemmFn = std::function<void(const Problem& problem, const void* a, const void* b, void* c,
                                   cudaStream_t stream)>;
 
@@ -108,6 +125,23 @@ struct Epilogue {
   bool keeps_nonfinite() const { return alpha > 0.0f && activation == Activation::kNone; }
 };
 
+// Strided batches, as hgemm.h's general call runs them: `count` products in one call, batch i
+// reading A at a + i * stride_a and B at b + i * stride_b and writing C at c + i * stride_c
+// (strides in elements), each matrix packed inside its batch as a single GEMM's. The verifier
+// needs batches that do not overlap (each stride at least one matrix's elements; no broadcast),
+// and refuses others. A GemmFn has no batch argument, so it closes over the same values.
+struct Batch {
+  int64_t count = 1;  // 1: a single GEMM, the strides unused
+  int64_t stride_a = 0;
+  int64_t stride_b = 0;
+  int64_t stride_c = 0;
+
+  // `count` matrices back to back: stride_a = M*K, stride_b = K*N (NN and TN alike), stride_c
+  // = M*N, as `hgemm bench --batch` lays them out.
+  static Batch packed(const Problem& problem, int64_t count);
+  bool batched() const { return count > 1; }
+};
+
 struct Options {
   bool random_normal = true;
   bool small_integer = true;
@@ -118,6 +152,9 @@ struct Options {
   // the unaligned path.
   int misalign_elements = 0;
   Epilogue epilogue;
+  // What the GEMM under test computes per call: one product (the default) or strided batches,
+  // every check applied to each batch (see the top of this file).
+  Batch batch;
 };
 
 // Owns device workspace (grown on demand, reused across shapes) and a cuBLAS handle.

@@ -225,15 +225,21 @@ __global__ void locate_kernel(const uint16_t* c, DType dtype, int64_t m, int64_t
 }
 
 __global__ void guard_kernel(const uint16_t* buffer, uint16_t poison, int64_t total,
-                             int64_t c_begin, int64_t c_count, GuardStats* stats) {
+                             int64_t c_begin, int64_t c_count, int64_t c_batches,
+                             int64_t c_stride, GuardStats* stats) {
   unsigned long long changed = 0, unwritten = 0, first_changed = ~0ull, first_unwritten = ~0ull;
+  const int64_t c_span = (c_batches - 1) * c_stride + c_count;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
     const bool poisoned = buffer[i] == poison;
-    if (i >= c_begin && i < c_begin + c_count) {
+    const int64_t rel = i - c_begin;
+    // The division only where there are gaps between batches to tell apart.
+    const bool in_c = rel >= 0 && rel < c_span &&
+                      (c_batches == 1 || c_stride == c_count || rel % c_stride < c_count);
+    if (in_c) {
       if (poisoned) {
         ++unwritten;
-        const auto at = u64(i - c_begin);
+        const auto at = u64(rel);
         if (at < first_unwritten) first_unwritten = at;
       }
     } else if (!poisoned) {
@@ -379,11 +385,12 @@ void locate_worst(const uint16_t* c, DType dtype, int64_t m, int64_t n, const Re
 }
 
 void scan_guard(const uint16_t* buffer, DType dtype, int64_t total, int64_t c_begin,
-                int64_t c_count, GuardStats* stats, int max_blocks, cudaStream_t stream) {
+                int64_t c_count, int64_t c_batches, int64_t c_stride, GuardStats* stats,
+                int max_blocks, cudaStream_t stream) {
   init_kernel<<<1, 1, 0, stream>>>(stats);
   HGEMM_LAUNCH_CHECK();
   guard_kernel<<<grid_1d(total, max_blocks), kThreads, 0, stream>>>(
-      buffer, poison_bits(dtype), total, c_begin, c_count, stats);
+      buffer, poison_bits(dtype), total, c_begin, c_count, c_batches, c_stride, stats);
   HGEMM_LAUNCH_CHECK();
 }
 

@@ -190,12 +190,15 @@ struct GuardStats {
   unsigned long long guard_changed = 0;            // guard elements that are no longer the poison
   unsigned long long first_guard_changed = ~0ull;  // index into the whole buffer
   unsigned long long c_unwritten = 0;              // C elements still equal to the poison
-  unsigned long long first_c_unwritten = ~0ull;    // index into C
+  unsigned long long first_c_unwritten = ~0ull;    // offset from C's (first batch's) start
 };
 
-// Scans the whole C buffer (`total` elements) in which C occupies [c_begin, c_begin + c_count).
+// Scans the whole C buffer (`total` elements) in which C's `c_batches` batches of `c_count`
+// elements start at c_begin, c_begin + c_stride, ...; everything else is guard band, also the
+// gaps between batches when c_stride > c_count.
 void scan_guard(const uint16_t* buffer, DType dtype, int64_t total, int64_t c_begin,
-                int64_t c_count, GuardStats* stats, int max_blocks, cudaStream_t stream);
+                int64_t c_count, int64_t c_batches, int64_t c_stride, GuardStats* stats,
+                int max_blocks, cudaStream_t stream);
 
 struct NonfiniteStats {
   unsigned long long mismatches = 0;

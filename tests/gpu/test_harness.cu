@@ -12,6 +12,14 @@
 // path (plain GEMM, then bench::apply_bias_activation, both of its access widths) pass the
 // verifier, whose reference applies the epilogue, while the plain GEMM fails it; both time in
 // graph mode; cublas and the erf GELU are refused.
+// With --batch N of hgemm bench (verify::Batch): the batched baselines (cuBLASLt's strided batch,
+// heuristic, autotune and best, and cublasGemmStridedBatchedEx), hgemm's batched general call and
+// hgemm-loop pass the verifier batch by batch on 64 x 128x128x64, 3 x 100x72x40 and
+// 5 x 256x512x128 in both layouts, fp16 (both accumulations) and bf16, also with a bias and GELU
+// and with gaps between the batches; a GEMM that computes batch 0 only, swaps two batches,
+// broadcasts A or misses C's stride fails it; the rotated sets cover more than twice the L2 on
+// the batched bytes; and the batched call, the loop and cublaslt-best time in graph mode (their
+// ratios printed, not judged: closing them is the kernels' work).
 // The three timing-agreement checks take their bar from the spread their own run measured (see
 // agreement_bar), each with a negative control: a kernel run twice per call must read slower by
 // more than that bar.
@@ -24,6 +32,7 @@
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -594,6 +603,199 @@ void test_epilogues(cudaStream_t stream) {
   CUDA_OK(cudaStreamSynchronize(stream));
 }
 
+void test_batched(cudaStream_t stream) {
+  using hgemm::DType;
+  using hgemm::verify::Batch;
+  using hgemm::verify::GemmFn;
+  const auto& device = hgemm::current_device();
+  hgemm::baselines::Baselines libs;
+  hgemm::verify::Verifier verifier;
+  hgemm::bench::RotatingBuffers buffers;
+  hgemm::bench::Timer timer(stream, {});
+  // What hgemm bench runs: the baselines get random normal and guard bands, hgemm everything.
+  auto options = [](const Batch& batch, bool every_check,
+                    const hgemm::verify::Epilogue& epilogue = {}) {
+    hgemm::verify::Options o;
+    if (!every_check) o.small_integer = o.precision_probe = o.nonfinite = false;
+    o.batch = batch;
+    o.epilogue = epilogue;
+    return o;
+  };
+  auto hgemm_batched = [](const Batch& batch, const hgemm::verify::Epilogue& epilogue = {}) {
+    return GemmFn([batch, epilogue](const Problem& p, const void* a, const void* b, void* c,
+                                    cudaStream_t s) {
+      hgemm::gemm(hgemm::bench::general_call(p, epilogue, batch), a, b, c, s);
+    });
+  };
+  // hgemm bench's hgemm-loop: one plain call per batch.
+  auto hgemm_loop = [](const Batch& batch) {
+    return GemmFn([batch](const Problem& p, const void* a, const void* b, void* c,
+                          cudaStream_t s) {
+      for (int64_t i = 0; i < batch.count; ++i)
+        hgemm::run(p, static_cast<const __half*>(a) + i * batch.stride_a,
+                   static_cast<const __half*>(b) + i * batch.stride_b,
+                   static_cast<__half*>(c) + i * batch.stride_c, s);
+    });
+  };
+  struct Case {
+    int64_t count, m, n, k;
+  };
+  const Case cases[] = {{64, 128, 128, 64}, {3, 100, 72, 40}, {5, 256, 512, 128}};
+  struct Combo {
+    DType dtype;
+    Accum accum;
+  };
+  const Combo combos[] = {{DType::kF16, Accum::kF32}, {DType::kF16, Accum::kF16},
+                          {DType::kBF16, Accum::kF32}};
+  const char* const impls[] = {"cublas",        "cublaslt-heuristic", "cublaslt-autotune",
+                               "cublaslt-best", "hgemm",              "hgemm-loop"};
+  for (const Combo& combo : combos) {
+    for (Layout layout : {Layout::kNN, Layout::kTN}) {
+      int passed[std::size(impls)] = {};
+      std::string first_failure[std::size(impls)];
+      for (const Case& c : cases) {
+        const Problem p{c.m, c.n, c.k, layout, combo.accum, combo.dtype};
+        const Batch batch = Batch::packed(p, c.count);
+        const std::string what = std::to_string(c.count) + " x " + p.name();
+        std::vector<hgemm::verify::Report> reports;
+        try {
+          buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 17, stream, p.dtype, c.count);
+          libs.select(p, timer, buffers, {}, batch);
+          for (Kind kind : kAllKinds)
+            reports.push_back(verifier.check(p, libs.fn(kind, {}, batch), options(batch, false)));
+        } catch (const std::exception& e) {
+          check(false, what + ": the batched cuBLASLt selection threw " + e.what());
+          continue;
+        }
+        reports.push_back(verifier.check(p, hgemm_batched(batch), options(batch, true)));
+        reports.push_back(verifier.check(p, hgemm_loop(batch), options(batch, true)));
+        for (size_t i = 0; i < reports.size(); ++i) {
+          if (reports[i].passed())
+            ++passed[i];
+          else if (first_failure[i].empty())
+            first_failure[i] = what + ": " + reports[i].summary();
+        }
+      }
+      for (size_t i = 0; i < std::size(impls); ++i)
+        check(passed[i] == int(std::size(cases)),
+              std::string("batched ") + impls[i] + " " +
+                  std::string(hgemm::to_string(combo.dtype)) + " " +
+                  std::string(hgemm::to_string(layout)) + " " +
+                  std::string(hgemm::to_string(combo.accum)) + " passes the verifier batch by " +
+                  "batch on " + std::to_string(passed[i]) + "/" + std::to_string(std::size(cases)) +
+                  " cases" +
+                  (first_failure[i].empty() ? "" : " (first failure " + first_failure[i] + ")"));
+    }
+  }
+
+  // A bias (one for every batch) and GELU, and gaps between the batches (guard bands there).
+  {
+    const Problem p{256, 512, 128, Layout::kTN, Accum::kF32};
+    hgemm::bench::DeviceBias bias;
+    bias.prepare(p.n, 5, p.dtype, stream);
+    hgemm::verify::Epilogue gelu;
+    gelu.bias = bias.data();
+    gelu.activation = hgemm::Activation::kGeluTanh;
+    const Batch packed = Batch::packed(p, 5);
+    buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 19, stream, p.dtype, packed.count);
+    libs.select(p, timer, buffers, gelu, packed);
+    for (Kind kind : {Kind::kLtHeuristic, Kind::kLtBest}) {
+      const auto r = verifier.check(p, libs.fn(kind, gelu, packed), options(packed, false, gelu));
+      check(r.passed(), std::string(hgemm::baselines::to_string(kind)) +
+                            " bias_gelu x5 passes the verifier: " + r.summary());
+    }
+    const std::string described = libs.describe(Kind::kLtBest, p, buffers.a(0), buffers.b(0),
+                                                buffers.c(0), gelu, packed);
+    check(described.find("batch 5") != std::string::npos &&
+              described.find("EPILOGUE_GELU_BIAS") != std::string::npos,
+          "cublaslt-best's detail names its batches and epilogue: " + described);
+    const auto fused = verifier.check(p, hgemm_batched(packed, gelu), options(packed, true, gelu));
+    check(fused.passed(), "hgemm bias_gelu x5 passes the verifier: " + fused.summary());
+    Batch gapped = packed;
+    gapped.stride_a += 64;
+    gapped.stride_b += 64;
+    gapped.stride_c += 128;
+    const auto lt = verifier.check(p, libs.fn(Kind::kLtHeuristic, {}, gapped),
+                                   options(gapped, false));
+    check(lt.passed(), "cublaslt-heuristic x5 with gaps between the batches passes: " +
+                           lt.summary());
+    const auto ours = verifier.check(p, hgemm_batched(gapped), options(gapped, true));
+    check(ours.passed(), "hgemm x5 with gaps between the batches passes: " + ours.summary());
+  }
+
+  // Wrong batched GEMMs fail: a check that cannot fail is no check.
+  {
+    const Problem p{256, 512, 128, Layout::kTN, Accum::kF32};
+    const Batch batch = Batch::packed(p, 5);
+    auto must_fail = [&](const std::string& what, const GemmFn& fn, const std::string& needle) {
+      const auto r = verifier.check(p, fn, options(batch, true));
+      const std::string summary = r.summary();
+      check(r.disposition == hgemm::verify::Disposition::kIncorrect &&
+                summary.find(needle) != std::string::npos,
+            what + " fails the verifier (\"" + needle + "\"): " + summary);
+    };
+    must_fail("cublaslt-heuristic computing batch 0 only", libs.fn(Kind::kLtHeuristic),
+              "first at batch 1 (0,0)");
+    const GemmFn swapped = [&](const Problem& q, const void* a, const void* b, void* c,
+                               cudaStream_t s) {
+      const auto* a16 = static_cast<const __half*>(a);
+      const auto* b16 = static_cast<const __half*>(b);
+      auto* c16 = static_cast<__half*>(c);
+      libs.run(Kind::kLtHeuristic, q, a16, b16, c16 + batch.stride_c, s);
+      libs.run(Kind::kLtHeuristic, q, a16 + batch.stride_a, b16 + batch.stride_b, c16, s);
+      Batch rest = batch;
+      rest.count -= 2;
+      libs.run(Kind::kLtHeuristic, q, a16 + 2 * batch.stride_a, b16 + 2 * batch.stride_b,
+               c16 + 2 * batch.stride_c, s, {}, rest);
+    };
+    must_fail("cublaslt-heuristic with batches 0 and 1 swapped", swapped,
+              "(2 of 5 batches wrong)");
+    Batch broadcast = batch;
+    broadcast.stride_a = 0;
+    must_fail("cublaslt-heuristic reading batch 0's A for every batch",
+              libs.fn(Kind::kLtHeuristic, {}, broadcast), "(4 of 5 batches wrong)");
+    Batch off = batch;
+    off.stride_c += 8;
+    must_fail("hgemm with C's batch stride 8 elements too long", hgemm_batched(off),
+              "guard_bands");
+  }
+
+  // The rotation covers the batched bytes, and the three contenders time in graph mode.
+  {
+    const Problem p{128, 128, 64, Layout::kTN, Accum::kF32};
+    const Batch batch = Batch::packed(p, 64);
+    buffers.prepare(p.m, p.n, p.k, device.l2_bytes, 23, stream, p.dtype, batch.count);
+    const int64_t call_bytes = batch.count * (p.m * p.k + p.k * p.n + p.m * p.n) * 2;
+    const int sets = buffers.num_sets();
+    // Sized from one matrix's bytes instead, the rotation would hold 64 times as many sets.
+    check(int64_t(sets - 1) * call_bytes >= 2 * device.l2_bytes &&
+              sets <= hgemm::bench::rotation_sets(call_bytes, device.l2_bytes),
+          "64 x 128x128x64 rotates " + std::to_string(sets) + " sets of " +
+              std::to_string(call_bytes) + " bytes: at least twice the L2 (" +
+              std::to_string(device.l2_bytes) + " bytes) between two uses of a set");
+    libs.select(p, timer, buffers, {}, batch);
+    const std::vector<hgemm::bench::Contender> contenders = {
+        {hgemm_batched(batch), p}, {hgemm_loop(batch), p}, {libs.fn(Kind::kLtBest, {}, batch), p}};
+    const char* const names[] = {"hgemm (one batched call)", "hgemm-loop (64 calls)",
+                                 "cublaslt-best (strided batch)"};
+    try {
+      const auto t = timer.measure(hgemm::bench::Mode::kGraph, contenders, buffers);
+      for (size_t i = 0; i < t.size(); ++i)
+        check(t[i].ok() && sane(t[i]),
+              std::string(names[i]) + " graph time of 64 x 128x128x64 is sane: " +
+                  (t[i].ok() ? fmt("%.5f ms", t[i].median_ms) : t[i].failure_message()));
+      if (t[0].ok() && t[1].ok() && t[2].ok())
+        std::printf("     info: 64 x 128x128x64 tn f32, graph: hgemm %.5f ms, hgemm-loop %.5f ms "
+                    "(%.2fx of hgemm), cublaslt-best %.5f ms (%.2fx of hgemm)\n",
+                    t[0].median_ms, t[1].median_ms, t[1].median_ms / t[0].median_ms,
+                    t[2].median_ms, t[2].median_ms / t[0].median_ms);
+    } catch (const std::exception& e) {
+      check(false, std::string("batched graph timing threw ") + e.what());
+    }
+  }
+  CUDA_OK(cudaStreamSynchronize(stream));
+}
+
 void test_cross_check(cudaStream_t stream) {
   constexpr int kRepeats = 6;
   const auto& device = hgemm::current_device();
@@ -670,6 +872,7 @@ int main() {
     test_best_not_slower(stream);
     test_cross_check(stream);
     test_epilogues(stream);
+    test_batched(stream);
   } catch (const std::exception& e) {
     check(false, std::string("unexpected exception: ") + e.what());
   }

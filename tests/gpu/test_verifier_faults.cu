@@ -21,6 +21,12 @@
 // read one column off, an activation applied before the bias, or the epilogue left out fail
 // random_normal, in bf16 at K = 16384 too (what the verifier's bias scale is for); an alpha of 0
 // and a misaligned bias are refused at setup.
+// With strided batches (Options::batch; the naive GEMM launched once per batch): correct passes,
+// packed or with gaps between the batches, misaligned, in either type, with an epilogue; a GEMM
+// that computes batch 0 only, skips the last batch, swaps two batches, reads batch 0's A for every
+// batch, accumulates one batch in fp16, drops NaN in one batch or writes into the gap after a
+// batch fails, and the check that catches it names the batch; overlapping strides and a batch
+// count of 0 are refused at setup.
 // A plain executable: one line per case, non-zero exit on any failure, and a failure (not a skip)
 // without a GPU.
 #include <chrono>
@@ -153,6 +159,46 @@ GemmFn naive_with_epilogue(const hgemm::verify::Epilogue& e, EpilogueFault fault
                                             stream);
         break;
       case EpilogueFault::kLeftOut: break;
+    }
+  };
+}
+
+// How a batched GEMM goes wrong: kNone runs every batch right.
+enum class BatchFault {
+  kNone,
+  kOnlyFirst,     // computes batch 0 only
+  kSkipLast,      // leaves the last batch unwritten
+  kSwapFirstTwo,  // writes batch 0's product into batch 1's C and the reverse
+  kSharedA,       // reads batch 0's A for every batch
+  kF16InOne,      // accumulates batch `count / 2` in fp16 while claiming fp32
+  kDropNanInOne,  // saturates NaN in batch `count - 1`
+  kIntoGap,       // writes one element just past batch 0's C (into the gap before batch 1)
+};
+
+// The naive GEMM once per batch at `batch`'s strides (which the verifier must be given too).
+GemmFn naive_batched(const hgemm::verify::Batch& batch, BatchFault fault = BatchFault::kNone) {
+  return [=](const Problem& p, const void* a, const void* b, void* c, cudaStream_t stream) {
+    const auto* a16 = static_cast<const uint16_t*>(a);
+    const auto* b16 = static_cast<const uint16_t*>(b);
+    auto* c16 = static_cast<uint16_t*>(c);
+    const int64_t count = batch.count;
+    for (int64_t i = 0; i < count; ++i) {
+      if (fault == BatchFault::kOnlyFirst && i > 0) break;
+      if (fault == BatchFault::kSkipLast && i == count - 1) break;
+      int64_t out = i;
+      if (fault == BatchFault::kSwapFirstTwo && i < 2) out = 1 - i;
+      const int64_t in_a = fault == BatchFault::kSharedA ? 0 : i;
+      Acc acc = fault == BatchFault::kF16InOne && i == count / 2 ? Acc::kF16 : Acc::kF32;
+      Fault element = fault == BatchFault::kDropNanInOne && i == count - 1 ? Fault::kDropNan
+                                                                           : Fault::kNone;
+      naive(acc, element)(p, a16 + in_a * batch.stride_a, b16 + i * batch.stride_b,
+                          c16 + out * batch.stride_c, stream);
+    }
+    if (fault == BatchFault::kIntoGap) {
+      const uint16_t one = p.dtype == DType::kBF16 ? 0x3f80 : 0x3c00;
+      HGEMM_CUDA_CHECK(cudaMemcpyAsync(c16 + p.m * p.n, &one, sizeof one, cudaMemcpyHostToDevice,
+                                       stream));
+      HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
   };
 }
@@ -513,6 +559,145 @@ int main() {
     refused.summary_has = {"LAUNCH_FAILED", "bias is not 2-byte aligned"};
     run_case(verifier, "misaligned bias is refused", Problem{64, 64, 64, Layout::kTN},
              with(odd_bias), refused, odd_bias);
+  }
+
+  // ---- strided batches ----
+  {
+    using hgemm::verify::Batch;
+    auto batched = [](const Problem& p, int64_t count, int64_t gap = 0) {
+      Batch b = Batch::packed(p, count);
+      b.stride_a += gap;
+      b.stride_b += gap;
+      b.stride_c += gap;
+      return b;
+    };
+    auto options_for = [](const Batch& b, const Options& base = {}) {
+      Options o = base;
+      o.batch = b;
+      return o;
+    };
+    auto label = [](const std::string& what, const Batch& b) {
+      return what + " x" + std::to_string(b.count) +
+             (b.stride_c > 0 && b.count > 1 ? " sc " + std::to_string(b.stride_c) : "");
+    };
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      const std::string type(hgemm::to_string(dtype));
+      for (Layout l : layouts) {
+        const struct {
+          int64_t m, n, k, count, gap;
+          bool probe;
+        } correct[] = {{128, 128, 64, 64, 0, false},
+                       {100, 72, 40, 3, 0, false},
+                       {256, 512, 256, 5, 0, true},
+                       {17, 33, 65, 4, 40, false},
+                       {64, 80, 256, 3, 1024, true}};
+        for (const auto& c : correct) {
+          const Problem p{c.m, c.n, c.k, l, Accum::kF32, dtype};
+          const Batch b = batched(p, c.count, c.gap);
+          run_case(verifier, name(label(type + " batched correct", b).c_str(), l), p,
+                   naive_batched(b), passes(c.probe), options_for(b));
+        }
+        const Problem p{256, 256, 1024, l, Accum::kF32, dtype};
+        const Batch five = batched(p, 5);
+        run_case(verifier, name((type + " batched correct misalign 3").c_str(), l), p,
+                 naive_batched(five), passes(true), options_for(five, misaligned3));
+        run_case(verifier, name((type + " batched only batch 0").c_str(), l), p,
+                 naive_batched(five, BatchFault::kOnlyFirst),
+                 fails({"guard_bands", "random_normal"},
+                       {"guard_bands", "unwritten", "262144 of 327680", "first at batch 1 (0,0)",
+                        "4 of 5 batches wrong"}),
+                 options_for(five));
+        run_case(verifier, name((type + " batched last batch skipped").c_str(), l), p,
+                 naive_batched(five, BatchFault::kSkipLast),
+                 fails({"guard_bands", "random_normal"},
+                       {"unwritten", "first at batch 4 (0,0)", "1 of 5 batches wrong"}),
+                 options_for(five));
+        run_case(verifier, name((type + " batched first two swapped").c_str(), l), p,
+                 naive_batched(five, BatchFault::kSwapFirstTwo),
+                 fails({"random_normal", "small_integer", "nonfinite"},
+                       {"random_normal: batch ", "small_integer: batch ", "nonfinite: batch 0",
+                        "(2 of 5 batches wrong)"},
+                       {"precision_probe", "guard_bands"}),
+                 options_for(five));
+        run_case(verifier, name((type + " batched A of batch 0 for all").c_str(), l), p,
+                 naive_batched(five, BatchFault::kSharedA),
+                 fails({"random_normal", "small_integer", "nonfinite"},
+                       {"4 of 5 batches wrong"}, {"guard_bands"}),
+                 options_for(five));
+        run_case(verifier, name((type + " batched batch 2 fp16-accumulated").c_str(), l), p,
+                 naive_batched(five, BatchFault::kF16InOne),
+                 fails({"precision_probe"}, {"precision_probe: batch 2 (1 of 5 batches wrong)"},
+                       {"small_integer", "nonfinite", "guard_bands"}),
+                 options_for(five));
+        run_case(verifier, name((type + " batched last batch drops NaN").c_str(), l), p,
+                 naive_batched(five, BatchFault::kDropNanInOne),
+                 fails({"nonfinite"}, {"nonfinite: batch 4 (1 of 5 batches wrong)"},
+                       {"random_normal", "small_integer", "precision_probe", "guard_bands"}),
+                 options_for(five));
+        const Batch gapped = batched(p, 5, 256);
+        run_case(verifier, name((type + " batched write into the gap").c_str(), l), p,
+                 naive_batched(gapped, BatchFault::kIntoGap),
+                 fails({"guard_bands"},
+                       {"wrote outside C", "element offset 65536", "in the gap after batch 0"},
+                       values_ok),
+                 options_for(gapped));
+        // Only the guard bands: they still see every batch.
+        run_case(verifier, name((type + " batched only batch 0, guard bands only").c_str(), l),
+                 Problem{64, 64, 64, l, Accum::kF32, dtype},
+                 naive_batched(batched(Problem{64, 64, 64}, 3), BatchFault::kOnlyFirst),
+                 fails({"guard_bands"}, {"unwritten", "first at batch 1"}),
+                 options_for(batched(Problem{64, 64, 64}, 3), guard_only));
+      }
+    }
+    // An epilogue applies to every batch with the one bias.
+    {
+      hgemm::bench::DeviceBias bias;
+      bias.prepare(512, 7, DType::kF16, nullptr);
+      Options o;
+      o.epilogue.bias = bias.data();
+      o.epilogue.activation = hgemm::Activation::kGeluTanh;
+      const Problem p{128, 512, 256, Layout::kTN, Accum::kF32};
+      o.batch = batched(p, 4);
+      const hgemm::verify::Batch bt = o.batch;
+      auto fused = [bt, e = o.epilogue](const Problem& q, const void* a, const void* b, void* c,
+                                        cudaStream_t s) {
+        naive_batched(bt)(q, a, b, c, s);
+        hgemm::bench::apply_bias_activation(c, q.dtype, bt.count * q.m, q.n, e.bias,
+                                            e.activation, s);
+      };
+      Expect inexact = passes();
+      inexact.must_pass = {"random_normal", "guard_bands"};
+      inexact.summary_has = {"PASSED", "small_integer n/a"};
+      run_case(verifier, "batched bias_gelu x4", p, fused, inexact, o);
+      auto last_unfused = [bt, e = o.epilogue](const Problem& q, const void* a, const void* b,
+                                               void* c, cudaStream_t s) {
+        naive_batched(bt)(q, a, b, c, s);
+        hgemm::bench::apply_bias_activation(c, q.dtype, (bt.count - 1) * q.m, q.n, e.bias,
+                                            e.activation, s);
+      };
+      run_case(verifier, "batched bias_gelu left out of the last batch", p, last_unfused,
+               fails({"random_normal"}, {"random_normal: batch 3 (1 of 4 batches wrong)"}), o);
+    }
+    Expect refused;
+    refused.disposition = Disposition::kLaunchFailed;
+    refused.must_fail = {"setup"};
+    const Problem p{64, 64, 64, Layout::kTN, Accum::kF32};
+    Batch overlapping = batched(p, 3);
+    overlapping.stride_c = p.m * p.n - 1;
+    refused.summary_has = {"LAUNCH_FAILED", "must each hold one matrix"};
+    run_case(verifier, "overlapping batches of C are refused", p, naive_batched(overlapping),
+             refused, options_for(overlapping));
+    Batch broadcast = batched(p, 3);
+    broadcast.stride_a = 0;
+    run_case(verifier, "a broadcast A is refused", p, naive_batched(broadcast), refused,
+             options_for(broadcast));
+    Batch none = batched(p, 3);
+    none.count = 0;
+    refused.summary_has = {"LAUNCH_FAILED", "batch count must be in [1, 2^31-1], got 0"};
+    run_case(verifier, "a batch count of 0 is refused", p, naive_batched(none), refused,
+             options_for(none));
+    run_case(verifier, "correct f32 after the batched cases", Problem{17, 33, 65, Layout::kNN},
+             naive(Acc::kF32), passes());
   }
 
   cublasDestroy(handle);
