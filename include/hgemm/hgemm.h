@@ -145,21 +145,24 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *   side by side into [rows, heads * N]. A and B batches may overlap (stride 0 broadcasts).
  *
  * Paths (hgemmGemmExplain names the one a call takes and why):
- *   dispatch    the tuned kernels of hgemmRun, chosen as hgemmRun chooses them, for a call that
- *               is one hgemmRun: beta = 0, batch_count = 1, and either row-major A and C with B
- *               of either order (B row-major: NN; column-major: TN), or column-major C with
- *               column-major B and A of either order, run as C^T = B^T A^T. Same kernels, same
- *               speed as hgemmRun. Leading dimensions become their row strides; alpha, a bias
- *               (row-major C only) and an activation are fused into their epilogue (by the sm90
- *               kernels with fp32 accumulation, by the decode kernels, M <= 16, with either).
+ *   dispatch    the tuned kernels of hgemmRun, chosen as hgemmRun chooses them, for a call
+ *               with either row-major A and C with B of either order (B row-major: NN;
+ *               column-major: TN), or column-major C with column-major B and A of either
+ *               order, run as C^T = B^T A^T. Same kernels, same speed as hgemmRun. Leading
+ *               dimensions become their row strides; alpha, beta, a bias (row-major C only)
+ *               and an activation are fused into their epilogue (by the sm90 kernels with fp32
+ *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run
+ *               on the sm90 kernels in one launch (without split-K), the kernel chosen by the
+ *               cost model over every batch's tiles (the tables hold single-matrix winners).
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
- *               column-major C) and any leading dimension multiples of 8; the other packed fp16
- *               calls without an epilogue run on its predicated sm80 kernel, as hgemmRun's do.
- *               bf16 runs the bf16 twins of the kernels fp16 would run (the shipped tables hold
- *               fp16 winners). A bf16, strided or epilogue call that none of the sm90 and
- *               decode kernels can run (alignment, or a device without them) takes the safety
- *               net: the predicated sm80 kernel is fp16 only, packed only, and applies no
- *               epilogue.
+ *               column-major C), any leading dimension and any batch stride multiples of 8;
+ *               the other packed fp16 calls with one batch and without an epilogue run on its
+ *               predicated sm80 kernel, as hgemmRun's do. bf16 runs the bf16 twins of the
+ *               kernels fp16 would run (the shipped tables hold fp16 winners). A bf16,
+ *               strided, batched or epilogue call that none of the sm90 and decode kernels can
+ *               run (alignment, fp16 accumulation with beta or a bias beyond M = 16, or a
+ *               device without them) takes the safety net: the predicated sm80 kernel is fp16
+ *               only, packed only, one batch only, and applies no epilogue.
  *   safety net  every other legal call: a tiled mma.sync kernel (sm_80 and later) that handles
  *               every combination, any alignment, in one launch for all batches; correct, not
  *               tuned.
@@ -167,7 +170,8 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  * Workspace: split-K on the dispatch path needs scratch. With workspace NULL it comes from a
  * library-owned stream-ordered pool (allocated on first use, then reused); with a workspace
  * given, the call uses it and allocates nothing. workspace_size must then be at least
- * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net calls, at most 32 MiB).
+ * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net and batched calls, at most
+ * 32 MiB).
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;

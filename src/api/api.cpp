@@ -123,19 +123,28 @@ Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const vo
 GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, const void* a,
                        const void* b, void* c, cudaStream_t stream) {
   const Problem& p = route.problem;
-  return GemmArgs{route.transposed ? b : a,
-                  route.transposed ? a : b,
-                  c,
-                  p.m,
-                  p.n,
-                  p.k,
-                  stream,
-                  desc.workspace,
-                  desc.workspace_bytes,
-                  EpilogueArgs{desc.alpha, desc.bias, desc.activation},
-                  route.lda,
-                  route.ldb,
-                  route.ldc};
+  GemmArgs args;
+  args.a = route.transposed ? b : a;
+  args.b = route.transposed ? a : b;
+  args.c = c;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.stream = stream;
+  args.workspace = desc.workspace;
+  args.workspace_bytes = desc.workspace_bytes;
+  args.epilogue = EpilogueArgs{.alpha = desc.alpha,
+                               .beta = desc.beta,
+                               .bias = desc.bias,
+                               .activation = desc.activation};
+  args.lda = route.lda;
+  args.ldb = route.ldb;
+  args.ldc = route.ldc;
+  args.batch_count = route.batch_count;
+  args.stride_a = route.stride_a;
+  args.stride_b = route.stride_b;
+  args.stride_c = route.stride_c;
+  return args;
 }
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }

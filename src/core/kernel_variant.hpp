@@ -32,6 +32,11 @@ struct Sm90Variant {
   Schedule schedule = Schedule::kCooperative;
   bool swap_ab = false;
   DType dtype = DType::kF16;
+  // Not a config axis but the kernel's flavour: the general one also runs strided batches and
+  // beta * C, the plain one (false) has none of that code, so that the one-matrix kernel the
+  // tables time costs what it did before batches (docs/notes/2026-11-24-batches-and-beta.md).
+  // The launcher picks the flavour per call (launch/sm90_launch.cu).
+  bool general = false;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };

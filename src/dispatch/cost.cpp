@@ -48,14 +48,16 @@ bool cluster_pads_tiles(const Problem& p, const KernelConfig& c) {
   return grid.cluster_tiles_m != grid.tiles_m || grid.cluster_tiles_n != grid.tiles_n;
 }
 
-double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
+                     int64_t batches) {
   if (c.family == Family::kDecode) {
     // A stream of B: the DRAM bytes of A, B and C, or, where larger, the L2 traffic of B plus A
     // re-read by every CTA (L2 taken as twice DRAM's bandwidth); slower in proportion where the
     // grid leaves SMs without a CTA. Not fitted to measurements yet.
-    const double ctas = std::ceil(double(p.n) / c.block_n);
-    const double dram = 2.0 * (double(p.n) * p.k + double(p.m) * p.k + double(p.m) * p.n);
-    const double l2 = 2.0 * (double(p.n) * p.k + ctas * double(p.m) * p.k) / 2.0;
+    const double ctas = std::ceil(double(p.n) / c.block_n) * double(batches);
+    const double dram =
+        2.0 * double(batches) * (double(p.n) * p.k + double(p.m) * p.k + double(p.m) * p.n);
+    const double l2 = 2.0 * (double(batches) * double(p.n) * p.k + ctas * double(p.m) * p.k) / 2.0;
     const double busy = std::min(1.0, ctas / std::max(1, device.sm_count));
     return std::max(dram, l2) * kUnitsPerDramByte / busy;
   }
@@ -70,7 +72,7 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
   const double k_blocks = std::ceil(double(p.k) / c.block_k);
   const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
   const double splits = std::ceil(k_blocks / per_split);
-  const double waves = std::ceil(tiles_m * tiles_n * splits / slots);
+  const double waves = std::ceil(tiles_m * tiles_n * splits * double(batches) / slots);
   // A fixed per-tile pipeline fill/drain and epilogue, worth a few k-blocks, penalises deep tiles
   // on short K; a ping-pong kernel hides it behind the other warpgroup's mainloop.
   const double fill =

@@ -13,7 +13,9 @@ namespace hgemm::dispatch {
 // tiles over the SMs, the work each tile does (padded to the tile), and a per-family/per-tile
 // efficiency. Includes the split-K reduction when config.split_k > 1. Deliberately simple: its
 // job is to be reasonable everywhere, the tuner's is to be best.
-double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device);
+// `batches` strided batches of the problem count as that many times its tiles.
+double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device,
+                     int64_t batches = 1);
 
 // Whether config's cluster leaves CTAs of its last cluster outside the problem (the tile count
 // along M or N is no multiple of the cluster's extent there): the padding estimate_cost charges.

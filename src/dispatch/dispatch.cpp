@@ -47,12 +47,17 @@ void warn_once(const std::string& message) {
                  message.c_str());
 }
 
-// Which pointers are 16-byte aligned, and whether the call has an epilogue: the only properties
-// of the arguments can_implement looks at.
+// Which pointers are 16-byte aligned, whether the call has an epilogue, whether it reads C (beta:
+// only the sm90 kernels' general flavour does) and whether its batch strides are whole 16-byte
+// steps: the properties of the arguments can_implement looks at beside the sizes, leading
+// dimensions and batch count the key holds.
 int align_class(const GemmArgs& args) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
+  const bool whole_strides = args.stride_a % 8 == 0 && args.stride_b % 8 == 0 &&
+                             args.stride_c % 8 == 0 && args.stride_c != 0;
   return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0) |
-         (args.epilogue.plain() ? 0 : 8);
+         (args.epilogue.plain() ? 0 : 8) | (whole_strides ? 16 : 0) |
+         (args.epilogue.beta != 0.0f ? 32 : 0);
 }
 
 // Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what
@@ -60,7 +65,7 @@ int align_class(const GemmArgs& args) {
 std::atomic<int> g_generation{0};
 
 struct DispatchKey {
-  int64_t m, n, k, lda, ldb, ldc;
+  int64_t m, n, k, lda, ldb, ldc, batch_count;
   int layout, accum, dtype, device, align_class, generation;
   bool operator==(const DispatchKey&) const = default;
 };
@@ -69,7 +74,8 @@ struct DispatchKeyHash {
   size_t operator()(const DispatchKey& k) const {
     uint64_t h = 1469598103934665603ull;
     for (uint64_t v : {uint64_t(k.m), uint64_t(k.n), uint64_t(k.k), uint64_t(k.lda),
-                       uint64_t(k.ldb), uint64_t(k.ldc), uint64_t(k.layout),
+                       uint64_t(k.ldb), uint64_t(k.ldc), uint64_t(k.batch_count),
+                       uint64_t(k.layout),
                        uint64_t(k.accum), uint64_t(k.dtype), uint64_t(k.device),
                        uint64_t(k.align_class), uint64_t(k.generation)}) {
       h ^= v;
@@ -194,9 +200,43 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
 
 namespace {
 
+// Strided batches: the tables hold one matrix's winners, chosen for one matrix's tile count,
+// which a batch multiplies; so the cost model over the compiled instances that run the call, its
+// waves counted over every batch's tiles (batched calls do not split K: launch/sm90_launch.cu).
+Decision decide_batched(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+  Decision best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  std::string refusal;
+  for (const auto& inst : registry::instances()) {
+    const Status s = registry::can_implement(problem, inst.config, args, device);
+    if (!s.ok()) {
+      if (refusal.empty() && inst.config.family == Family::kSm90Ws &&
+          layout_accum_mismatch(problem, inst.config).empty())
+        refusal = s.message;
+      continue;
+    }
+    const double cost = estimate_cost(problem, inst.config, device, args.batch_count);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best.instance = &inst;
+      best.config = inst.config;
+    }
+  }
+  const std::string batches = std::to_string(args.batch_count) + " batches of " + shape(problem);
+  if (!best.instance)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                "no compiled kernel runs " + batches +
+                    (refusal.empty() ? std::string() : " (" + refusal + ")"));
+  best.source = Source::kHeuristic;
+  best.reason = batches + ": lowest estimated cost over the kernels with a general flavour, " +
+                "every batch's tiles counted (the tables hold single-matrix winners)";
+  return best;
+}
+
 // decide() for tables whose configs have the problem's element type.
 Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                           const Tables& tables) {
+  if (args.batch_count > 1) return decide_batched(problem, args, device);
   auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
   // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
   std::optional<Advice> advice;
@@ -376,6 +416,7 @@ const Decision& cached_decision(const Problem& problem, const GemmArgs& args,
                         args.row_stride_a(),
                         args.row_stride_b(problem.layout),
                         args.row_stride_c(),
+                        args.batch_count,
                         int(problem.layout),
                         int(problem.accum),
                         int(problem.dtype),

@@ -18,6 +18,12 @@
 // above over the bf16 kernels alone. The sm80 catalog is fp16 only, so a bf16 call may find
 // nothing compiled (try_select; hgemmGemm then takes its own safety net).
 //
+// Strided batches (GemmArgs::batch_count > 1) skip 1-5: the tables hold one matrix's winners;
+// the cost model ranks the sm90 kernels with a general flavour (launch/sm90_catalog.hpp,
+// kGeneralTiles) over every batch's tiles. beta != 0 on one matrix takes the rules above, but
+// only the decode family and those sm90 kernels read C, so a tabled winner without a general
+// flavour gives way to the heuristic.
+//
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.
 #pragma once

@@ -8,18 +8,8 @@
 namespace hgemm::dispatch {
 namespace {
 
-// The first thing that keeps the call off hgemmRun's kernels, or "" when nothing does. bf16
-// (fp32 accumulation; validate() refuses fp16) runs their bf16 twins; alpha, a bias and an
-// activation their epilogue (launch/launch.hpp, EpilogueArgs).
-std::string not_plain(const GemmDesc& d) {
-  if (d.beta != 0.0f) return "beta != 0 (the tuned kernels do not read C)";
-  if (d.batch_count != 1)
-    return std::to_string(d.batch_count) + " batches (the tuned kernels run one matrix)";
-  return {};
-}
-
 // How the reason names what the call adds to hgemmRun: the element type (bf16 runs the same
-// kernels' twins), leading dimensions and the epilogue the kernels fuse.
+// kernels' twins), leading dimensions, batches and the epilogue the kernels fuse.
 std::string element(const GemmDesc& d) {
   std::string extra;
   if (d.dtype == DType::kBF16) extra += ", in bf16";
@@ -27,8 +17,10 @@ std::string element(const GemmDesc& d) {
                       d.ldb_or_packed() == (d.order_b == Order::kRow ? d.n : d.k) &&
                       d.ldc_or_packed() == (d.order_c == Order::kRow ? d.n : d.m);
   if (!packed) extra += ", strided";
+  if (d.batch_count != 1) extra += ", " + std::to_string(d.batch_count) + " batches";
   std::string fused;
   if (d.alpha != 1.0f) fused += ", alpha";
+  if (d.beta != 0.0f) fused += ", beta";
   if (d.bias) fused += ", bias";
   if (d.activation != Activation::kNone) fused += ", " + std::string(to_string(d.activation));
   if (!fused.empty()) extra += fused + " fused";
@@ -40,10 +32,7 @@ std::string element(const GemmDesc& d) {
 GemmRoute route(const GemmDesc& d) {
   GemmRoute r;
   const std::string safety_net = "safety net: ";
-  if (std::string why = not_plain(d); !why.empty()) {
-    r.reason = safety_net + why;
-    return r;
-  }
+  r.batch_count = d.batch_count;
   if (d.order_c == Order::kRow) {
     if (d.order_a != Order::kRow) {
       r.reason = safety_net + "column-major A with row-major C (the tuned kernels read A " +
@@ -56,6 +45,9 @@ GemmRoute route(const GemmDesc& d) {
     r.lda = d.lda_or_packed();
     r.ldb = d.ldb_or_packed();
     r.ldc = d.ldc_or_packed();
+    r.stride_a = d.stride_a;
+    r.stride_b = d.stride_b;
+    r.stride_c = d.stride_c;
     r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN") +
                element(d);
     return r;
@@ -80,13 +72,17 @@ GemmRoute route(const GemmDesc& d) {
   r.lda = d.ldb_or_packed();  // B^T: column-major B read as rows of its leading dimension
   r.ldb = d.lda_or_packed();
   r.ldc = d.ldc_or_packed();
+  r.stride_a = d.stride_b;
+  r.stride_b = d.stride_a;
+  r.stride_c = d.stride_c;
   r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" + element(d);
   return r;
 }
 
 size_t workspace_bytes(const GemmRoute& route) {
-  if (!route.dispatch) return 0;
+  // Batched calls never split K (launch/sm90_launch.cu): their tiles fill the grid.
+  if (!route.dispatch || route.batch_count > 1) return 0;
   // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
   // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
   const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);

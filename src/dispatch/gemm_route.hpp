@@ -15,15 +15,18 @@ struct GemmRoute {
   bool transposed = false;  // run as C^T = B^T A^T: hgemmRun's A is the call's B and its B is A
   Problem problem;          // the hgemmRun problem (dispatch only)
   int64_t lda = 0, ldb = 0, ldc = 0;  // its row strides (dispatch only)
+  int64_t batch_count = 1;            // strided batches, with hgemmRun's operands' strides
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   std::string reason;       // why this path, in one line
 };
 
-// The route of a validated descriptor. One hgemmRun: beta 0, one batch, and either row-major A
-// and C (B row-major: NN; column-major: TN) or column-major B and C (as C^T = B^T A^T: A
-// column-major is NN, row-major TN). fp16, or bf16 (the problem's dtype: dispatch runs the
-// kernels' bf16 twins). Leading dimensions ride along as the row strides (the sm90 and decode
-// kernels take them; the sm80 catalog only packed ones), alpha, a bias (row-major C only) and an
-// activation as the kernels' fused epilogue (GemmArgs::epilogue).
+// The route of a validated descriptor. hgemmRun's kernels run either row-major A and C (B
+// row-major: NN; column-major: TN) or column-major B and C (as C^T = B^T A^T: A column-major is
+// NN, row-major TN). fp16, or bf16 (the problem's dtype: dispatch runs the kernels' bf16 twins).
+// Leading dimensions ride along as the row strides (the sm90 and decode kernels take them; the
+// sm80 catalog only packed ones), strided batches as batch strides (the sm90 kernels take them),
+// alpha, beta, a bias (row-major C only) and an activation as the kernels' fused epilogue
+// (GemmArgs::epilogue).
 GemmRoute route(const GemmDesc& desc);
 
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path; the

@@ -12,6 +12,7 @@ namespace hgemm {
 inline kernels::EpilogueParams epilogue_params(EpilogueArgs const& epilogue) {
   kernels::EpilogueParams e;
   e.alpha = epilogue.alpha;
+  e.beta = epilogue.beta;
   e.bias = static_cast<uint16_t const*>(epilogue.bias);
   e.activation = epilogue.activation;
   e.ops = epilogue.plain() ? 0 : 1;

@@ -12,15 +12,19 @@
 
 namespace hgemm {
 
-// What a call applies beyond the product: C = act(alpha * A * B + bias), in fp32 before the one
-// rounding to the element type. bias: N elements of the problem's element type, one per column of
-// C, or nullptr. The default is the plain product.
+// What a call applies beyond the product: C = act(alpha * A * B + beta * C + bias), in fp32
+// before the one rounding to the element type. C is read only where beta != 0. bias: N elements
+// of the problem's element type, one per column of C, or nullptr. The default is the plain
+// product.
 struct EpilogueArgs {
   float alpha = 1.0f;
+  float beta = 0.0f;
   const void* bias = nullptr;
   Activation activation = Activation::kNone;
 
-  bool plain() const { return alpha == 1.0f && !bias && activation == Activation::kNone; }
+  bool plain() const {
+    return alpha == 1.0f && beta == 0.0f && !bias && activation == Activation::kNone;
+  }
 };
 
 // One GEMM call: C(m x n) = A(m x k) * B, row-major, B as the problem's layout says, each with
@@ -41,6 +45,13 @@ struct GemmArgs {
   int64_t lda = 0;  // the sm90 and decode families take strided matrices; the sm80 catalog not
   int64_t ldb = 0;
   int64_t ldc = 0;
+  // Strided batches: batch_count products, each matrix stride_* elements after the previous one
+  // (0: one A or B shared by every batch). The sm90 family runs them in one launch; the decode
+  // family and the sm80 catalog refuse more than one.
+  int64_t batch_count = 1;
+  int64_t stride_a = 0;
+  int64_t stride_b = 0;
+  int64_t stride_c = 0;
 
   int64_t row_stride_a() const { return lda ? lda : k; }
   int64_t row_stride_b(Layout layout) const { return ldb ? ldb : layout == Layout::kTN ? k : n; }

@@ -51,6 +51,10 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
+  if (args.batch_count != 1)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "runs one matrix; " + std::to_string(args.batch_count) +
+                      " batches run on the sm90 family");
   if (args.lda % 8 != 0 || args.ldb % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of A and B rows need lda and ldb multiples of 8; lda=" +

@@ -147,8 +147,14 @@ Status sm80_can_implement(Problem const& problem, KernelConfig const& config,
                            config.name() + " takes packed matrices only (no leading dimensions)");
   if (!args.epilogue.plain())
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
-                           config.name() + " applies no epilogue (alpha, bias, activation): the " +
-                               "sm90 and decode families fuse it, the safety net applies it");
+                           config.name() + " applies no epilogue (alpha, beta, bias, " +
+                               "activation): the sm90 and decode families fuse it, the safety " +
+                               "net applies it");
+  if (args.batch_count != 1)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           config.name() + " runs one matrix; " +
+                               std::to_string(args.batch_count) +
+                               " batches run on the sm90 family");
   if (config.smem_bytes() > device.max_smem_per_block_optin)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                            config.name() + " needs " + std::to_string(config.smem_bytes()) +

@@ -210,4 +210,47 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
 
 static_assert(all_distinct(kCatalog), "every sm90 catalog entry is a distinct variant");
 
+// The catalog rows that also compile the general flavour (strided batches and beta * C;
+// Sm90Variant::general), for every accumulation, element type and layout the row has. A few
+// tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to build.
+// Calls that need it (sm90_needs_general) run on these alone; dispatch ranks them with the cost
+// model (dispatch/dispatch.cpp).
+inline constexpr Sm90Variant kGeneralTiles[] = {
+    {.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+     .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore},
+    {.block_m = 256, .block_n = 128, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+     .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+    {.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+    {.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+    {.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 1,
+     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+    {.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+};
+
+constexpr bool same_tile(Sm90Variant a, Sm90Variant const& b) {
+  a.accum = b.accum;
+  a.dtype = b.dtype;
+  a.layout = b.layout;
+  a.general = b.general;
+  return a == b;
+}
+
+constexpr bool has_general_flavour(Sm90Variant const& v) {
+  for (Sm90Variant const& tile : kGeneralTiles)
+    if (same_tile(tile, v)) return true;
+  return false;
+}
+
+static_assert([] {
+  for (Sm90Variant const& tile : kGeneralTiles) {
+    bool found = false;
+    for (CatalogRow const& row : kCatalogRows) found = found || same_tile(tile, row.variant);
+    if (!found) return false;
+  }
+  return true;
+}(), "every general-flavour tile is a catalog row (else nothing compiles it)");
+
 }  // namespace hgemm::sm90

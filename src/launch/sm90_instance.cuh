@@ -1,26 +1,36 @@
-// One sm90 warp-specialized instantiation as a catalog entry: the kernel of a variant, the
-// geometry it launches with (sm90_geometry, the function the kernel's Traits read) and
-// sm90_launch. Included by the catalog shards (launch/sm90_catalog_shard.cuh) and by tests that
+// One sm90 warp-specialized instantiation as a catalog entry: the kernel of a variant (with its
+// general flavour where launch/sm90_catalog.hpp asks for one), the geometry it launches with
+// (sm90_geometry, the function the kernel's Traits read) and sm90_launch. Included by the catalog shards (launch/sm90_catalog_shard.cuh) and by tests that
 // instantiate variants outside the catalog.
 #pragma once
 
 #include "kernels/sm90/sm90_ws.cuh"
 #include "launch/launch.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "launch/sm90_launch.hpp"
 
 namespace hgemm::sm90 {
 
 template <Sm90Variant kVariant>
 struct Instance {
+  // The plain flavour, or with `general` the one that also runs batches and beta * C.
+  template <bool kGeneral>
   static Sm90Kernel const& kernel() {
-    using KernelTraits = Traits<kVariant>;
+    constexpr Sm90Variant kFlavour = [] {
+      Sm90Variant v = kVariant;
+      v.general = kGeneral;
+      return v;
+    }();
+    using KernelTraits = Traits<kFlavour>;
     static const Sm90Kernel k{reinterpret_cast<const void*>(&sm90_ws_gemm_kernel<KernelTraits>),
-                              KernelTraits::kGeometry};
+                              KernelTraits::kGeometry, kGeneral};
     return k;
   }
 
   static void launch(KernelConfig const& config, GemmArgs const& args) {
-    sm90_launch(config, kernel(), args);
+    if constexpr (has_general_flavour(kVariant))
+      if (sm90_needs_general(args)) return sm90_launch(config, kernel<true>(), args);
+    sm90_launch(config, kernel<false>(), args);
   }
 
   static KernelInstance instance() { return {to_config(kVariant), &launch}; }

@@ -70,6 +70,10 @@ int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args) {
   const KernelConfig instance = config.instance();
   if (Status s = sm90_check_args(instance, args); !s.ok()) HGEMM_THROW(s.code, s.message);
+  if (sm90_needs_general(args) && !kernel.general)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                config.name() + ": this kernel runs one matrix without beta (no general flavour "
+                                "compiled: launch/sm90_catalog.hpp, kGeneralTiles)");
   Sm90Geometry const& g = kernel.geometry;
   DeviceInfo const& device = current_device();
   // The kernel's own terms (Sm90Variant): swap-AB runs C^T = B^T A^T, B as the kernel's A.
@@ -82,22 +86,53 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   const int64_t ld_a = swap ? args.row_stride_b(v.layout) : args.row_stride_a();
   const int64_t ld_b = swap ? args.row_stride_a() : args.row_stride_b(v.layout);
   const int64_t ld_c = args.row_stride_c();
-  using sm90::tensor_map_2d;
+  // Batch strides likewise; a stride of 0 (one matrix for every batch) is a map of one batch.
+  const int batches = int(args.batch_count);
+  const int64_t stride_a = batches > 1 ? (swap ? args.stride_b : args.stride_a) : 0;
+  const int64_t stride_b = batches > 1 ? (swap ? args.stride_a : args.stride_b) : 0;
+  const int64_t stride_c = batches > 1 ? args.stride_c : 0;
+  auto depth = [&](int64_t stride) { return uint64_t(stride != 0 ? batches : 1); };
 
   sm90::Params params{};
-  params.tma_a = tensor_map_2d({op_a, uint64_t(m), uint64_t(k), uint64_t(ld_a),
-                                uint32_t(g.a_box_rows), uint32_t(g.a_box_k),
-                                uint32_t(g.a_swizzle), v.dtype});
+  params.tma_a = sm90::tensor_map({.base = op_a,
+                                   .rows = uint64_t(m),
+                                   .cols = uint64_t(k),
+                                   .row_stride = uint64_t(ld_a),
+                                   .batches = depth(stride_a),
+                                   .batch_stride = uint64_t(stride_a),
+                                   .box_rows = uint32_t(g.a_box_rows),
+                                   .box_cols = uint32_t(g.a_box_k),
+                                   .swizzle_bytes = uint32_t(g.a_swizzle),
+                                   .dtype = v.dtype});
   // B is N x K row-major in TN and K x N in NN.
   const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
-  params.tma_b = tensor_map_2d({op_b, b_rows, b_cols, uint64_t(ld_b), uint32_t(g.b_box_outer),
-                                uint32_t(g.b_box_inner), uint32_t(g.b_swizzle), v.dtype});
+  params.tma_b = sm90::tensor_map({.base = op_b,
+                                   .rows = b_rows,
+                                   .cols = b_cols,
+                                   .row_stride = uint64_t(ld_b),
+                                   .batches = depth(stride_b),
+                                   .batch_stride = uint64_t(stride_b),
+                                   .box_rows = uint32_t(g.b_box_outer),
+                                   .box_cols = uint32_t(g.b_box_inner),
+                                   .swizzle_bytes = uint32_t(g.b_swizzle),
+                                   .dtype = v.dtype});
   if (g.tma_store)
-    params.tma_c = tensor_map_2d({args.c, uint64_t(m), uint64_t(n), uint64_t(ld_c),
-                                  uint32_t(g.c_box_outer), uint32_t(g.c_box_inner),
-                                  uint32_t(g.c_swizzle), v.dtype});
+    params.tma_c = sm90::tensor_map({.base = args.c,
+                                     .rows = uint64_t(m),
+                                     .cols = uint64_t(n),
+                                     .row_stride = uint64_t(ld_c),
+                                     .batches = uint64_t(batches),
+                                     .batch_stride = uint64_t(stride_c),
+                                     .box_rows = uint32_t(g.c_box_outer),
+                                     .box_cols = uint32_t(g.c_box_inner),
+                                     .swizzle_bytes = uint32_t(g.c_swizzle),
+                                     .dtype = v.dtype});
   params.c = static_cast<uint16_t*>(args.c);
   params.ldc = ld_c;
+  params.batches = batches;
+  params.batch_stride_c = stride_c;
+  params.batched_a = stride_a != 0;
+  params.batched_b = stride_b != 0;
   params.m = m;
   params.n = n;
   params.k = k;
@@ -109,7 +144,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.scheduler = kernels::TileScheduler::make(num_m_blocks, num_n_blocks, v.cluster_m,
                                                   v.cluster_n, config.group_size, along_kernel_m);
 
-  const SplitPlan plan = plan_split(config.split_k, args, instance.block_k);
+  // Batches fill the grid with tiles; the partial sums and their reduction are for one matrix.
+  const SplitPlan plan = plan_split(batches > 1 ? 1 : config.split_k, args, instance.block_k);
   const SplitScratch scratch(plan, args);
   params.num_splits = scratch.splits();
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
@@ -119,11 +155,12 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.epilogue = epilogue_params(args.epilogue);
 
   // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
-  // there are work units (cluster tiles times K-splits).
+  // there are work units (cluster tiles times K-splits times batches).
   int clusters = max_active_clusters(kernel, device.ordinal, device.sm_count);
   if (int limit = sm90_max_ctas(); limit > 0)
     clusters = std::min(clusters, std::max(1, limit / g.cluster_size));
-  clusters = std::min(clusters, params.scheduler.num_cluster_tiles() * params.num_splits);
+  clusters = std::min(clusters,
+                      params.scheduler.num_cluster_tiles() * params.num_splits * batches);
 
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3(unsigned(clusters * g.cluster_size));
@@ -172,7 +209,7 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
                       " is not a multiple of 8");
   if (!args.epilogue.plain() && config.accum != Accum::kF32)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "fuses alpha, a bias and an activation with fp32 accumulation only");
+                  "fuses alpha, beta, a bias and an activation with fp32 accumulation only");
   // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
   for (auto [ld, name] : {std::pair{args.lda, "lda"}, std::pair{args.ldb, "ldb"},
                           std::pair{args.ldc, "ldc"}}) {
@@ -190,12 +227,44 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
                   std::string("TMA needs 16-byte aligned base pointers; not aligned:") +
                       (aligned16(args.a) ? "" : " A") + (aligned16(args.b) ? "" : " B") +
                       (aligned16(args.c) ? "" : " C"));
+  // Batches: TMA's batch strides are multiples of 16 bytes below 2^40 bytes too; 0 shares one A
+  // or B among the batches, while C's batches must each have their own place.
+  if (args.batch_count < 1 || args.batch_count > INT_MAX)
+    return refuse(config, HGEMM_ERROR_INVALID_BATCH_COUNT,
+                  "batch_count must be in [1, 2^31-1], got " + std::to_string(args.batch_count));
+  if (args.batch_count > 1) {
+    for (auto [stride, name] : {std::pair{args.stride_a, "stride_a"},
+                                std::pair{args.stride_b, "stride_b"},
+                                std::pair{args.stride_c, "stride_c"}}) {
+      if (stride < 0)
+        return refuse(config, HGEMM_ERROR_INVALID_STRIDE,
+                      std::string(name) + "=" + std::to_string(stride) + " is negative");
+      if (stride % 8 != 0)
+        return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                      std::string("TMA needs 16-byte batch strides; ") + name + "=" +
+                          std::to_string(stride) + " is not a multiple of 8");
+      if (stride >= (int64_t(1) << 39))
+        return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                      std::string("TMA strides stay below 2^40 bytes; ") + name + "=" +
+                          std::to_string(stride));
+    }
+    if (args.stride_c == 0)
+      return refuse(config, HGEMM_ERROR_BATCH_OVERLAP,
+                    "stride_c = 0 writes every batch into one C");
+  }
   const int64_t tiles_m = (args.m + config.block_m * config.cluster_m - 1) /
                           (int64_t(config.block_m) * config.cluster_m);
   const int64_t tiles_n = (args.n + config.block_n * config.cluster_n - 1) /
                           (int64_t(config.block_n) * config.cluster_n);
-  if (tiles_m * tiles_n > INT_MAX)
-    return refuse(config, HGEMM_ERROR_SIZE_OVERFLOW, "more than 2^31-1 output tiles");
+  if (tiles_m * tiles_n * args.batch_count > INT_MAX)
+    return refuse(config, HGEMM_ERROR_SIZE_OVERFLOW,
+                  "more than 2^31-1 output tiles over all batches");
+  // Last, so that what is wrong with the call itself is named before what this kernel lacks.
+  if (sm90_needs_general(args) && !sm90::has_general_flavour(sm90_variant(config)))
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  std::string("has no general flavour compiled, which ") +
+                      (args.batch_count > 1 ? "batches" : "beta != 0") +
+                      " needs (launch/sm90_catalog.hpp, kGeneralTiles)");
   return Status::success();
 }
 

@@ -26,6 +26,7 @@ struct Sm90Kernel {
   static constexpr int kMaxDevices = 64;
   const void* entry = nullptr;
   Sm90Geometry geometry;
+  bool general = false;  // the flavour that runs strided batches and beta * C (Sm90Variant)
   mutable std::array<std::atomic<int>, kMaxDevices> max_clusters{};
 };
 
@@ -33,6 +34,12 @@ struct Sm90Kernel {
 // the split-K reduction when config.split_k > 1. `config` carries the run-time arguments (raster,
 // group size, split-K); the instance is config.instance(). Throws hgemm::Error; never syncs.
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args);
+
+// Whether a call needs a kernel's general flavour: the plain one runs one matrix and never
+// reads C.
+inline bool sm90_needs_general(GemmArgs const& args) {
+  return args.batch_count > 1 || args.epilogue.beta != 0.0f;
+}
 
 // The per-call checks the kernel cannot survive without (sizes, TMA alignment); shared by
 // can_implement and the launch itself.

@@ -37,21 +37,26 @@ CUtensorMapSwizzle swizzle_mode(uint32_t bytes) {
 
 CUtensorMap encode(TensorMapKey const& key) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {key.cols, key.rows};
-  const cuuint64_t strides[1] = {key.row_stride * 2};  // bytes; the innermost stride is implied
-  const cuuint32_t box[2] = {key.box_cols, key.box_rows};
-  const cuuint32_t element_strides[2] = {1, 1};
+  // One matrix is a 2-D map (the kernel loads it with 2-D boxes), batches a 3-D one.
+  const cuuint32_t rank = key.batches > 1 ? 3 : 2;
+  const cuuint64_t dims[3] = {key.cols, key.rows, key.batches};
+  // Bytes; the innermost stride is implied.
+  const uint64_t batch_stride = key.batch_stride;
+  const cuuint64_t strides[2] = {key.row_stride * 2, batch_stride * 2};
+  const cuuint32_t box[3] = {key.box_cols, key.box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type = key.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult r = encode_fn()(&map, type, 2,
+  const CUresult r = encode_fn()(&map, type, rank,
                                  const_cast<void*>(key.base), dims, strides, box, element_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(key.swizzle_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     HGEMM_THROW(HGEMM_ERROR_INTERNAL,
-                "cuTensorMapEncodeTiled refused a " + std::to_string(key.rows) + "x" +
-                    std::to_string(key.cols) + " map (stride " + std::to_string(key.row_stride) +
+                "cuTensorMapEncodeTiled refused a " + std::to_string(key.batches) + "x" +
+                    std::to_string(key.rows) + "x" + std::to_string(key.cols) + " map (strides " +
+                    std::to_string(key.row_stride) + ", " + std::to_string(batch_stride) +
                     ", box " + std::to_string(key.box_rows) + "x" + std::to_string(key.box_cols) +
                     ", swizzle " + std::to_string(key.swizzle_bytes) + "): CUresult " +
                     std::to_string(int(r)));
@@ -71,7 +76,7 @@ struct Cache {
 
 }  // namespace
 
-CUtensorMap const& tensor_map_2d(TensorMapKey const& key) {
+CUtensorMap const& tensor_map(TensorMapKey const& key) {
   thread_local Cache cache;
   for (int i = 0; i < kCacheEntries; ++i)
     if (cache.valid[i] && cache.keys[i] == key) return cache.maps[i];

@@ -589,6 +589,74 @@ void test_strided_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
       }
 }
 
+// Strided batches and beta on the tuned kernels: where the one-matrix call runs an sm90 kernel,
+// its batched twin (gapped batches 8 elements apart, one A or B shared by every batch, or heads
+// written side by side into [rows, heads * N]) and its beta call with fp32 accumulation run an
+// sm90 kernel too, in one launch; every element of every batch, and every byte between them,
+// checks out against the per-batch fp64 reference (run_case).
+void test_batched_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
+  enum class Kind { kGapped, kSharedA, kSharedB, kSideBySide, kBeta, kBetaBatched };
+  const Kind kinds[] = {Kind::kGapped, Kind::kSharedA, Kind::kSharedB, Kind::kSideBySide,
+                        Kind::kBeta, Kind::kBetaBatched};
+  uint64_t seed = 1700;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (const RoutedOrders& mp : kRoutedOrders)
+      for (Kind kind : kinds) {
+        const Types t = kTypes[rotation++ % std::size(kTypes)];
+        GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, t.accum);
+        d.dtype = t.dtype;
+        const GemmDesc one = d;
+        const int64_t row_c = mp.c == Order::kRow ? s.n : s.m;
+        // One packed matrix and 8 elements of gap: 16-byte batch strides where the rows are.
+        const auto whole = [](int64_t rows, int64_t cols) { return rows * cols + 8; };
+        if (kind != Kind::kBeta) {
+          d.batch_count = kind == Kind::kBetaBatched ? 2 : 4;
+          d.stride_a = kind == Kind::kSharedA ? 0 : whole(s.m, s.k);
+          d.stride_b = kind == Kind::kSharedB ? 0 : whole(s.k, s.n);
+          d.stride_c = whole(s.m, s.n);
+          if (kind == Kind::kSideBySide) {
+            d.stride_c = row_c;
+            d.ldc = d.batch_count * row_c;
+          }
+        }
+        if (kind == Kind::kBeta || kind == Kind::kBetaBatched) {
+          d.alpha = 0.5f;
+          d.beta = -0.75f;
+        }
+        if (!d.validate().ok()) continue;  // side by side needs C's row inside ldc's range
+        // Three disjoint spans, each as long as the batched call's longest operand.
+        const size_t bytes =
+            2 * size_t(std::max({span(mp.a == Order::kRow, s.m, s.k, d.lda_or_packed(),
+                                      d.batch_count, d.stride_a),
+                                 span(mp.b == Order::kRow, s.k, s.n, d.ldb_or_packed(),
+                                      d.batch_count, d.stride_b),
+                                 span(mp.c == Order::kRow, s.m, s.n, d.ldc_or_packed(),
+                                      d.batch_count, d.stride_c)}) +
+                       256);
+        const size_t stride = (bytes + 255) / 256 * 256;  // each span 256-byte aligned
+        void* p;
+        CUDA_OK(cudaMalloc(&p, 3 * stride));
+        char* base = static_cast<char*>(p);
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, base, base + stride, base + 2 * stride);
+          const hgemm::GemmPlan twin =
+              hgemm::explain(one, base, base + stride, base + 2 * stride);
+          const bool reads_c = d.beta != 0.0f;
+          const bool expect_sm90 = twin.kernel.rfind("sm90_", 0) == 0 &&
+                                   row_c % 8 == 0 && (!reads_c || t.accum == hgemm::Accum::kF32);
+          const bool ok = !expect_sm90 || (plan.path == HGEMM_PATH_DISPATCH &&
+                                           plan.kernel.rfind("sm90_", 0) == 0);
+          check(ok, d.name() + " beside the one-matrix call's " + twin.kernel + ": plan " +
+                        plan.kernel + " [" + plan.source + "] " + plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        CUDA_OK(cudaFree(p));
+        run_case(buf, d, false, 0, seed++);
+      }
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -598,14 +666,17 @@ void test_safety_net_plan() {
   hgemmGemmDesc_t cd;
   hgemmGemmDescInit(&cd, 128, 128, 128);
   hgemmGemmPlan_t plan;
+  // beta with fp16 accumulators beyond decode's M: the sm90 kernels fuse no epilogue there.
   cd.beta = 0.5f;
+  cd.acc = HGEMM_ACC_F16;
   const hgemmStatus_t s = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
-            std::string(plan.kernel) == "sm80_general_64x64x32_f16_f32" &&
+            std::string(plan.kernel) == "sm80_general_64x64x32_f16_f16" &&
             std::string(plan.reason).find("beta") != std::string::npos,
-        std::string("beta != 0 takes the safety net: ") + plan.kernel + " [" + plan.source +
-            "] " + plan.reason + " " + hgemmLastErrorMessage());
+        std::string("beta != 0 with fp16 accumulation takes the safety net: ") + plan.kernel +
+            " [" + plan.source + "] " + plan.reason + " " + hgemmLastErrorMessage());
   cd.beta = 0.0f;
+  cd.acc = HGEMM_ACC_F32;
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
@@ -722,25 +793,38 @@ void test_workspace(int64_t m, int64_t n, int64_t k) {
 }
 
 // A safety-net call captured in a graph and replayed equals an eager call, bitwise.
-void test_graph_replay() {
-  const int64_t m = 77, n = 130, k = 99;
+// `batches` > 1: strided batches that the sm90 kernels run (one launch), one B for all.
+void test_graph_replay(int64_t batches) {
+  const int64_t m = batches > 1 ? 96 : 77, n = batches > 1 ? 128 : 130, k = batches > 1 ? 64 : 99;
+  const char* what = batches > 1 ? "batched dispatch" : "safety-net";
   void *a, *b, *c_graph, *c_eager, *bias;
-  CUDA_OK(cudaMalloc(&a, size_t(m * k) * 2));
+  CUDA_OK(cudaMalloc(&a, size_t(batches * m * k) * 2));
   CUDA_OK(cudaMalloc(&b, size_t(k * n) * 2));
-  CUDA_OK(cudaMalloc(&c_graph, size_t(m * n) * 2));
-  CUDA_OK(cudaMalloc(&c_eager, size_t(m * n) * 2));
+  CUDA_OK(cudaMalloc(&c_graph, size_t(batches * m * n) * 2));
+  CUDA_OK(cudaMalloc(&c_eager, size_t(batches * m * n) * 2));
   CUDA_OK(cudaMalloc(&bias, size_t(n) * 2));
-  fill(a, m * k, 31);
+  fill(a, batches * m * k, 31);
   fill(b, k * n, 32);
   fill(bias, n, 33);
   CUDA_OK(cudaDeviceSynchronize());  // the calls below run on a non-blocking stream
   hgemmGemmDesc_t d;
   hgemmGemmDescInit(&d, m, n, k);
-  d.order_a = HGEMM_ORDER_COL;
-  d.order_c = HGEMM_ORDER_COL;
   d.alpha = 0.5f;
-  d.bias = bias;
   d.activation = HGEMM_ACTIVATION_GELU;
+  if (batches > 1) {
+    d.batch_count = batches;
+    d.stride_a = m * k;
+    d.stride_c = m * n;
+    d.bias = bias;
+  } else {
+    d.order_a = HGEMM_ORDER_COL;
+    d.order_c = HGEMM_ORDER_COL;
+    d.bias = bias;
+  }
+  hgemmGemmPlan_t plan;
+  check(hgemmGemmExplain(&d, a, b, c_graph, &plan) == HGEMM_SUCCESS &&
+            (batches > 1) == (plan.path == HGEMM_PATH_DISPATCH),
+        std::string(what) + " graph case takes its path: " + plan.kernel + " " + plan.reason);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaGraph_t graph;
@@ -751,14 +835,15 @@ void test_graph_replay() {
   CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
   bool same = captured == HGEMM_SUCCESS;
   for (uint32_t replay = 0; replay < 3 && same; ++replay) {
-    gpu_checks::fill_kernel<<<256, 256, 0, stream>>>(static_cast<__half*>(a), m * k, 40 + replay);
+    gpu_checks::fill_kernel<<<256, 256, 0, stream>>>(static_cast<__half*>(a), batches * m * k,
+                                                     40 + replay);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaGraphLaunch(exec, stream));
     same = hgemmGemm(&d, a, b, c_eager, stream) == HGEMM_SUCCESS &&
            cudaStreamSynchronize(stream) == cudaSuccess &&
-           gpu_checks::same_bits(c_graph, c_eager, m, n);
+           gpu_checks::same_bits(c_graph, c_eager, batches * m, n);
   }
-  check(same, "a safety-net call replayed from a graph equals an eager call");
+  check(same, std::string("a ") + what + " call replayed from a graph equals an eager call");
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
   CUDA_OK(cudaStreamDestroy(stream));
@@ -806,9 +891,13 @@ int main(int argc, char** argv) {
   test_bf16_dispatch(buf, tuned_shapes);
   test_fused_epilogue(buf, tuned_shapes);
   test_strided_dispatch(buf, tuned_shapes);
+  std::vector<Shape> batched_shapes = tuned_shapes;
+  batched_shapes.push_back({128, 128, 64});  // a head of attention
+  test_batched_dispatch(buf, batched_shapes);
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);
-  test_graph_replay();
+  test_graph_replay(1);
+  test_graph_replay(6);
   return gpu_checks::summary();
 }

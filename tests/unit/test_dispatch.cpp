@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "dispatch/cost.hpp"
 #include "dispatch/dispatch.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "registry/registry.hpp"
 #include "tuner/space/space.hpp"
 
@@ -297,6 +298,87 @@ TEST(DispatchBf16, NothingCompiledRunsWhatTmaCannotReadAndSelectSaysWhy) {
   EXPECT_EQ(c->config.dtype, DType::kBF16) << c->config.name();
 }
 
+// Strided batches: the cost model over the sm90 kernels with every batch's tiles (the tables
+// hold single-matrix winners), never decode or the sm80 catalog (one matrix each), never split.
+TEST(DispatchBatches, TheCostModelPicksAnSm90KernelOverEveryBatchsTiles) {
+  const DeviceInfo d = h100();
+  for (const Problem& p : {Problem{128, 128, 64, Layout::kNN, Accum::kF32},
+                           Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
+                           Problem{128, 128, 16384, Layout::kTN, Accum::kF16}}) {
+    GemmArgs args = args_for(p);
+    args.batch_count = 64;
+    args.stride_a = p.m * p.k;
+    args.stride_b = p.k * p.n;
+    args.stride_c = p.m * p.n;
+    const dispatch::Decision batched = dispatch::decide(p, args, d, {});
+    EXPECT_EQ(batched.config.family, Family::kSm90Ws) << p.name() << ": " << batched.reason;
+    EXPECT_EQ(batched.config.split_k, 1) << p.name();
+    EXPECT_NE(batched.reason.find("64 batches"), std::string::npos) << batched.reason;
+    // The same shape alone keeps its own rules (decode for M <= 16, split-K for long K).
+    const dispatch::Decision one = dispatch::decide(p, args_for(p), d, {});
+    EXPECT_EQ(one.reason.find("batches"), std::string::npos) << one.reason;
+  }
+  // Batch strides TMA cannot step (not multiples of 8 elements): nothing compiled runs them.
+  const Problem p{128, 128, 64, Layout::kTN, Accum::kF32};
+  GemmArgs args = args_for(p);
+  args.batch_count = 3;
+  args.stride_a = p.m * p.k + 4;
+  args.stride_b = p.k * p.n;
+  args.stride_c = p.m * p.n;
+  std::string why;
+  EXPECT_EQ(dispatch::try_select(p, args, d, &why), nullptr);
+  EXPECT_NE(why.find("stride_a"), std::string::npos) << why;
+}
+
+// beta reads C, which of the sm90 kernels only the general flavour does: a call with beta runs on
+// one of those or on the decode family, and the same shape without beta is not held to them
+// (the decision cache tells the two apart).
+TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
+  const DeviceInfo d = h100();
+  auto reads_c = [](const KernelConfig& c) {
+    return c.family == Family::kDecode ||
+           (c.family == Family::kSm90Ws && sm90::has_general_flavour(sm90_variant(c)));
+  };
+  bool plain_elsewhere = false;
+  for (const Problem& p : {Problem{1000, 1000, 1000, Layout::kTN, Accum::kF32},
+                           Problem{333, 4096, 4096, Layout::kTN, Accum::kF32},
+                           Problem{8, 4096, 4096, Layout::kNN, Accum::kF32},
+                           Problem{4096, 4096, 4096, Layout::kNN, Accum::kF32}}) {
+    GemmArgs args = args_for(p);
+    const dispatch::Decision plain = dispatch::decide(p, args, d, {});
+    plain_elsewhere = plain_elsewhere || !reads_c(plain.config);
+    args.epilogue.beta = 1.0f;
+    const dispatch::Decision with_beta = dispatch::decide(p, args, d, {});
+    EXPECT_TRUE(reads_c(with_beta.config)) << p.name() << ": " << with_beta.config.name();
+    EXPECT_TRUE(registry::can_implement(p, with_beta.config, args, d).ok()) << p.name();
+    if (reads_c(plain.config)) EXPECT_EQ(with_beta.config, plain.config) << with_beta.reason;
+    // Asked again without beta, the cached decision is the plain one.
+    EXPECT_EQ(dispatch::decide(p, args_for(p), d, {}).config, plain.config) << p.name();
+  }
+  EXPECT_TRUE(plain_elsewhere) << "every plain pick reads C: the test checks nothing new";
+}
+
+// A kernel without the general flavour refuses batches and beta by name.
+TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
+  const DeviceInfo d = h100();
+  const Problem p{1024, 1024, 1024, Layout::kTN, Accum::kF32};
+  int checked = 0;
+  for (const auto& inst : registry::instances()) {
+    if (inst.config.family != Family::kSm90Ws || inst.config.layout != p.layout ||
+        inst.config.accum != p.accum || inst.config.dtype != p.dtype ||
+        sm90::has_general_flavour(sm90_variant(inst.config)))
+      continue;
+    GemmArgs args = args_for(p);
+    if (!registry::can_implement(p, inst.config, args, d).ok()) continue;
+    args.epilogue.beta = 0.5f;
+    const Status s = registry::can_implement(p, inst.config, args, d);
+    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
+    EXPECT_NE(s.message.find("general flavour"), std::string::npos) << s.message;
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+}
+
 // An epilogue (alpha, bias, activation) rides on the kernel the plain call runs; the sm80
 // catalog applies none, so where only it could run, nothing compiled runs the call.
 TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
@@ -309,7 +391,9 @@ TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
     GemmArgs args = args_for(p);
     const dispatch::Decision plain = dispatch::decide(p, args, d, {});
     ASSERT_NE(plain.config.family, Family::kSm80Mma) << p.name();
-    args.epilogue = {0.5f, reinterpret_cast<const void*>(uintptr_t(0x40000)), Activation::kGelu};
+    args.epilogue = {.alpha = 0.5f,
+                     .bias = reinterpret_cast<const void*>(uintptr_t(0x40000)),
+                     .activation = Activation::kGelu};
     const dispatch::Decision fused = dispatch::decide(p, args, d, {});
     EXPECT_EQ(fused.config, plain.config) << p.name() << ": " << fused.reason;
   }

@@ -298,8 +298,16 @@ TEST(GemmDescRefusals, Workspace) {
   size_t needed_bf16 = 0;
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed_bf16), HGEMM_SUCCESS);
   EXPECT_EQ(needed_bf16, needed);
-  // The safety net needs none.
+  // beta rides on the same kernels and split; batches never split; the safety net needs none.
   big.beta = 1.0f;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed_bf16), HGEMM_SUCCESS);
+  EXPECT_EQ(needed_bf16, needed);
+  big.batch_count = 2;
+  big.stride_c = big.m * big.n;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, 0u);
+  big.batch_count = 1;
+  big.order_a = HGEMM_ORDER_COL;
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
@@ -430,24 +438,55 @@ TEST(GemmRoute, LeadingDimensionsRideAlongAsTheRowStrides) {
   EXPECT_EQ(r.reason.find("strided"), std::string::npos) << r.reason;
 }
 
+TEST(GemmRoute, BetaAndBatchesRideAlong) {
+  // beta is part of the fused epilogue; batches keep their strides, exchanged with A and B for
+  // column-major C (C^T = B^T A^T), and never split K, so they need no workspace.
+  GemmDesc d = plain(100, 300, 72);
+  d.beta = 0.5f;
+  auto r = hgemm::dispatch::route(d);
+  ASSERT_TRUE(r.dispatch) << r.reason;
+  EXPECT_NE(r.reason.find("beta fused"), std::string::npos) << r.reason;
+  d.beta = 0.0f;
+  d.batch_count = 3;
+  d.stride_a = 100 * 72;
+  d.stride_b = 0;
+  d.stride_c = 100 * 300;
+  ASSERT_TRUE(d.validate().ok()) << d.validate().message;
+  r = hgemm::dispatch::route(d);
+  ASSERT_TRUE(r.dispatch) << r.reason;
+  EXPECT_EQ(r.batch_count, 3);
+  EXPECT_EQ(r.stride_a, 100 * 72);
+  EXPECT_EQ(r.stride_b, 0);
+  EXPECT_EQ(r.stride_c, 100 * 300);
+  EXPECT_NE(r.reason.find("3 batches"), std::string::npos) << r.reason;
+  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
+  d.order_b = Order::kCol;
+  d.order_c = Order::kCol;
+  ASSERT_TRUE(d.validate().ok()) << d.validate().message;
+  r = hgemm::dispatch::route(d);
+  ASSERT_TRUE(r.dispatch && r.transposed) << r.reason;
+  EXPECT_EQ(r.stride_a, 0);
+  EXPECT_EQ(r.stride_b, 100 * 72);
+  EXPECT_EQ(r.stride_c, 100 * 300);
+}
+
 TEST(GemmRoute, AnythingElseTakesTheSafetyNet) {
-  const std::tuple<void (*)(GemmDesc&), const char*> cases[] = {
-      {[](GemmDesc& d) { d.beta = 1.0f; }, "beta"},
-      {[](GemmDesc& d) {
-         d.batch_count = 2;
-         d.stride_c = 100 * 300;
-       },
-       "2 batches"},
-  };
-  for (auto [mutate, needle] : cases) {
-    GemmDesc d = plain(100, 300, 70);
-    mutate(d);
-    ASSERT_TRUE(d.validate().ok()) << d.validate().message;
-    const auto r = hgemm::dispatch::route(d);
-    EXPECT_FALSE(r.dispatch) << d.name();
-    EXPECT_NE(r.reason.find(needle), std::string::npos) << r.reason;
-    EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
-  }
+  // Column-major A with row-major C: the tuned kernels read A row-major.
+  GemmDesc d = plain(100, 300, 72);
+  d.order_a = Order::kCol;
+  ASSERT_TRUE(d.validate().ok()) << d.validate().message;
+  auto r = hgemm::dispatch::route(d);
+  EXPECT_FALSE(r.dispatch) << d.name();
+  EXPECT_NE(r.reason.find("column-major A"), std::string::npos) << r.reason;
+  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
+  // A bias with column-major C would run along the rows of C^T.
+  d = plain(100, 300, 72);
+  d.order_b = Order::kCol;
+  d.order_c = Order::kCol;
+  d.bias = reinterpret_cast<const void*>(uintptr_t(0x1000));
+  r = hgemm::dispatch::route(d);
+  EXPECT_FALSE(r.dispatch) << d.name();
+  EXPECT_NE(r.reason.find("bias"), std::string::npos) << r.reason;
 }
 
 TEST(GemmRoute, WorkspaceCoversEverySplitPlan) {

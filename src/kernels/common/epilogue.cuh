@@ -1,5 +1,5 @@
-// The GEMM epilogue every kernel family applies: C = act(alpha * acc + bias) in fp32 with one
-// rounding to the element type (the safety net also adds beta * C). Shared so that the kernels
+// The GEMM epilogue every kernel family applies: C = act(alpha * acc + beta * C + bias) in fp32
+// with one rounding to the element type, C read only where beta != 0. Shared so that the kernels
 // compute one function. One exception: the sm90 kernels' tanh GELU takes the special-function
 // unit's tanh (gelu_tanh_approx below), the other paths tanhf.
 #pragma once
@@ -71,15 +71,19 @@ __device__ __forceinline__ float activate(float x, Activation activation) {
 // N elements of the element type, one per column of C.
 struct EpilogueParams {
   float alpha = 1.0f;
+  float beta = 0.0f;  // 0: C is never read (a NaN in it stays out)
   uint16_t const* bias = nullptr;
   Activation activation = Activation::kNone;
   int ops = 0;  // 0: nothing to apply (the plain product, as every kernel ran before)
 };
 
-// act(alpha * acc + bias[col]) for one element of column `col`.
+// act(alpha * acc + beta * c + bias[col]) for one element of column `col` whose old value of C is
+// at `c` (read only where beta != 0).
 template <DType kDType>
-__device__ __forceinline__ float apply_epilogue(float acc, int64_t col, EpilogueParams const& e) {
+__device__ __forceinline__ float apply_epilogue(float acc, int64_t col, EpilogueParams const& e,
+                                                uint16_t const* c) {
   float v = e.alpha * acc;
+  if (e.beta != 0.0f) v += e.beta * to_float<kDType>(*c);
   if (e.bias) v += to_float<kDType>(e.bias[col]);
   return activate(v, e.activation);
 }

@@ -10,11 +10,11 @@
 
 namespace hgemm::kernels {
 
-// C = act(alpha * (sum over the splits of the fp32 partials) + bias), added in split order so
-// that the result is the same bit pattern on every run. One thread per pair of columns.
+// C = act(alpha * (sum over the splits of the fp32 partials) + beta * C + bias), added in split
+// order so that the result is the same bit pattern on every run. One thread per pair of columns.
 template <DType kDType, bool kPairStores>
 __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t partial_ld,
-                                     int splits, uint16_t* __restrict__ c, int64_t ldc, int m,
+                                     int splits, uint16_t* c, int64_t ldc, int m,
                                      int n, EpilogueParams const epilogue) {
   // Launched programmatically, the kernel may start before the GEMM that writes the partials has
   // finished: wait for it, then let the next kernel begin its setup.
@@ -34,11 +34,11 @@ __global__ void splitk_reduce_kernel(float const* __restrict__ partial, int64_t 
       sum.x += v.x;
       sum.y += v.y;
     }
-    if (epilogue.ops) {
-      sum.x = apply_epilogue<kDType>(sum.x, col, epilogue);
-      if (col + 1 < n) sum.y = apply_epilogue<kDType>(sum.y, col + 1, epilogue);
-    }
     uint16_t* dst = c + row * ldc + col;
+    if (epilogue.ops) {
+      sum.x = apply_epilogue<kDType>(sum.x, col, epilogue, dst);
+      if (col + 1 < n) sum.y = apply_epilogue<kDType>(sum.y, col + 1, epilogue, dst + 1);
+    }
     const uint16_t lo = from_float<kDType>(sum.x);
     if constexpr (kPairStores) {
       *reinterpret_cast<uint32_t*>(dst) = lo | uint32_t(from_float<kDType>(sum.y)) << 16;

@@ -338,12 +338,13 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     float sum = smem.partial[0][row][col];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += smem.partial[w][row][col];
+    uint16_t* const out = params.c + row * params.ldc + n0 + col;
     if (params.epilogue.ops)
-      sum = kernels::apply_epilogue<kVariant.dtype>(sum, n0 + col, params.epilogue);
+      sum = kernels::apply_epilogue<kVariant.dtype>(sum, n0 + col, params.epilogue, out);
     if constexpr (kBF16)
-      params.c[row * params.ldc + n0 + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
+      *out = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
     else
-      params.c[row * params.ldc + n0 + col] = __half_as_ushort(__float2half_rn(sum));
+      *out = __half_as_ushort(__float2half_rn(sum));
   }
 #elif defined(__CUDA_ARCH__)
   if (threadIdx.x == 0 && blockIdx.x == 0)

@@ -22,8 +22,15 @@
 //   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
 //   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
-//   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + bias)
-//   per element in fp32 before the rounding; with split-K the reduction applies them instead.
+//   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + beta * C
+//   + bias) per element in fp32 before the rounding; with split-K the reduction applies them.
+//   Batches: strided batches are the outermost index of the work units (tiles, then splits, then
+//   batches), and the tensor maps of a batched call are 3-D (column, row, batch), so a batch is
+//   one more TMA coordinate; an A or B shared by every batch (stride 0) is loaded at batch 0.
+//   One matrix keeps 2-D maps and loads: with 3-D boxes of depth 1 the small grid shapes took
+//   0.5 us longer (docs/notes/2026-11-24-batches-and-beta.md). Batches and beta * C are compiled
+//   only into the general flavour (Traits::kGeneral): in the plain one, the kernel the tables
+//   time, the same code at run time still cost the small shapes 6%.
 //   Limits: 16-B aligned A, B, C and row strides that are multiples of 8 elements (K % 8 == 0,
 //   N % 8 == 0); any M, N, K >= 1 otherwise: TMA zero-fills loads and clips stores at residues.
 #pragma once
@@ -57,12 +64,20 @@ namespace hgemm::sm90 {
 // Everything the kernel reads at run time. The launcher encodes the tensor maps with the boxes of
 // sm90_geometry (core/kernel_variant.hpp), which Traits reads too (kABox*, kBBox*, kCBox*).
 struct Params {
+  // With batches > 1 each map has a third dimension, the batch, and boxes of depth 1.
   CUtensorMap tma_a;  // A as (K, M), box (BK, BM / cluster_n)
   CUtensorMap tma_b;  // TN: B as (K, N), box (BK, BN / cluster_m)
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
   uint16_t* c;        // fp16 or bf16 elements, as the variant's dtype says
   int64_t ldc;        // C's row stride in elements (a multiple of 8), for the direct stores
+  // Strided batches: batch b of C starts at c + b * batch_stride_c; A and B are read at batch b
+  // through 3-D maps, or where batched_a / batched_b is 0 (one batch, or one matrix shared by
+  // every batch) through 2-D maps.
+  int batches;
+  int64_t batch_stride_c;
+  int batched_a;
+  int batched_b;
   // The kernel's M and N: the problem's, or with swap-AB its N and M (C is then m columns wide).
   int m;
   int n;
@@ -105,6 +120,9 @@ struct Traits {
   static constexpr bool kSwapAB = kVariant.swap_ab;
   static constexpr bool kBF16 = kVariant.dtype == DType::kBF16;
   static constexpr DType kDType = kVariant.dtype;
+  // The general flavour also runs strided batches and beta * C; the plain one is the kernel the
+  // tables time, with none of that code (Sm90Variant::general).
+  static constexpr bool kGeneral = kVariant.general;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -258,9 +276,9 @@ __device__ __forceinline__ void pack_tile(
     }
 }
 
-// Calls f(x, c) -> new x on every fp32 accumulator of the tile, c being the element's column of
-// C: the tile's column, or with swap-AB (the tile is C^T) its row. Unrolled, as the
-// accumulators are registers.
+// Calls f(x, row, col) -> new x on every fp32 accumulator of the tile, (row, col) being the
+// element's place in the kernel's M x N (with swap-AB, C^T). Unrolled, as the accumulators are
+// registers.
 template <class Traits, class F>
 __device__ __forceinline__ void for_each_accumulator(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], int m_origin,
@@ -277,8 +295,42 @@ __device__ __forceinline__ void for_each_accumulator(
         const int col = n_origin + j * 8 + 2 * (lane % 4);
         float& lo = acc[mt][4 * j + 2 * upper];
         float& hi = acc[mt][4 * j + 2 * upper + 1];
-        lo = f(lo, Traits::kSwapAB ? row : col);
-        hi = f(hi, Traits::kSwapAB ? row : col + 1);
+        lo = f(lo, row, col);
+        hi = f(hi, row, col + 1);
+      }
+    }
+}
+
+// alpha * acc + beta * C on every accumulator. Each thread's accumulators come in column pairs
+// (c, c + 1), which are adjacent in C (one 4-byte load; c is even and N a multiple of 8) or, with
+// swap-AB, two rows apart (two loads). The loads are unconditional, their indices clamped into C.
+template <class Traits>
+__device__ __forceinline__ void add_scaled_c(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], float alpha, float beta,
+    uint16_t const* c, int64_t ldc, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
+  const int warp_in_wg = thread_in_wg / 32;
+  const int lane = thread_in_wg % 32;
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int upper = 0; upper < 2; ++upper) {
+      const int64_t row = min(m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper, m - 1);
+#pragma unroll
+      for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+        const int col = n_origin + j * 8 + 2 * (lane % 4);
+        float lo, hi;
+        if constexpr (Traits::kSwapAB) {
+          lo = kernels::to_float<Traits::kDType>(c[min(col, n - 1) * ldc + row]);
+          hi = kernels::to_float<Traits::kDType>(c[min(col + 1, n - 1) * ldc + row]);
+        } else {
+          const uint32_t pair = *reinterpret_cast<uint32_t const*>(c + row * ldc + min(col, n - 2));
+          lo = kernels::to_float<Traits::kDType>(uint16_t(pair & 0xffffu));
+          hi = kernels::to_float<Traits::kDType>(uint16_t(pair >> 16));
+        }
+        float& x0 = acc[mt][4 * j + 2 * upper];
+        float& x1 = acc[mt][4 * j + 2 * upper + 1];
+        x0 = alpha * x0 + beta * lo;
+        x1 = alpha * x1 + beta * hi;
       }
     }
 }
@@ -286,42 +338,58 @@ __device__ __forceinline__ void for_each_accumulator(
 // The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
 // so that it needs no registers beside the tile (a second copy spilled the 128x256 tiles). fp32
 // accumulators only: for fp16 ones the conversions spilled the 256x256 tile, and the launcher
-// refuses an epilogue there (sm90_check_args). Two passes, each one straight run of code without
-// branches inside: alpha and the bias (every load unconditional, its index clamped into C, so
-// that the loads can be issued together; a load behind a per-element bounds branch waited for the
-// one before it, and a bias cost up to the whole mainloop of a K = 1024 tile), then the
-// activation, chosen once per tile (the erf GELU is a call, the tanh GELU the special-function
-// unit's tanh: kernels/common/epilogue.cuh). Elements outside C are never stored.
+// refuses an epilogue there (sm90_check_args). Passes, each one straight run of code without
+// branches inside: alpha and beta * C, or alpha and the bias, or alpha alone; the bias after
+// beta * C (the order of the other paths' sums); then the activation, chosen once per tile (the
+// erf GELU is a call, the tanh GELU the special-function unit's tanh:
+// kernels/common/epilogue.cuh). Every load is unconditional, its index clamped into C, so that
+// the loads can be issued together: a load behind a per-element bounds branch waited for the one
+// before it, and a bias cost up to the whole mainloop of a K = 1024 tile. Elements outside C are
+// never stored. `c` is this batch's C, row stride ldc (C^T's column stride with swap-AB).
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
-    kernels::EpilogueParams const& e, int m, int n, int m_origin, int n_origin,
-    int thread_in_wg) {
+    kernels::EpilogueParams const& e, uint16_t const* c, int64_t ldc, int m, int n,
+    int m_origin, int n_origin, int thread_in_wg) {
   static_assert(Traits::kAccF32, "the fused epilogue takes fp32 accumulators");
   const float alpha = e.alpha;
-  if (e.bias) {
-    uint16_t const* bias = e.bias;
-    const int last = (Traits::kSwapAB ? m : n) - 1;
-    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [&](float x, int c) {
-      return alpha * x + kernels::to_float<Traits::kDType>(bias[min(c, last)]);
+  uint16_t const* bias = e.bias;
+  // The bias runs along C's columns: the kernel's columns, or with swap-AB its rows.
+  auto bias_at = [&](int row, int col) {
+    return kernels::to_float<Traits::kDType>(
+        bias[Traits::kSwapAB ? min(row, m - 1) : min(col, n - 1)]);
+  };
+  if (Traits::kGeneral && e.beta != 0.0f) {
+    add_scaled_c<Traits>(acc, alpha, e.beta, c, ldc, m, n, m_origin, n_origin, thread_in_wg);
+    if (bias)
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                   [&](float x, int row, int col) {
+        return x + bias_at(row, col);
+      });
+  } else if (bias) {
+    for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                 [&](float x, int row, int col) {
+      return alpha * x + bias_at(row, col);
     });
   } else if (alpha != 1.0f) {
     for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
-                                 [&](float x, int) { return alpha * x; });
+                                 [&](float x, int, int) { return alpha * x; });
   }
   switch (e.activation) {
     case Activation::kRelu:
-      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int) {
+      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int, int) {
         return kernels::activate<Activation::kRelu>(x);
       });
       break;
     case Activation::kGelu:
       for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
-                                   [](float x, int) { return kernels::gelu(x); });
+                                   [](float x, int, int) { return kernels::gelu(x); });
       break;
     case Activation::kGeluTanh:
       for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
-                                   [](float x, int) { return kernels::gelu_tanh_approx(x); });
+                                   [](float x, int, int) {
+                                     return kernels::gelu_tanh_approx(x);
+                                   });
       break;
     case Activation::kNone:
       break;
@@ -355,10 +423,11 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&x)[4], int lane) {
 // stored so far (it picks the buffer), so the buffering carries across tiles.
 // A pass of kChunksPerPass == kCChunks (whole-tile staging only) stores the tile with one wait and
 // two barriers; passes of one chunk let a deferred epilogue store [pass_begin, pass_end) only.
+// `batch` < 0: C's map is 2-D (one matrix).
 template <class Traits, int kChunksPerPass>
 __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed, uint32_t staging,
-    CUtensorMap const* tma_c, int m_origin, int n_origin, int wg_idx, int thread_in_wg,
-    uint32_t& chunk_count, int pass_begin, int pass_end) {
+    CUtensorMap const* tma_c, int m_origin, int n_origin, int batch, int wg_idx,
+    int thread_in_wg, uint32_t& chunk_count, int pass_begin, int pass_end) {
   const int warp_in_wg = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const uint32_t barrier_id = 1 + wg_idx;
@@ -400,8 +469,11 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
       for (int i = 0; i < kChunksPerPass; ++i) {
         const uint32_t buffer =
             staging + ((chunk_count + i) % Traits::kCBuffers) * Traits::kCBufferBytes;
-        ptx::tma_store_2d(tma_c, buffer, n_origin + (pass * kChunksPerPass + i) * Traits::kCChunk,
-                          m_origin);
+        const int col = n_origin + (pass * kChunksPerPass + i) * Traits::kCChunk;
+        if (batch < 0)
+          ptx::tma_store_2d(tma_c, buffer, col, m_origin);
+        else
+          ptx::tma_store_3d(tma_c, buffer, col, m_origin, batch);
       }
       ptx::tma_store_commit();
     }
@@ -566,10 +638,17 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   const int num_clusters = int(gridDim.x) / kClusterSize;
   const kernels::TileScheduler& scheduler = params.scheduler;
   const int num_tiles = scheduler.num_cluster_tiles();
-  const int num_units = num_tiles * params.num_splits;
-  // Work unit u: cluster tile u % num_tiles, split u / num_tiles, and that split's k-blocks.
+  const int units_per_batch = num_tiles * params.num_splits;
+  const bool batched = Traits::kGeneral && params.batches > 1;
+  const int num_units = batched ? units_per_batch * params.batches : units_per_batch;
+  // Work unit u: cluster tile u % num_tiles, split (u / num_tiles) % num_splits and that split's
+  // k-blocks, batch u / units_per_batch (-1: one matrix).
+  // NOTE: one matrix keeps the one division of the unbatched kernel: on a tile of one or two
+  // k-blocks each division before the first load or after the last wgmma showed.
+  auto batch_of = [&](int u) { return batched ? u / units_per_batch : -1; };
   auto k_range = [&](int u, int& kb_begin, int& kb_end) {
-    kb_begin = (u / num_tiles) * params.k_blocks_per_split;
+    const int split = batched ? (u % units_per_batch) / num_tiles : u / num_tiles;
+    kb_begin = split * params.k_blocks_per_split;
     kb_end = min(params.num_k_blocks, kb_begin + params.k_blocks_per_split);
   };
 
@@ -611,6 +690,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
         const int m0 = tile.m_block * Traits::kBlockM;
         const int n0 = tile.n_block * Traits::kBlockN;
+        // A or B of one matrix (one batch, or one shared by every batch) has a 2-D map.
+        const int batch = batch_of(u);
+        const bool batched_a = batched && params.batched_a;
+        const bool batched_b = batched && params.batched_b;
         int kb_begin, kb_end;
         k_range(u, kb_begin, kb_end);
         for (int kb = kb_begin; kb < kb_end; ++kb) {
@@ -621,21 +704,36 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 
           const uint32_t a_dst = smem_a(stage.index);
           if constexpr (Traits::kClusterN == 1) {
-            ptx::tma_load_2d(a_dst, &params.tma_a, full, k0, m0);
+            if (batched_a)
+              ptx::tma_load_3d(a_dst, &params.tma_a, full, k0, m0, batch);
+            else
+              ptx::tma_load_2d(a_dst, &params.tma_a, full, k0, m0);
           } else {
             const int row = rank_n * Traits::kABoxRows;
-            ptx::tma_load_2d_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, full, k0,
-                                       m0 + row, kMulticastMask);
+            const uint32_t dst = a_dst + row * Traits::kBlockK * 2;
+            if (batched_a)
+              ptx::tma_load_3d_multicast(dst, &params.tma_a, full, k0, m0 + row, batch,
+                                         kMulticastMask);
+            else
+              ptx::tma_load_2d_multicast(dst, &params.tma_a, full, k0, m0 + row, kMulticastMask);
           }
 
           const uint32_t b_dst = smem_b(stage.index);
           if constexpr (Traits::kBKMajor) {
             if constexpr (Traits::kClusterM == 1) {
-              ptx::tma_load_2d(b_dst, &params.tma_b, full, k0, n0);
+              if (batched_b)
+                ptx::tma_load_3d(b_dst, &params.tma_b, full, k0, n0, batch);
+              else
+                ptx::tma_load_2d(b_dst, &params.tma_b, full, k0, n0);
             } else {
               const int row = rank_m * Traits::kBBoxOuter;
-              ptx::tma_load_2d_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, full,
-                                         k0, n0 + row, kMulticastMask);
+              const uint32_t dst = b_dst + row * Traits::kBlockK * 2;
+              if (batched_b)
+                ptx::tma_load_3d_multicast(dst, &params.tma_b, full, k0, n0 + row, batch,
+                                           kMulticastMask);
+              else
+                ptx::tma_load_2d_multicast(dst, &params.tma_b, full, k0, n0 + row,
+                                           kMulticastMask);
             }
           } else {
             const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
@@ -644,11 +742,19 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
               const uint32_t dst =
                   b_dst + chunk * Traits::kBChunkBytes + k_row * Traits::kBChunk * 2;
               const int n = n0 + chunk * Traits::kBChunk;
-              if constexpr (Traits::kClusterM == 1)
-                ptx::tma_load_2d(dst, &params.tma_b, full, n, k0 + k_row);
-              else
-                ptx::tma_load_2d_multicast(dst, &params.tma_b, full, n, k0 + k_row,
-                                           kMulticastMask);
+              if constexpr (Traits::kClusterM == 1) {
+                if (batched_b)
+                  ptx::tma_load_3d(dst, &params.tma_b, full, n, k0 + k_row, batch);
+                else
+                  ptx::tma_load_2d(dst, &params.tma_b, full, n, k0 + k_row);
+              } else {
+                if (batched_b)
+                  ptx::tma_load_3d_multicast(dst, &params.tma_b, full, n, k0 + k_row, batch,
+                                             kMulticastMask);
+                else
+                  ptx::tma_load_2d_multicast(dst, &params.tma_b, full, n, k0 + k_row,
+                                             kMulticastMask);
+              }
             }
           }
           stage.advance();
@@ -699,26 +805,39 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                           : 0;
     uint32_t chunk_count = 0;
     detail::PackedTile<Traits> packed;  // (kWgRows, BN) as element pairs
+    // Batch b's C (direct stores and the epilogue's beta * C); b < 0 is the one matrix.
+    auto batch_c = [&](int b) { return b < 0 ? params.c : params.c + b * params.batch_stride_c; };
     // Parts [part_begin, part_end) of the tile in `packed`.
-    auto store_packed = [&](int m_origin, int n_origin, int part_begin, int part_end) {
+    auto store_packed = [&](int m_origin, int n_origin, int batch, int part_begin, int part_end) {
       if constexpr (Traits::kTmaStore)
         detail::store_tile_tma<Traits, 1>(packed, staging, &params.tma_c, m_origin, n_origin,
-                                          consumer_wg, thread_in_wg, chunk_count, part_begin,
-                                          part_end);
+                                          batch, consumer_wg, thread_in_wg, chunk_count,
+                                          part_begin, part_end);
       else if constexpr (Traits::kSwapAB)
-        detail::store_tile_direct_swapped<Traits>(packed, params.c, params.ldc, params.m,
+        detail::store_tile_direct_swapped<Traits>(packed, batch_c(batch), params.ldc, params.m,
                                                   params.n, m_origin, n_origin, thread_in_wg);
       else
-        detail::store_tile_direct<Traits>(packed, params.c, params.ldc, params.m, params.n,
+        detail::store_tile_direct<Traits>(packed, batch_c(batch), params.ldc, params.m, params.n,
                                           m_origin, n_origin, thread_in_wg);
     };
     // Deferred epilogue: the tile whose fp16 results wait in `packed`, from part pending_part
     // on (none when it is kStoreParts).
     int pending_part = Traits::kStoreParts;
     int pending_m = 0, pending_n = 0;
+    // NOTE: the general flavour keeps a pending tile as its unit and finds its origin again at
+    // each store: row, column and batch held through the next tile's mainloop spilled the
+    // 256x128 tile.
+    int pending_unit = 0;
     auto store_pending = [&](int parts) {
       const int end = min(Traits::kStoreParts, pending_part + parts);
-      store_packed(pending_m, pending_n, pending_part, end);
+      if constexpr (Traits::kGeneral) {
+        const kernels::TileCoord tile = scheduler.cta_tile(pending_unit % num_tiles, cta_rank);
+        store_packed(tile.m_block * Traits::kBlockM +
+                         (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows),
+                     tile.n_block * Traits::kBlockN, batch_of(pending_unit), pending_part, end);
+      } else {
+        store_packed(pending_m, pending_n, -1, pending_part, end);
+      }
       pending_part = end;
     };
     // A whole staged tile is deferred only when its chunks are spread; otherwise it is stored at
@@ -789,29 +908,35 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       const int m_origin =
           tile.m_block * Traits::kBlockM + (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows);
       const int n_origin = tile.n_block * Traits::kBlockN;
+      const int batch = batch_of(u);
       if (params.num_splits > 1) {
         const int c_rows = Traits::kSwapAB ? params.n : params.m;
+        const int split = u / num_tiles;  // batched calls do not split
         detail::store_tile_partial<Traits>(
-            acc, params.partial + int64_t(u / num_tiles) * c_rows * params.partial_ld,
+            acc, params.partial + int64_t(split) * c_rows * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
       } else {
         // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
         if constexpr (Traits::kAccF32)
           if (params.epilogue.ops)
-            detail::apply_epilogue<Traits>(acc, params.epilogue, params.m, params.n, m_origin,
-                                           n_origin, thread_in_wg);
+            detail::apply_epilogue<Traits>(acc, params.epilogue, batch_c(batch), params.ldc,
+                                           params.m, params.n, m_origin, n_origin, thread_in_wg);
         detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
-          pending_m = m_origin;
-          pending_n = n_origin;
+          if constexpr (Traits::kGeneral) {
+            pending_unit = u;
+          } else {
+            pending_m = m_origin;
+            pending_n = n_origin;
+          }
         } else if constexpr (Traits::kTmaStore && Traits::kCWholeTile) {
           detail::store_tile_tma<Traits, Traits::kCChunks>(packed, staging, &params.tma_c,
-                                                           m_origin, n_origin, consumer_wg,
+                                                           m_origin, n_origin, batch, consumer_wg,
                                                            thread_in_wg, chunk_count, 0, 1);
         } else {
-          store_packed(m_origin, n_origin, 0, Traits::kStoreParts);
+          store_packed(m_origin, n_origin, batch, 0, Traits::kStoreParts);
         }
       }
     }
