@@ -154,6 +154,9 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run
  *               on the sm90 kernels in one launch (without split-K), the kernel chosen by the
  *               cost model over every batch's tiles (the tables hold single-matrix winners).
+ *               Batches and beta != 0 run on the six sm90 tiles built with a general flavour
+ *               (128x256, 256x128, 128x128, 128x64, 64x128, 64x64): a call with beta whose
+ *               tuned kernel is another one takes the best of those instead.
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
  *               column-major C), any leading dimension and any batch stride multiples of 8;
  *               the other packed fp16 calls with one batch and without an epilogue run on its
