@@ -144,6 +144,7 @@ GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, c
   args.stride_a = route.stride_a;
   args.stride_b = route.stride_b;
   args.stride_c = route.stride_c;
+  args.a_col_major = route.a_col_major;
   return args;
 }
 

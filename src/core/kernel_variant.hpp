@@ -37,6 +37,9 @@ struct Sm90Variant {
   // tables time costs what it did before batches (docs/notes/2026-11-24-batches-and-beta.md).
   // The launcher picks the flavour per call (launch/sm90_launch.cu).
   bool general = false;
+  // A flavour of the general one: A read M-major (column-major A, or with column-major C the
+  // transposed B), which TMA loads in 64-row chunks and wgmma transposes (its tnspA bit).
+  bool a_mn_major = false;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };
@@ -84,11 +87,13 @@ struct Sm90Geometry {
   int smem_bytes = 0;  // dynamic shared memory the launch requests
   int cluster_size = 1;
   bool ping_pong = false;
+  bool a_k_major = true;  // A is M x K (the plain kernels); else K x M, loaded in 64-row chunks
   bool b_k_major = true;  // TN: B is N x K
   bool tma_store = false;
   int wg_rows = 0;              // rows of a tile each consumer warpgroup owns
   int slot_consumer_warps = 0;  // consumer warps of one CTA that release each ring slot
-  int a_box_rows = 0, a_box_k = 0, a_swizzle = 0;
+  int a_chunk = 0;  // A's elements per swizzle span: BK when K-major, else 64 rows of M
+  int a_box_outer = 0, a_box_inner = 0, a_swizzle = 0;
   int b_chunk = 0;  // B's columns per swizzle span: BK when K-major, else a chunk of BN
   int b_box_outer = 0, b_box_inner = 0, b_swizzle = 0;
   int c_chunk = 0;  // C's columns per staged chunk and TMA-store box
@@ -113,9 +118,13 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
   // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
   // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.
-  g.a_box_rows = v.block_m / v.cluster_n;
-  g.a_box_k = v.block_k;
-  g.a_swizzle = v.block_k * 2;
+  // M-major A (never multicast: the general tiles have no cluster along N) is BM / 64 chunks of
+  // 64 rows, each BK k-rows of 128 bytes, like NN's B.
+  g.a_k_major = !v.a_mn_major;
+  g.a_chunk = g.a_k_major ? v.block_k : 64;
+  g.a_swizzle = g.a_chunk * 2;
+  g.a_box_inner = g.a_chunk;
+  g.a_box_outer = g.a_k_major ? v.block_m / v.cluster_n : v.block_k;
   g.b_chunk = g.b_k_major ? v.block_k : swizzle_chunk_elems(v.block_n);
   g.b_swizzle = g.b_chunk * 2;
   g.b_box_inner = g.b_chunk;

@@ -57,7 +57,7 @@ int align_class(const GemmArgs& args) {
                              args.stride_c % 8 == 0 && args.stride_c != 0;
   return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0) |
          (args.epilogue.plain() ? 0 : 8) | (whole_strides ? 16 : 0) |
-         (args.epilogue.beta != 0.0f ? 32 : 0);
+         (args.epilogue.beta != 0.0f ? 32 : 0) | (args.a_col_major ? 64 : 0);
 }
 
 // Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what
@@ -200,10 +200,11 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
 
 namespace {
 
-// Strided batches: the tables hold one matrix's winners, chosen for one matrix's tile count,
-// which a batch multiplies; so the cost model over the compiled instances that run the call, its
-// waves counted over every batch's tiles (batched calls do not split K: launch/sm90_launch.cu).
-Decision decide_batched(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+// Strided batches and a column-major A: the tables hold one row-major matrix's winners, chosen
+// for one matrix's tile count, which a batch multiplies; so the cost model over the kernels with
+// a general flavour (the others refuse such calls), its waves counted over every batch's tiles
+// (these calls do not split K: launch/sm90_launch.cu).
+Decision decide_general(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
   Decision best;
   double best_cost = std::numeric_limits<double>::infinity();
   std::string refusal;
@@ -222,21 +223,23 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
       best.config = inst.config;
     }
   }
-  const std::string batches = std::to_string(args.batch_count) + " batches of " + shape(problem);
+  const std::string what =
+      (args.batch_count > 1 ? std::to_string(args.batch_count) + " batches of " : std::string()) +
+      shape(problem) + (args.a_col_major ? " with A column-major" : "");
   if (!best.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                "no compiled kernel runs " + batches +
+                "no compiled kernel runs " + what +
                     (refusal.empty() ? std::string() : " (" + refusal + ")"));
   best.source = Source::kHeuristic;
-  best.reason = batches + ": lowest estimated cost over the kernels with a general flavour, " +
-                "every batch's tiles counted (the tables hold single-matrix winners)";
+  best.reason = what + ": lowest estimated cost over the kernels with a general flavour, " +
+                "every batch's tiles counted (the tables hold single row-major matrices' winners)";
   return best;
 }
 
 // decide() for tables whose configs have the problem's element type.
 Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                           const Tables& tables) {
-  if (args.batch_count > 1) return decide_batched(problem, args, device);
+  if (args.batch_count > 1 || args.a_col_major) return decide_general(problem, args, device);
   auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
   // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
   std::optional<Advice> advice;

@@ -34,12 +34,8 @@ GemmRoute route(const GemmDesc& d) {
   const std::string safety_net = "safety net: ";
   r.batch_count = d.batch_count;
   if (d.order_c == Order::kRow) {
-    if (d.order_a != Order::kRow) {
-      r.reason = safety_net + "column-major A with row-major C (the tuned kernels read A " +
-                 "row-major)";
-      return r;
-    }
     r.dispatch = true;
+    r.a_col_major = d.order_a == Order::kCol;
     r.problem = Problem{d.m, d.n, d.k, d.order_b == Order::kRow ? Layout::kNN : Layout::kTN,
                         d.accum, d.dtype};
     r.lda = d.lda_or_packed();
@@ -48,8 +44,9 @@ GemmRoute route(const GemmDesc& d) {
     r.stride_a = d.stride_a;
     r.stride_b = d.stride_b;
     r.stride_c = d.stride_c;
-    r.reason = std::string("exactly hgemmRun ") + (d.order_b == Order::kRow ? "NN" : "TN") +
-               element(d);
+    r.reason = std::string(r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
+               (d.order_b == Order::kRow ? "NN" : "TN") +
+               (r.a_col_major ? " with A column-major (read M-major)" : "") + element(d);
     return r;
   }
   // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
@@ -60,13 +57,9 @@ GemmRoute route(const GemmDesc& d) {
                "along rows; the tuned kernels add a bias per column)";
     return r;
   }
-  if (d.order_b != Order::kCol) {
-    r.reason = safety_net + "row-major B with column-major C (C^T = B^T A^T would need B^T " +
-               "row-major)";
-    return r;
-  }
   r.dispatch = true;
   r.transposed = true;
+  r.a_col_major = d.order_b == Order::kRow;  // B^T, the kernels' A, is column-major
   r.problem = Problem{d.n, d.m, d.k, d.order_a == Order::kRow ? Layout::kTN : Layout::kNN,
                       d.accum, d.dtype};
   r.lda = d.ldb_or_packed();  // B^T: column-major B read as rows of its leading dimension
@@ -75,14 +68,16 @@ GemmRoute route(const GemmDesc& d) {
   r.stride_a = d.stride_b;
   r.stride_b = d.stride_a;
   r.stride_c = d.stride_c;
-  r.reason = std::string("column-major C as C^T = B^T A^T: exactly hgemmRun ") +
-             (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" + element(d);
+  r.reason = std::string("column-major C as C^T = B^T A^T: ") +
+             (r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
+             (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" +
+             (r.a_col_major ? " with B^T column-major (read M-major)" : "") + element(d);
   return r;
 }
 
 size_t workspace_bytes(const GemmRoute& route) {
-  // Batched calls never split K (launch/sm90_launch.cu): their tiles fill the grid.
-  if (!route.dispatch || route.batch_count > 1) return 0;
+  // Batched calls and a column-major A never split K (launch/sm90_launch.cu).
+  if (!route.dispatch || route.batch_count > 1 || route.a_col_major) return 0;
   // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
   // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
   const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);

@@ -17,12 +17,15 @@ struct GemmRoute {
   int64_t lda = 0, ldb = 0, ldc = 0;  // its row strides (dispatch only)
   int64_t batch_count = 1;            // strided batches, with hgemmRun's operands' strides
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  bool a_col_major = false;  // hgemmRun's A stored K x M (GemmArgs::a_col_major)
   std::string reason;       // why this path, in one line
 };
 
-// The route of a validated descriptor. hgemmRun's kernels run either row-major A and C (B
-// row-major: NN; column-major: TN) or column-major B and C (as C^T = B^T A^T: A column-major is
-// NN, row-major TN). fp16, or bf16 (the problem's dtype: dispatch runs the kernels' bf16 twins).
+// The route of a validated descriptor: every order of A, B and C runs on hgemmRun's kernels.
+// Row-major C: A as it is, B row-major NN, column-major TN. Column-major C: as C^T = B^T A^T, A
+// column-major NN, row-major TN, and B^T as the kernels' A. That A is column-major where the
+// call's A is (row-major C) or its B is row-major (column-major C): the sm90 kernels' general
+// flavour reads it M-major (GemmArgs::a_col_major). fp16, or bf16 (the problem's dtype: dispatch runs the kernels' bf16 twins).
 // Leading dimensions ride along as the row strides (the sm90 and decode kernels take them; the
 // sm80 catalog only packed ones), strided batches as batch strides (the sm90 kernels take them),
 // alpha, beta, a bias (row-major C only) and an activation as the kernels' fused epilogue

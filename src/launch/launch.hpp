@@ -52,13 +52,16 @@ struct GemmArgs {
   int64_t stride_a = 0;
   int64_t stride_b = 0;
   int64_t stride_c = 0;
+  // A stored column-major, K x M with row stride lda (0: packed, m), instead of M x K: the sm90
+  // kernels' general flavour reads it M-major; the decode family and the sm80 catalog refuse it.
+  bool a_col_major = false;
 
-  int64_t row_stride_a() const { return lda ? lda : k; }
+  int64_t row_stride_a() const { return lda ? lda : a_col_major ? m : k; }
   int64_t row_stride_b(Layout layout) const { return ldb ? ldb : layout == Layout::kTN ? k : n; }
   int64_t row_stride_c() const { return ldc ? ldc : n; }
   // Whether every matrix is packed (the leading dimensions 0 or their packed values).
   bool packed(Layout layout) const {
-    return row_stride_a() == k && row_stride_b(layout) == (layout == Layout::kTN ? k : n) &&
+    return row_stride_a() == (a_col_major ? m : k) && row_stride_b(layout) == (layout == Layout::kTN ? k : n) &&
            row_stride_c() == n;
   }
 };

@@ -51,6 +51,9 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
+  if (args.a_col_major)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "reads A row-major; a column-major A runs on the sm90 family");
   if (args.batch_count != 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "runs one matrix; " + std::to_string(args.batch_count) +

@@ -150,6 +150,10 @@ Status sm80_can_implement(Problem const& problem, KernelConfig const& config,
                            config.name() + " applies no epilogue (alpha, beta, bias, " +
                                "activation): the sm90 and decode families fuse it, the safety " +
                                "net applies it");
+  if (args.a_col_major)
+    return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                           config.name() + " reads A row-major; a column-major A runs on the " +
+                               "sm90 family");
   if (args.batch_count != 1)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                            config.name() + " runs one matrix; " +

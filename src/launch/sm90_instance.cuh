@@ -13,23 +13,27 @@ namespace hgemm::sm90 {
 
 template <Sm90Variant kVariant>
 struct Instance {
-  // The plain flavour, or with `general` the one that also runs batches and beta * C.
-  template <bool kGeneral>
+  // The plain flavour, or with `general` the one that also runs batches and beta * C, and with
+  // `a_mn_major` too its twin that reads a column-major A.
+  template <bool kGeneral, bool kAMNMajor = false>
   static Sm90Kernel const& kernel() {
     constexpr Sm90Variant kFlavour = [] {
       Sm90Variant v = kVariant;
       v.general = kGeneral;
+      v.a_mn_major = kAMNMajor;
       return v;
     }();
     using KernelTraits = Traits<kFlavour>;
     static const Sm90Kernel k{reinterpret_cast<const void*>(&sm90_ws_gemm_kernel<KernelTraits>),
-                              KernelTraits::kGeometry, kGeneral};
+                              KernelTraits::kGeometry, kGeneral, kAMNMajor};
     return k;
   }
 
   static void launch(KernelConfig const& config, GemmArgs const& args) {
-    if constexpr (has_general_flavour(kVariant))
+    if constexpr (has_general_flavour(kVariant)) {
+      if (args.a_col_major) return sm90_launch(config, kernel<true, true>(), args);
       if (sm90_needs_general(args)) return sm90_launch(config, kernel<true>(), args);
+    }
     sm90_launch(config, kernel<false>(), args);
   }
 

@@ -70,10 +70,11 @@ int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args) {
   const KernelConfig instance = config.instance();
   if (Status s = sm90_check_args(instance, args); !s.ok()) HGEMM_THROW(s.code, s.message);
-  if (sm90_needs_general(args) && !kernel.general)
-    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                config.name() + ": this kernel runs one matrix without beta (no general flavour "
-                                "compiled: launch/sm90_catalog.hpp, kGeneralTiles)");
+  if ((sm90_needs_general(args) && !kernel.general) || args.a_col_major != kernel.a_mn_major)
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL,
+                config.name() + ": launched with the wrong flavour for " +
+                    (args.a_col_major ? "a column-major A" : "this call") +
+                    " (launch/sm90_instance.cuh picks it)");
   Sm90Geometry const& g = kernel.geometry;
   DeviceInfo const& device = current_device();
   // The kernel's own terms (Sm90Variant): swap-AB runs C^T = B^T A^T, B as the kernel's A.
@@ -94,14 +95,15 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   auto depth = [&](int64_t stride) { return uint64_t(stride != 0 ? batches : 1); };
 
   sm90::Params params{};
+  // A is M x K, or column-major K x M (g.a_k_major false).
   params.tma_a = sm90::tensor_map({.base = op_a,
-                                   .rows = uint64_t(m),
-                                   .cols = uint64_t(k),
+                                   .rows = uint64_t(g.a_k_major ? m : k),
+                                   .cols = uint64_t(g.a_k_major ? k : m),
                                    .row_stride = uint64_t(ld_a),
                                    .batches = depth(stride_a),
                                    .batch_stride = uint64_t(stride_a),
-                                   .box_rows = uint32_t(g.a_box_rows),
-                                   .box_cols = uint32_t(g.a_box_k),
+                                   .box_rows = uint32_t(g.a_box_outer),
+                                   .box_cols = uint32_t(g.a_box_inner),
                                    .swizzle_bytes = uint32_t(g.a_swizzle),
                                    .dtype = v.dtype});
   // B is N x K row-major in TN and K x N in NN.
@@ -145,7 +147,10 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
                                                   v.cluster_n, config.group_size, along_kernel_m);
 
   // Batches fill the grid with tiles; the partial sums and their reduction are for one matrix.
-  const SplitPlan plan = plan_split(batches > 1 ? 1 : config.split_k, args, instance.block_k);
+  // The general calls' workspace is 0 (hgemmGemmWorkspaceSize), so a column-major A does not
+  // split either.
+  const SplitPlan plan =
+      plan_split(batches > 1 || args.a_col_major ? 1 : config.split_k, args, instance.block_k);
   const SplitScratch scratch(plan, args);
   params.num_splits = scratch.splits();
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
@@ -211,6 +216,10 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "fuses alpha, beta, a bias and an activation with fp32 accumulation only");
   // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
+  if (args.a_col_major && args.lda == 0 && args.m % 8 != 0)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "TMA needs 16-byte row strides; column-major A's rows are M=" +
+                      std::to_string(args.m) + " elements, not a multiple of 8");
   for (auto [ld, name] : {std::pair{args.lda, "lda"}, std::pair{args.ldb, "ldb"},
                           std::pair{args.ldc, "ldc"}}) {
     if (ld % 8 != 0)
@@ -263,7 +272,9 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (sm90_needs_general(args) && !sm90::has_general_flavour(sm90_variant(config)))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("has no general flavour compiled, which ") +
-                      (args.batch_count > 1 ? "batches" : "beta != 0") +
+                      (args.a_col_major          ? "a column-major A"
+                       : args.batch_count > 1 ? "batches"
+                                              : "beta != 0") +
                       " needs (launch/sm90_catalog.hpp, kGeneralTiles)");
   return Status::success();
 }

@@ -27,6 +27,7 @@ struct Sm90Kernel {
   const void* entry = nullptr;
   Sm90Geometry geometry;
   bool general = false;  // the flavour that runs strided batches and beta * C (Sm90Variant)
+  bool a_mn_major = false;  // its flavour that reads a column-major A
   mutable std::array<std::atomic<int>, kMaxDevices> max_clusters{};
 };
 
@@ -35,10 +36,10 @@ struct Sm90Kernel {
 // group size, split-K); the instance is config.instance(). Throws hgemm::Error; never syncs.
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args);
 
-// Whether a call needs a kernel's general flavour: the plain one runs one matrix and never
-// reads C.
+// Whether a call needs a kernel's general flavour: the plain one runs one matrix, never reads C
+// and reads A K-major.
 inline bool sm90_needs_general(GemmArgs const& args) {
-  return args.batch_count > 1 || args.epilogue.beta != 0.0f;
+  return args.batch_count > 1 || args.epilogue.beta != 0.0f || args.a_col_major;
 }
 
 // The per-call checks the kernel cannot survive without (sizes, TMA alignment); shared by

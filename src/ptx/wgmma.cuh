@@ -145,97 +145,97 @@ __device__ __forceinline__ void fence_registers(uint32_t (&d)[kRegs]) {
 #define HGEMM_WG_OPS124(C, d) HGEMM_WG_OPS120(C, d), C(d[120]), C(d[121]), C(d[122]), C(d[123])
 #define HGEMM_WG_OPS128(C, d) HGEMM_WG_OPS124(C, d), C(d[124]), C(d[125]), C(d[126]), C(d[127])
 
-// One m64nNk16 atom: d (+)= A(desc_a, 64x16, K-major) * B(desc_b, 16xN; K-major when kTransB is 0,
-// N-major when 1). scale_d == 0 ignores the old d (the first k-step of a tile), 1 accumulates.
+// One m64nNk16 atom: d (+)= A(desc_a, 64x16; K-major when kTransA is 0, M-major when 1) *
+// B(desc_b, 16xN; K-major when kTransB is 0, N-major when 1). scale_d == 0 ignores the old d (the first k-step of a tile), 1 accumulates.
 template <int kN, bool kAccF32>
 struct WgmmaSS;
 
-#define HGEMM_WGMMA_SS_F32(N, R, DA, DB, SD, TB)                                              \
+#define HGEMM_WGMMA_SS_F32(N, R, DA, DB, SD, TB, TA)                                              \
   template <>                                                                                 \
   struct WgmmaSS<N, true> {                                                                   \
     static constexpr int kRegs = R;                                                           \
     using Reg = float;                                                                        \
-    template <int kTransB, bool kBF16>                                                        \
+    template <int kTransA, int kTransB, bool kBF16>                                           \
     __device__ __forceinline__ static void mma(float (&d)[R], uint64_t desc_a, uint64_t desc_b, \
                                                uint32_t scale_d) {                            \
       if constexpr (kBF16)                                                                    \
         asm volatile(                                                                         \
             "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                  \
             "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 {" HGEMM_WG_D##R       \
-            "}, %" DA ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                  \
+            "}, %" DA ", %" DB ", p, 1, 1, %" TA ", %" TB ";\n}\n"                                  \
             : HGEMM_WG_OPS##R("+f", d)                                                     \
-            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                          \
+            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB), "n"(kTransA));                          \
       else                                                                                    \
         asm volatile(                                                                         \
             "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                  \
             "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" HGEMM_WG_D##R         \
-            "}, %" DA ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                  \
+            "}, %" DA ", %" DB ", p, 1, 1, %" TA ", %" TB ";\n}\n"                                  \
             : HGEMM_WG_OPS##R("+f", d)                                                     \
-            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                          \
+            : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB), "n"(kTransA));                          \
     }                                                                                         \
   };
 
-#define HGEMM_WGMMA_SS_F16(N, R, DA, DB, SD, TB)                                              \
+#define HGEMM_WGMMA_SS_F16(N, R, DA, DB, SD, TB, TA)                                              \
   template <>                                                                                 \
   struct WgmmaSS<N, false> {                                                                  \
     static constexpr int kRegs = R;                                                           \
     using Reg = uint32_t;                                                                     \
-    template <int kTransB, bool kBF16>                                                        \
+    template <int kTransA, int kTransB, bool kBF16>                                           \
     __device__ __forceinline__ static void mma(uint32_t (&d)[R], uint64_t desc_a,             \
                                                uint64_t desc_b, uint32_t scale_d) {           \
       asm volatile(                                                                           \
           "{\n.reg .pred p;\nsetp.ne.b32 p, %" SD ", 0;\n"                                    \
           "wgmma.mma_async.sync.aligned.m64n" #N "k16.f16.f16.f16 {" HGEMM_WG_D##R "}, %" DA \
-          ", %" DB ", p, 1, 1, 0, %" TB ";\n}\n"                                              \
+          ", %" DB ", p, 1, 1, %" TA ", %" TB ";\n}\n"                                              \
           : HGEMM_WG_OPS##R("+r", d)                                                       \
-          : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));                            \
+          : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB), "n"(kTransA));                            \
       static_assert(!kBF16, "bf16 accumulates in fp32 only");                                 \
     }                                                                                         \
   };
 
 // Every N that is a multiple of 16 (the kernel family's block_n steps), both accumulator types.
-HGEMM_WGMMA_SS_F32(16, 8, "8", "9", "10", "11")
-HGEMM_WGMMA_SS_F32(32, 16, "16", "17", "18", "19")
-HGEMM_WGMMA_SS_F32(48, 24, "24", "25", "26", "27")
-HGEMM_WGMMA_SS_F32(64, 32, "32", "33", "34", "35")
-HGEMM_WGMMA_SS_F32(80, 40, "40", "41", "42", "43")
-HGEMM_WGMMA_SS_F32(96, 48, "48", "49", "50", "51")
-HGEMM_WGMMA_SS_F32(112, 56, "56", "57", "58", "59")
-HGEMM_WGMMA_SS_F32(128, 64, "64", "65", "66", "67")
-HGEMM_WGMMA_SS_F32(144, 72, "72", "73", "74", "75")
-HGEMM_WGMMA_SS_F32(160, 80, "80", "81", "82", "83")
-HGEMM_WGMMA_SS_F32(176, 88, "88", "89", "90", "91")
-HGEMM_WGMMA_SS_F32(192, 96, "96", "97", "98", "99")
-HGEMM_WGMMA_SS_F32(208, 104, "104", "105", "106", "107")
-HGEMM_WGMMA_SS_F32(224, 112, "112", "113", "114", "115")
-HGEMM_WGMMA_SS_F32(240, 120, "120", "121", "122", "123")
-HGEMM_WGMMA_SS_F32(256, 128, "128", "129", "130", "131")
-HGEMM_WGMMA_SS_F16(16, 4, "4", "5", "6", "7")
-HGEMM_WGMMA_SS_F16(32, 8, "8", "9", "10", "11")
-HGEMM_WGMMA_SS_F16(48, 12, "12", "13", "14", "15")
-HGEMM_WGMMA_SS_F16(64, 16, "16", "17", "18", "19")
-HGEMM_WGMMA_SS_F16(80, 20, "20", "21", "22", "23")
-HGEMM_WGMMA_SS_F16(96, 24, "24", "25", "26", "27")
-HGEMM_WGMMA_SS_F16(112, 28, "28", "29", "30", "31")
-HGEMM_WGMMA_SS_F16(128, 32, "32", "33", "34", "35")
-HGEMM_WGMMA_SS_F16(144, 36, "36", "37", "38", "39")
-HGEMM_WGMMA_SS_F16(160, 40, "40", "41", "42", "43")
-HGEMM_WGMMA_SS_F16(176, 44, "44", "45", "46", "47")
-HGEMM_WGMMA_SS_F16(192, 48, "48", "49", "50", "51")
-HGEMM_WGMMA_SS_F16(208, 52, "52", "53", "54", "55")
-HGEMM_WGMMA_SS_F16(224, 56, "56", "57", "58", "59")
-HGEMM_WGMMA_SS_F16(240, 60, "60", "61", "62", "63")
-HGEMM_WGMMA_SS_F16(256, 64, "64", "65", "66", "67")
+HGEMM_WGMMA_SS_F32(16, 8, "8", "9", "10", "11", "12")
+HGEMM_WGMMA_SS_F32(32, 16, "16", "17", "18", "19", "20")
+HGEMM_WGMMA_SS_F32(48, 24, "24", "25", "26", "27", "28")
+HGEMM_WGMMA_SS_F32(64, 32, "32", "33", "34", "35", "36")
+HGEMM_WGMMA_SS_F32(80, 40, "40", "41", "42", "43", "44")
+HGEMM_WGMMA_SS_F32(96, 48, "48", "49", "50", "51", "52")
+HGEMM_WGMMA_SS_F32(112, 56, "56", "57", "58", "59", "60")
+HGEMM_WGMMA_SS_F32(128, 64, "64", "65", "66", "67", "68")
+HGEMM_WGMMA_SS_F32(144, 72, "72", "73", "74", "75", "76")
+HGEMM_WGMMA_SS_F32(160, 80, "80", "81", "82", "83", "84")
+HGEMM_WGMMA_SS_F32(176, 88, "88", "89", "90", "91", "92")
+HGEMM_WGMMA_SS_F32(192, 96, "96", "97", "98", "99", "100")
+HGEMM_WGMMA_SS_F32(208, 104, "104", "105", "106", "107", "108")
+HGEMM_WGMMA_SS_F32(224, 112, "112", "113", "114", "115", "116")
+HGEMM_WGMMA_SS_F32(240, 120, "120", "121", "122", "123", "124")
+HGEMM_WGMMA_SS_F32(256, 128, "128", "129", "130", "131", "132")
+HGEMM_WGMMA_SS_F16(16, 4, "4", "5", "6", "7", "8")
+HGEMM_WGMMA_SS_F16(32, 8, "8", "9", "10", "11", "12")
+HGEMM_WGMMA_SS_F16(48, 12, "12", "13", "14", "15", "16")
+HGEMM_WGMMA_SS_F16(64, 16, "16", "17", "18", "19", "20")
+HGEMM_WGMMA_SS_F16(80, 20, "20", "21", "22", "23", "24")
+HGEMM_WGMMA_SS_F16(96, 24, "24", "25", "26", "27", "28")
+HGEMM_WGMMA_SS_F16(112, 28, "28", "29", "30", "31", "32")
+HGEMM_WGMMA_SS_F16(128, 32, "32", "33", "34", "35", "36")
+HGEMM_WGMMA_SS_F16(144, 36, "36", "37", "38", "39", "40")
+HGEMM_WGMMA_SS_F16(160, 40, "40", "41", "42", "43", "44")
+HGEMM_WGMMA_SS_F16(176, 44, "44", "45", "46", "47", "48")
+HGEMM_WGMMA_SS_F16(192, 48, "48", "49", "50", "51", "52")
+HGEMM_WGMMA_SS_F16(208, 52, "52", "53", "54", "55", "56")
+HGEMM_WGMMA_SS_F16(224, 56, "56", "57", "58", "59", "60")
+HGEMM_WGMMA_SS_F16(240, 60, "60", "61", "62", "63", "64")
+HGEMM_WGMMA_SS_F16(256, 64, "64", "65", "66", "67", "68")
 
 #undef HGEMM_WGMMA_SS_F32
 #undef HGEMM_WGMMA_SS_F16
 
 // d (+)= A * B for one m64nNk16 atom; see WgmmaSS. kBF16: A and B are bf16 (fp32 d only).
-template <int kN, bool kAccF32, int kTransB, bool kBF16 = false>
+template <int kN, bool kAccF32, int kTransB, bool kBF16 = false, int kTransA = 0>
 __device__ __forceinline__ void wgmma_ss(
     typename WgmmaSS<kN, kAccF32>::Reg (&d)[WgmmaSS<kN, kAccF32>::kRegs], uint64_t desc_a,
     uint64_t desc_b, uint32_t scale_d) {
-  WgmmaSS<kN, kAccF32>::template mma<kTransB, kBF16>(d, desc_a, desc_b, scale_d);
+  WgmmaSS<kN, kAccF32>::template mma<kTransA, kTransB, kBF16>(d, desc_a, desc_b, scale_d);
 }
 
 }  // namespace hgemm::ptx

@@ -657,6 +657,59 @@ void test_batched_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
       }
 }
 
+// The orders whose tuned kernels read their A column-major: the call's A with row-major C, its B
+// (row-major) as C^T's A with column-major C. Plain, with alpha, beta and (row-major C) a bias,
+// and batched; the sm90 kernels' general flavour takes them where TMA can read the call, and
+// every result matches the reference.
+void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90) {
+  constexpr RoutedOrders kOrders[] = {{Order::kCol, Order::kRow, Order::kRow},
+                                      {Order::kCol, Order::kCol, Order::kRow},
+                                      {Order::kRow, Order::kRow, Order::kCol},
+                                      {Order::kCol, Order::kRow, Order::kCol}};
+  enum class Kind { kPlain, kEpilogue, kBatched };
+  uint64_t seed = 2900;
+  int rotation = 0;
+  for (const Shape& s : shapes)
+    for (const RoutedOrders& mp : kOrders)
+      for (Kind kind : {Kind::kPlain, Kind::kEpilogue, Kind::kBatched}) {
+        const Types t = kTypes[rotation++ % std::size(kTypes)];
+        GemmDesc d = plain(s.m, s.n, s.k, mp.a, mp.b, mp.c, t.accum);
+        d.dtype = t.dtype;
+        const bool with_bias = kind == Kind::kEpilogue && mp.c == Order::kRow;
+        if (kind == Kind::kEpilogue) {
+          d.alpha = 1.25f;
+          d.beta = -0.5f;
+          if (mp.c == Order::kRow) d.activation = Activation::kRelu;
+        }
+        if (kind == Kind::kBatched) {
+          d.batch_count = 3;
+          d.stride_a = s.m * s.k + 8;
+          d.stride_b = s.k * s.n + 8;
+          d.stride_c = s.m * s.n + 8;
+        }
+        const bool fused = kind != Kind::kEpilogue || t.accum == hgemm::Accum::kF32;
+        const bool expect_sm90 = sm90 && s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0 && fused;
+        void* p;
+        // Three disjoint spans, each as long as the longest operand over 3 batches.
+        const size_t bytes =
+            (2 * size_t(3 * std::max({s.m * s.k, s.k * s.n, s.m * s.n}) + 64) + 511) / 256 * 256;
+        CUDA_OK(cudaMalloc(&p, 3 * bytes));
+        char* base = static_cast<char*>(p);
+        try {
+          const hgemm::GemmPlan plan = hgemm::explain(d, base, base + bytes, base + 2 * bytes);
+          const bool ok = !expect_sm90 || (plan.path == HGEMM_PATH_DISPATCH &&
+                                           plan.kernel.rfind("sm90_", 0) == 0 &&
+                                           plan.reason.find("M-major") != std::string::npos);
+          check(ok, d.name() + " runs on the sm90 kernels' general flavour: plan " +
+                        plan.kernel + " [" + plan.source + "] " + plan.reason);
+        } catch (const hgemm::Error& e) {
+          check(false, d.name() + " explain: " + e.what());
+        }
+        CUDA_OK(cudaFree(p));
+        run_case(buf, d, with_bias, 0, seed++);
+      }
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -675,13 +728,14 @@ void test_safety_net_plan() {
             std::string(plan.reason).find("beta") != std::string::npos,
         std::string("beta != 0 with fp16 accumulation takes the safety net: ") + plan.kernel +
             " [" + plan.source + "] " + plan.reason + " " + hgemmLastErrorMessage());
-  cd.beta = 0.0f;
-  cd.acc = HGEMM_ACC_F32;
+  // A column-major A whose rows TMA cannot step (M % 8 != 0): no kernel reads it, and the
+  // plan says what the kernels refused.
+  hgemmGemmDescInit(&cd, 100, 128, 128);
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
-            std::string(plan.reason).find("column-major A") != std::string::npos,
-        std::string("column-major A with row-major C takes the safety net: ") + plan.reason);
+            std::string(plan.reason).find("lda=100") != std::string::npos,
+        std::string("column-major A of M = 100 takes the safety net: ") + plan.reason);
   for (void* p : {a, b, c}) CUDA_OK(cudaFree(p));
 }
 
@@ -821,8 +875,10 @@ void test_graph_replay(int64_t batches) {
     d.order_c = HGEMM_ORDER_COL;
     d.bias = bias;
   }
-  hgemmGemmPlan_t plan;
-  check(hgemmGemmExplain(&d, a, b, c_graph, &plan) == HGEMM_SUCCESS &&
+  hgemmGemmPlan_t plan{};
+  // Explained before the check: its message reads the plan.
+  const hgemmStatus_t explained = hgemmGemmExplain(&d, a, b, c_graph, &plan);
+  check(explained == HGEMM_SUCCESS &&
             (batches > 1) == (plan.path == HGEMM_PATH_DISPATCH),
         std::string(what) + " graph case takes its path: " + plan.kernel + " " + plan.reason);
   cudaStream_t stream;
@@ -894,6 +950,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> batched_shapes = tuned_shapes;
   batched_shapes.push_back({128, 128, 64});  // a head of attention
   test_batched_dispatch(buf, batched_shapes);
+  test_col_major_a(buf, tuned_shapes, sm90);
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);

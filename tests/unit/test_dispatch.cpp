@@ -358,6 +358,37 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
   EXPECT_TRUE(plain_elsewhere) << "every plain pick reads C: the test checks nothing new";
 }
 
+// A column-major A runs on the general kernels, chosen by the cost model, never split, and the
+// decision is not the row-major call's cached one.
+TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
+  const DeviceInfo d = h100();
+  for (const Problem& p : {Problem{1024, 1024, 1024, Layout::kTN, Accum::kF32},
+                           Problem{8, 4096, 4096, Layout::kNN, Accum::kF16},
+                           Problem{4096, 4096, 65536, Layout::kTN, Accum::kF32}}) {
+    const dispatch::Decision row = dispatch::decide(p, args_for(p), d, {});
+    GemmArgs args = args_for(p);
+    args.a_col_major = true;
+    const dispatch::Decision col = dispatch::decide(p, args, d, {});
+    EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
+    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
+    EXPECT_EQ(col.config.split_k, 1) << col.config.name();
+    EXPECT_NE(col.reason.find("A column-major"), std::string::npos) << col.reason;
+    EXPECT_EQ(dispatch::decide(p, args_for(p), d, {}).config, row.config) << p.name();
+  }
+  // The sm80 catalog and decode refuse it by name.
+  const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};
+  GemmArgs args = args_for(p);
+  args.a_col_major = true;
+  for (const auto& inst : registry::instances()) {
+    if (inst.config.family == Family::kSm90Ws || inst.config.layout != p.layout ||
+        inst.config.accum != p.accum || inst.config.dtype != p.dtype)
+      continue;
+    const Status s = registry::can_implement(p, inst.config, args, d);
+    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
+    EXPECT_NE(s.message.find("row-major"), std::string::npos) << s.message;
+  }
+}
+
 // A kernel without the general flavour refuses batches and beta by name.
 TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
   const DeviceInfo d = h100();

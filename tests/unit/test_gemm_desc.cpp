@@ -307,7 +307,7 @@ TEST(GemmDescRefusals, Workspace) {
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   big.batch_count = 1;
-  big.order_a = HGEMM_ORDER_COL;
+  big.order_a = HGEMM_ORDER_COL;  // a column-major A: the general kernels, which never split
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
@@ -338,20 +338,23 @@ TEST(GemmDescPointers, LegalCallsPassThePureChecks) {
 
 TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
   using hgemm::Layout;
+  // Every order runs on the tuned kernels; the kernels' A is column-major where the call's A is
+  // (row-major C) or its B is row-major (column-major C, as C^T = B^T A^T).
   struct Case {
     Order a, b, c;
-    bool dispatch, transposed;
+    bool transposed;
     Layout layout;
+    bool a_col_major;
   };
   const Case cases[] = {
-      {Order::kRow, Order::kRow, Order::kRow, true, false, Layout::kNN},
-      {Order::kRow, Order::kCol, Order::kRow, true, false, Layout::kTN},
-      {Order::kRow, Order::kCol, Order::kCol, true, true, Layout::kTN},
-      {Order::kCol, Order::kCol, Order::kCol, true, true, Layout::kNN},
-      {Order::kCol, Order::kRow, Order::kRow, false, false, Layout::kTN},
-      {Order::kCol, Order::kCol, Order::kRow, false, false, Layout::kTN},
-      {Order::kRow, Order::kRow, Order::kCol, false, false, Layout::kTN},
-      {Order::kCol, Order::kRow, Order::kCol, false, false, Layout::kTN},
+      {Order::kRow, Order::kRow, Order::kRow, false, Layout::kNN, false},
+      {Order::kRow, Order::kCol, Order::kRow, false, Layout::kTN, false},
+      {Order::kRow, Order::kCol, Order::kCol, true, Layout::kTN, false},
+      {Order::kCol, Order::kCol, Order::kCol, true, Layout::kNN, false},
+      {Order::kCol, Order::kRow, Order::kRow, false, Layout::kNN, true},
+      {Order::kCol, Order::kCol, Order::kRow, false, Layout::kTN, true},
+      {Order::kRow, Order::kRow, Order::kCol, true, Layout::kTN, true},
+      {Order::kCol, Order::kRow, Order::kCol, true, Layout::kNN, true},
   };
   // bf16 (fp32 accumulation only) routes as fp16 does, its problem carrying the element type.
   const std::pair<DType, hgemm::Accum> types[] = {{DType::kF16, hgemm::Accum::kF32},
@@ -366,12 +369,12 @@ TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
       d.dtype = dtype;
       d.accum = accum;
       const auto r = hgemm::dispatch::route(d);
-      EXPECT_EQ(r.dispatch, c.dispatch) << d.name() << ": " << r.reason;
-      if (!c.dispatch) {
-        EXPECT_NE(r.reason.find("safety net"), std::string::npos) << r.reason;
-        continue;
-      }
+      ASSERT_TRUE(r.dispatch) << d.name() << ": " << r.reason;
       EXPECT_EQ(r.transposed, c.transposed) << d.name();
+      EXPECT_EQ(r.a_col_major, c.a_col_major) << d.name();
+      EXPECT_EQ(r.reason.find("read M-major") != std::string::npos, c.a_col_major) << r.reason;
+      // The kernels' A's row stride: the call's A, or with C^T its B, each as stored.
+      EXPECT_EQ(r.lda, c.transposed ? d.ldb_or_packed() : d.lda_or_packed()) << d.name();
       EXPECT_EQ(r.problem.layout, c.layout) << d.name();
       EXPECT_EQ(r.problem.accum, accum);
       EXPECT_EQ(r.problem.dtype, dtype);
@@ -471,20 +474,12 @@ TEST(GemmRoute, BetaAndBatchesRideAlong) {
 }
 
 TEST(GemmRoute, AnythingElseTakesTheSafetyNet) {
-  // Column-major A with row-major C: the tuned kernels read A row-major.
-  GemmDesc d = plain(100, 300, 72);
-  d.order_a = Order::kCol;
-  ASSERT_TRUE(d.validate().ok()) << d.validate().message;
-  auto r = hgemm::dispatch::route(d);
-  EXPECT_FALSE(r.dispatch) << d.name();
-  EXPECT_NE(r.reason.find("column-major A"), std::string::npos) << r.reason;
-  EXPECT_EQ(hgemm::dispatch::workspace_bytes(r), 0u);
   // A bias with column-major C would run along the rows of C^T.
-  d = plain(100, 300, 72);
+  GemmDesc d = plain(100, 300, 72);
   d.order_b = Order::kCol;
   d.order_c = Order::kCol;
   d.bias = reinterpret_cast<const void*>(uintptr_t(0x1000));
-  r = hgemm::dispatch::route(d);
+  const auto r = hgemm::dispatch::route(d);
   EXPECT_FALSE(r.dispatch) << d.name();
   EXPECT_NE(r.reason.find("bias"), std::string::npos) << r.reason;
 }

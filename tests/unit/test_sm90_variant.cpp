@@ -71,8 +71,8 @@ TEST(Sm90Variant, GeometryOfTheWorkhorse) {
   EXPECT_TRUE(g.tma_store);
   EXPECT_TRUE(g.b_k_major);
   EXPECT_EQ(g.wg_rows, 64);
-  EXPECT_EQ(g.a_box_rows, 128);  // no cluster along N: A is not multicast
-  EXPECT_EQ(g.a_box_k, 64);
+  EXPECT_EQ(g.a_box_outer, 128);  // no cluster along N: A is not multicast
+  EXPECT_EQ(g.a_box_inner, 64);
   EXPECT_EQ(g.a_swizzle, 128);
   EXPECT_EQ(g.b_box_outer, 128);  // each CTA of the 2x1 cluster loads half of B's 256 rows
   EXPECT_EQ(g.b_box_inner, 64);
@@ -80,6 +80,18 @@ TEST(Sm90Variant, GeometryOfTheWorkhorse) {
   EXPECT_EQ(g.c_box_inner, 64);
   EXPECT_EQ(g.c_swizzle, 128);
   EXPECT_EQ(g.smem.staging_buffers, 4);  // the whole C tile is staged
+
+  // The general flavour's twin for a column-major A: 64-row chunks of BK k-rows, like NN's B.
+  Sm90Variant at = tn;
+  at.general = true;
+  at.a_mn_major = true;
+  const hgemm::Sm90Geometry ga = hgemm::sm90_geometry(at);
+  EXPECT_FALSE(ga.a_k_major);
+  EXPECT_EQ(ga.a_chunk, 64);
+  EXPECT_EQ(ga.a_box_inner, 64);
+  EXPECT_EQ(ga.a_box_outer, 64);  // BK k-rows
+  EXPECT_EQ(ga.a_swizzle, 128);
+  EXPECT_EQ(ga.smem_bytes, g.smem_bytes);  // the same bytes, laid out M-major
 
   Sm90Variant nn = tn;
   nn.layout = Layout::kNN;
@@ -99,7 +111,7 @@ TEST(Sm90Variant, PingPongWarpgroupsOwnWholeTiles) {
   EXPECT_EQ(g.wg_rows, 128);
   EXPECT_EQ(g.c_box_outer, 128);
   EXPECT_EQ(g.slot_consumer_warps, 4);
-  EXPECT_EQ(g.a_box_rows, 64);  // the 1x2 cluster multicasts A
+  EXPECT_EQ(g.a_box_outer, 64);  // the 1x2 cluster multicasts A
   Sm90Variant coop = pp;
   coop.schedule = Schedule::kCooperative;
   EXPECT_EQ(hgemm::sm90_geometry(coop).wg_rows, 64);

@@ -123,6 +123,8 @@ struct Traits {
   // The general flavour also runs strided batches and beta * C; the plain one is the kernel the
   // tables time, with none of that code (Sm90Variant::general).
   static constexpr bool kGeneral = kVariant.general;
+  // A read M-major (column-major A): a flavour of the general kernel (Sm90Variant::a_mn_major).
+  static constexpr bool kAKMajor = kGeometry.a_k_major;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
@@ -153,10 +155,16 @@ struct Traits {
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
                 "swap-AB needs K-major operands and stores C^T directly");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
+  static_assert(kAKMajor || (kGeneral && kClusterN == 1 && !kSwapAB),
+                "M-major A is a flavour of the general kernel, never multicast, never swapped");
 
-  // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes.
+  // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes. M-major A:
+  // BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes; a chunk is one m64 atom's A, and it
+  // takes as many bytes (64 * BK * 2) as 64 K-major rows, so atoms sit at the same offsets.
+  static constexpr int kAChunk = kGeometry.a_chunk;
   static constexpr int kASwizzle = kGeometry.a_swizzle;
   static constexpr int kATileBytes = kBlockM * kBlockK * 2;
+  static constexpr int kAChunkBytes = kBlockK * kAChunk * 2;  // M-major only
   // B in NN is N-major: BN / kBChunk column chunks, each BK rows of kBChunk halves.
   static constexpr int kBChunk = kGeometry.b_chunk;
   static constexpr int kBSwizzle = kGeometry.b_swizzle;
@@ -165,8 +173,8 @@ struct Traits {
   static constexpr uint32_t kStageBytes = kATileBytes + kBTileBytes;
 
   // TMA boxes: with a cluster of 2, each CTA's half of the operand it multicasts.
-  static constexpr int kABoxK = kGeometry.a_box_k;
-  static constexpr int kABoxRows = kGeometry.a_box_rows;
+  static constexpr int kABoxInner = kGeometry.a_box_inner;
+  static constexpr int kABoxOuter = kGeometry.a_box_outer;
   static constexpr int kBBoxInner = kGeometry.b_box_inner;
   static constexpr int kBBoxOuter = kGeometry.b_box_outer;
 
@@ -616,6 +624,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   constexpr int kNumStages = Traits::kNumStages;
   constexpr int kClusterSize = Traits::kClusterSize;
   constexpr int kTransB = Traits::kBKMajor ? 0 : 1;
+  constexpr int kTransA = Traits::kAKMajor ? 0 : 1;
 
   // Shared storage, aligned up to the 1024-B swizzle period.
   extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -703,13 +712,23 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           const int k0 = kb * Traits::kBlockK;
 
           const uint32_t a_dst = smem_a(stage.index);
-          if constexpr (Traits::kClusterN == 1) {
+          if constexpr (!Traits::kAKMajor) {
+#pragma unroll
+            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk) {
+              const uint32_t dst = a_dst + chunk * Traits::kAChunkBytes;
+              const int m = m0 + chunk * Traits::kAChunk;
+              if (batched_a)
+                ptx::tma_load_3d(dst, &params.tma_a, full, m, k0, batch);
+              else
+                ptx::tma_load_2d(dst, &params.tma_a, full, m, k0);
+            }
+          } else if constexpr (Traits::kClusterN == 1) {
             if (batched_a)
               ptx::tma_load_3d(a_dst, &params.tma_a, full, k0, m0, batch);
             else
               ptx::tma_load_2d(a_dst, &params.tma_a, full, k0, m0);
           } else {
-            const int row = rank_n * Traits::kABoxRows;
+            const int row = rank_n * Traits::kABoxOuter;
             const uint32_t dst = a_dst + row * Traits::kBlockK * 2;
             if (batched_a)
               ptx::tma_load_3d_multicast(dst, &params.tma_a, full, k0, m0 + row, batch,
@@ -771,17 +790,20 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     const int lane = thread_in_wg % 32;
 
     // Descriptor bits that do not depend on the address. A (and TN's B): K-major rows of
-    // BK * 2 bytes, 8-row groups apart by 8 rows. NN's B: N-major chunks of kBChunk columns,
-    // kBChunkBytes apart, 8 k-rows of kBChunk * 2 bytes per group.
+    // BK * 2 bytes, 8-row groups apart by 8 rows. NN's B (and M-major A): N-major chunks of
+    // kBChunk columns, kBChunkBytes apart, 8 k-rows of kBChunk * 2 bytes per group.
     constexpr uint64_t kDescA =
-        ptx::make_smem_desc_base(16, 8 * Traits::kASwizzle, Traits::kASwizzle);
+        Traits::kAKMajor
+            ? ptx::make_smem_desc_base(16, 8 * Traits::kASwizzle, Traits::kASwizzle)
+            : ptx::make_smem_desc_base(Traits::kAChunkBytes, 8 * Traits::kASwizzle,
+                                       Traits::kASwizzle);
     constexpr uint64_t kDescB =
         Traits::kBKMajor
             ? ptx::make_smem_desc_base(16, 8 * Traits::kBSwizzle, Traits::kBSwizzle)
             : ptx::make_smem_desc_base(Traits::kBChunkBytes, 8 * Traits::kBSwizzle,
                                        Traits::kBSwizzle);
     // Byte step of one k16 slice inside a stage: 32 B along a K-major row, 16 rows N-major.
-    constexpr uint32_t kAStepK = 32;
+    constexpr uint32_t kAStepK = Traits::kAKMajor ? 32 : 16 * Traits::kAChunk * 2;
     constexpr uint32_t kBStepK = Traits::kBKMajor ? 32 : 16 * Traits::kBChunk * 2;
 
     // Release a slot: lane i of each consumer warp arrives on CTA i's empty barrier.
@@ -877,7 +899,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
             const uint64_t desc_a = ptx::make_smem_desc(
                 kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
-            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16>(
+            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
                 acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
           }
         }
