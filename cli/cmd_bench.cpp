@@ -62,7 +62,11 @@ constexpr const char* kHelp =
                      hgemm-unfused and the three cublaslt (cublas and config:NAME have no
                      epilogue and are refused). With --batch B > 1: hgemm-loop too, and all =
                      hgemm, hgemm-nopdl, hgemm-loop and the three cublaslt (config:NAME is
-                     refused; cublas runs cublasGemmStridedBatchedEx when named)
+                     refused; cublas runs cublasGemmStridedBatchedEx when named).
+                     hgemm-acol (never in all): hgemm::gemm with A column-major (K x M, the
+                     NT and TT products), timed on the same buffers as A; verified on a
+                     transposed copy of the verifier's A, the same kernel on its own pointers.
+                     Plain fp16/bf16 products only (no --epilogue, no --batch)
   --batch B          1 (default) or more: every shape MxNxK is B packed products back to back
                      (strides M*K, K*N, M*N elements), one call. hgemm runs one hgemm::gemm with
                      batch_count B (hgemm-nopdl the same without PDL), hgemm-loop B hgemm::run
@@ -120,6 +124,7 @@ struct ImplSpec {
   bool pdl = true;                           // hgemm: programmatic dependent launch allowed
   bool unfused = false;  // hgemm-unfused: the plain call, then bench::apply_bias_activation
   bool loop = false;     // hgemm-loop: one plain call per batch
+  bool a_col = false;    // hgemm-acol: the general call with A column-major
 };
 
 struct Settings {
@@ -168,6 +173,11 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
         throw ArgError("hgemm-unfused is the plain GEMM followed by a separate bias/activation "
                        "kernel: it needs --epilogue (bias, bias_relu, bias_gelu, relu or gelu)");
       add_named(item);
+    } else if (item == "hgemm-acol") {
+      if (with_epilogue || batched)
+        throw ArgError("hgemm-acol times the plain product with A column-major; it takes no "
+                       "--epilogue or --batch");
+      add({item, std::nullopt, std::nullopt, true, false, false, true});
     } else if (item == "hgemm-loop") {
       if (!batched)
         throw ArgError("hgemm-loop is one hgemm call per batch, what a batched call must beat: it "
@@ -199,7 +209,7 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
-                     "' (hgemm, hgemm-nopdl, hgemm-unfused, hgemm-loop, cublas, "
+                     "' (hgemm, hgemm-nopdl, hgemm-unfused, hgemm-loop, hgemm-acol, cublas, "
                      "cublaslt-heuristic, cublaslt-autotune, cublaslt-best, all, config:NAME)");
     }
   }
@@ -372,6 +382,11 @@ verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
   if (impl.config) {
     fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
                               cudaStream_t st) { run(p, cfg, a, b, c, st); };
+  } else if (impl.a_col) {
+    // Timed on the buffer set's A read as K x M: the values are random either way.
+    fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+      gemm(bench::general_call_a_col(p), a, b, c, st);
+    };
   } else if (impl.unfused) {
     fn = [epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
                            cudaStream_t st) {
@@ -424,6 +439,9 @@ std::string hgemm_detail(const ImplSpec& impl, const Problem& p, bench::Epilogue
   };
   if (impl.config) {
     kernel = impl.config->name();
+  } else if (impl.a_col) {
+    const GemmPlan plan = explain(bench::general_call_a_col(p), a, b, c);
+    kernel = plan.kernel + " (" + plan.source + ", A column-major)";
   } else if (impl.unfused) {
     kernel = (batch.batched() ? general({}, batch) : select_config(p, a, b, c).name()) +
              " then a separate kernel: C = " + bench::formula(op);
@@ -446,6 +464,24 @@ struct Entry {
   std::string disposition;
   std::string detail;
 };
+
+// hgemm-acol's call as the verifier sees it: the verifier's A (M x K, row-major) transposed into
+// scratch first, so that the checks and their reference hold as written. The scratch is grown
+// with the shapes and kept: cudaMalloc'd, so as aligned as the buffer sets the timing reads.
+verify::GemmFn a_col_verify_fn(void** scratch, size_t* scratch_bytes) {
+  return [scratch, scratch_bytes](const Problem& p, const void* a, const void* b, void* c,
+                                  cudaStream_t st) {
+    const size_t bytes = size_t(p.m * p.k) * 2;
+    if (bytes > *scratch_bytes) {
+      if (*scratch) HGEMM_CUDA_CHECK(cudaFree(*scratch));
+      *scratch = nullptr;
+      HGEMM_CUDA_CHECK(cudaMalloc(scratch, bytes));
+      *scratch_bytes = bytes;
+    }
+    bench::transpose(a, *scratch, p.m, p.k, st);
+    gemm(bench::general_call_a_col(p), *scratch, b, c, st);
+  };
+}
 
 // "it holds f16 rows and this run is --dtype bf16" for a file whose header is another variant of
 // this version's (its dtype, epilogue or batch column present where this run has none, or absent
@@ -593,6 +629,14 @@ int run_bench(const Settings& s, const Args& raw) {
 
   verify::Options full_check;
   full_check.seed = s.seed;
+  void* a_col_scratch = nullptr;  // hgemm-acol's transposed A (a_col_verify_fn)
+  size_t a_col_bytes = 0;
+  struct ScratchFree {
+    void** p;
+    ~ScratchFree() {
+      if (*p) cudaFree(*p);
+    }
+  } free_scratch{&a_col_scratch};
   // Baselines get the random-normal check and the guard bands; our kernels get every check (those
   // that an epilogue leaves without an exact answer say "n/a": verify/verifier.hpp).
   verify::Options quick_check = full_check;
@@ -671,7 +715,9 @@ int run_bench(const Settings& s, const Args& raw) {
           if (e.impl->baseline)
             e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue, batch);
           const verify::Report report =
-              verifier.check(e.problem, e.fn, e.impl->baseline ? quick_check : full_check);
+              verifier.check(e.problem,
+                             e.impl->a_col ? a_col_verify_fn(&a_col_scratch, &a_col_bytes) : e.fn,
+                             e.impl->baseline ? quick_check : full_check);
           e.disposition = disposition_string(report.disposition);
           if (!report.passed())
             e.detail = report.summary();

@@ -59,6 +59,12 @@ GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue,
   return d;
 }
 
+GemmDesc general_call_a_col(const Problem& problem) {
+  GemmDesc d = general_call(problem, {});
+  d.order_a = Order::kCol;
+  return d;
+}
+
 std::string formula(EpilogueOp op) {
   const std::string sum = has_bias(op) ? "A*B + bias" : "A*B";
   const Activation activation = activation_of(op);

@@ -40,6 +40,14 @@ std::string formula(EpilogueOp op);
 GemmDesc general_call(const Problem& problem, const verify::Epilogue& epilogue,
                       const verify::Batch& batch = {});
 
+// The same call with A column-major (stored K x M, packed): what `hgemm-acol` times, the NT and
+// TT products of the terms (A transposed).
+GemmDesc general_call_a_col(const Problem& problem);
+
+// dst (cols x rows, row-major) = src (rows x cols, row-major) transposed, 2-byte elements, on
+// `stream`: how the verifier's row-major A reaches a call that reads A column-major.
+void transpose(const void* src, void* dst, int64_t rows, int64_t cols, cudaStream_t stream);
+
 // The benchmark's bias: N elements of device memory, reused across shapes. The verifier writes
 // its own values into it before it checks an implementation (verify::Epilogue), so the timings
 // read those; either way they are random, finite and of the order of C's.

@@ -147,4 +147,31 @@ void DeviceBias::prepare(int64_t n, uint32_t seed, DType dtype, cudaStream_t str
   HGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+namespace {
+
+// One 32 x 32 tile per block through shared memory, so that reads and writes both run along rows.
+__global__ void transpose_kernel(const uint16_t* __restrict__ src, uint16_t* __restrict__ dst,
+                                 int64_t rows, int64_t cols) {
+  __shared__ uint16_t tile[32][33];
+  const int64_t r0 = int64_t(blockIdx.y) * 32, c0 = int64_t(blockIdx.x) * 32;
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int64_t r = r0 + i, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[i][threadIdx.x] = src[r * cols + c];
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int64_t c = c0 + i, r = r0 + threadIdx.x;
+    if (r < rows && c < cols) dst[c * rows + r] = tile[threadIdx.x][i];
+  }
+}
+
+}  // namespace
+
+void transpose(const void* src, void* dst, int64_t rows, int64_t cols, cudaStream_t stream) {
+  const dim3 grid(unsigned((cols + 31) / 32), unsigned((rows + 31) / 32));
+  transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(static_cast<const uint16_t*>(src),
+                                                     static_cast<uint16_t*>(dst), rows, cols);
+  HGEMM_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace hgemm::bench
