@@ -146,17 +146,20 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *
  * Paths (hgemmGemmExplain names the one a call takes and why):
  *   dispatch    the tuned kernels of hgemmRun, chosen as hgemmRun chooses them, for a call
- *               with either row-major A and C with B of either order (B row-major: NN;
- *               column-major: TN), or column-major C with column-major B and A of either
- *               order, run as C^T = B^T A^T. Same kernels, same speed as hgemmRun. Leading
+ *               with row-major C and B of either order (B row-major: NN; column-major: TN),
+ *               or column-major C, run as C^T = B^T A^T (A row-major: TN; column-major: NN).
+ *               Where hgemmRun's A is row-major (A with row-major C, B column-major with
+ *               column-major C) these are hgemmRun's kernels and speed; otherwise (the NT and
+ *               TT products) the kernels' general flavour reads that A M-major. Leading
  *               dimensions become their row strides; alpha, beta, a bias (row-major C only)
  *               and an activation are fused into their epilogue (by the sm90 kernels with fp32
  *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run
  *               on the sm90 kernels in one launch (without split-K), the kernel chosen by the
  *               cost model over every batch's tiles (the tables hold single-matrix winners).
- *               Batches and beta != 0 run on the six sm90 tiles built with a general flavour
- *               (128x256, 256x128, 128x128, 128x64, 64x128, 64x64): a call with beta whose
- *               tuned kernel is another one takes the best of those instead.
+ *               Batches, beta != 0 and an M-major A run on the seven sm90 tiles built with a
+ *               general flavour (128x256, 256x128, 128x128, 128x64, 64x256, 64x128, 64x64): a
+ *               call whose tuned kernel is another one takes the best of those instead, and
+ *               an M-major A never splits K (its rows, M or N, must be multiples of 8).
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
  *               column-major C), any leading dimension and any batch stride multiples of 8;
  *               the other packed fp16 calls with one batch and without an epilogue run on its
@@ -173,8 +176,8 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  * Workspace: split-K on the dispatch path needs scratch. With workspace NULL it comes from a
  * library-owned stream-ordered pool (allocated on first use, then reused); with a workspace
  * given, the call uses it and allocates nothing. workspace_size must then be at least
- * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net and batched calls, at most
- * 32 MiB).
+ * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net, batched and M-major-A calls,
+ * at most 32 MiB).
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;

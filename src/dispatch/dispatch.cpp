@@ -200,10 +200,10 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
 
 namespace {
 
-// Strided batches and a column-major A: the tables hold one row-major matrix's winners, chosen
-// for one matrix's tile count, which a batch multiplies; so the cost model over the kernels with
-// a general flavour (the others refuse such calls), its waves counted over every batch's tiles
-// (these calls do not split K: launch/sm90_launch.cu).
+// Strided batches: the tables hold one matrix's winners, chosen for one matrix's tile count,
+// which a batch multiplies; so the cost model over the kernels with a general flavour (the others
+// refuse such calls), its waves counted over every batch's tiles (batched calls do not split K:
+// launch/sm90_launch.cu).
 Decision decide_general(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
   Decision best;
   double best_cost = std::numeric_limits<double>::infinity();
@@ -239,7 +239,7 @@ Decision decide_general(const Problem& problem, const GemmArgs& args, const Devi
 // decide() for tables whose configs have the problem's element type.
 Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                           const Tables& tables) {
-  if (args.batch_count > 1 || args.a_col_major) return decide_general(problem, args, device);
+  if (args.batch_count > 1) return decide_general(problem, args, device);
   auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
   // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
   std::optional<Advice> advice;
@@ -342,7 +342,10 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
       else if (sm90_refusal.empty()) sm90_refusal = s.message;
     }
     if (!s.ok()) continue;
-    for (int split : split_candidates(problem, inst.config, device)) {
+    // A column-major A never splits (launch/sm90_launch.cu).
+    const std::vector<int> splits =
+        args.a_col_major ? std::vector<int>{1} : split_candidates(problem, inst.config, device);
+    for (int split : splits) {
       KernelConfig config = inst.config;
       config.split_k = split;
       const double cost = estimate_cost(problem, config, device);

@@ -211,8 +211,9 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
 static_assert(all_distinct(kCatalog), "every sm90 catalog entry is a distinct variant");
 
 // The catalog rows that also compile the general flavour (strided batches and beta * C;
-// Sm90Variant::general), for every accumulation, element type and layout the row has. A few
-// tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to build.
+// Sm90Variant::general) and its twin for a column-major A, for every accumulation, element type
+// and layout the row has. A few tiles, from one-tile heads to large ones, not all: each flavour
+// is one more kernel to build.
 // Calls that need it (sm90_needs_general) run on these alone; dispatch ranks them with the cost
 // model (dispatch/dispatch.cpp).
 inline constexpr Sm90Variant kGeneralTiles[] = {
@@ -224,6 +225,8 @@ inline constexpr Sm90Variant kGeneralTiles[] = {
      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
     {.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
+    {.block_m = 64, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 1,
+     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore},
     {.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 1,
      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
     {.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,

@@ -216,6 +216,9 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "fuses alpha, beta, a bias and an activation with fp32 accumulation only");
   // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
+  if (args.a_col_major && config.split_k > 1)
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "a column-major A does not split K (its general calls take no workspace)");
   if (args.a_col_major && args.lda == 0 && args.m % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "TMA needs 16-byte row strides; column-major A's rows are M=" +
