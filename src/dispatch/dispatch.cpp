@@ -339,7 +339,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     const Status s = registry::can_implement(problem, inst.config, args, device);
     if (inst.config.family == Family::kSm90Ws) {
       if (s.ok()) ++sm90_runnable;
-      else if (sm90_refusal.empty()) sm90_refusal = s.message;
+      else if (sm90_refusal.empty() && layout_accum_mismatch(problem, inst.config).empty())
+        sm90_refusal = s.message;
     }
     if (!s.ok()) continue;
     // A column-major A never splits (launch/sm90_launch.cu).
@@ -366,7 +367,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   }
   if (!heuristic.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                "no compiled kernel implements " + problem.name() + " on " + device.name);
+                "no compiled kernel implements " + problem.name() + " on " + device.name +
+                    (sm90_refusal.empty() ? std::string() : " (" + sm90_refusal + ")"));
   std::string why = advice_refused.empty() ? no_advice : advice_refused;
   if (!decode_refusal.empty()) why += "; the decode family cannot run it (" + decode_refusal + ")";
   if (heuristic.config.family == Family::kSm80Mma && sm90_runnable == 0) {
