@@ -940,7 +940,7 @@ int main(int argc, char** argv) {
   // The tuned kernels' families on the general call's paths: decode (M <= 16), swap-AB (odd M),
   // split-K, sm90 tiles, and N % 8 != 0 (the predicated sm80 kernel, or the safety net).
   const std::vector<Shape> tuned_shapes =
-      g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}}
+      g_quick ? std::vector<Shape>{{1, 256, 512}, {300, 512, 256}, {256, 384, 128}}
               : std::vector<Shape>{{1, 4096, 4096},   {16, 2048, 1024},  {77, 1024, 2048},
                                    {300, 512, 256},   {1000, 1000, 1000}, {256, 128, 16384},
                                    {2048, 2048, 512}, {129, 300, 64}};
