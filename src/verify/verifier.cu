@@ -467,6 +467,32 @@ struct Verifier::Impl {
                              : double(src.by_col_mod5[r.worst_col % detail::kProbePeriod]);
   }
 
+  // Every batch's C against its own reference (`source_of(batch)`), the worst batch (the largest
+  // error, the first of equals) into r; r.max_abs_error is the largest error while none fails.
+  struct BatchTally {
+    unsigned long long mismatches = 0, compared = 0;
+    int64_t failing = 0;  // batches with a mismatch
+  };
+  template <class SourceOf>
+  BatchTally compare_batches(SourceOf const& source_of, CompareMode mode, CheckResult& r) {
+    BatchTally t;
+    for (int64_t i = 0; i < batches; ++i) {
+      const RefSource src = source_of(i);
+      const CompareStats s = compare(c_ptr(i), src, mode);
+      const double err = double(float_from_bits(s.max_err_bits));
+      t.mismatches += s.mismatches;
+      t.compared += s.compared;
+      t.failing += s.mismatches != 0;
+      if (s.mismatches != 0 && (t.failing == 1 || err > r.max_abs_error)) {
+        r.max_abs_error = err;
+        set_worst(r, s, c_ptr(i), src, i);
+      } else if (t.failing == 0) {
+        r.max_abs_error = std::max(r.max_abs_error, err);
+      }
+    }
+    return t;
+  }
+
   std::string worst_text(const CheckResult& r) const {
     if (r.worst_row < 0) return "";
     return " at " + at(r.worst_row, r.worst_col) + ": got " + num(r.worst_got) + " want " +
@@ -581,23 +607,8 @@ struct Verifier::Impl {
       }
     });
     run_under_test(gemm, "small_integer", guard_result);
-    unsigned long long mismatches = 0, compared = 0;
-    int64_t failing = 0;
-    for (int64_t i = 0; i < batches; ++i) {
-      const RefSource src{ref_of(i)};
-      const CompareStats s = compare(c_ptr(i), src, CompareMode::kExactRepresentable);
-      const double err = double(float_from_bits(s.max_err_bits));
-      mismatches += s.mismatches;
-      compared += s.compared;
-      failing += s.mismatches != 0;
-      // The worst batch: the largest error, the first of equals.
-      if (s.mismatches != 0 && (failing == 1 || err > r.max_abs_error)) {
-        r.max_abs_error = err;
-        set_worst(r, s, c_ptr(i), src, i);
-      } else if (failing == 0) {
-        r.max_abs_error = std::max(r.max_abs_error, err);
-      }
-    }
+    const auto [mismatches, compared, failing] = compare_batches(
+        [&](int64_t i) { return RefSource{ref_of(i)}; }, CompareMode::kExactRepresentable, r);
     if (mismatches == 0) return;
     r.disposition = Disposition::kIncorrect;
     r.reason = batch_prefix(r.batch, failing) + std::to_string(mismatches) + " of " +
@@ -636,21 +647,8 @@ struct Verifier::Impl {
           round_to(float(detail::reference_activation(exact, epi.activation)), p.dtype);
     }
     run_under_test(gemm, "precision_probe", guard_result);
-    unsigned long long mismatches = 0, compared = 0;
-    int64_t failing = 0;
-    for (int64_t i = 0; i < batches; ++i) {
-      const CompareStats s = compare(c_ptr(i), src, CompareMode::kExact);
-      const double err = double(float_from_bits(s.max_err_bits));
-      mismatches += s.mismatches;
-      compared += s.compared;
-      failing += s.mismatches != 0;
-      if (s.mismatches != 0 && (failing == 1 || err > r.max_abs_error)) {
-        r.max_abs_error = err;
-        set_worst(r, s, c_ptr(i), src, i);
-      } else if (failing == 0) {
-        r.max_abs_error = std::max(r.max_abs_error, err);
-      }
-    }
+    const auto [mismatches, compared, failing] =
+        compare_batches([&](int64_t) { return src; }, CompareMode::kExact, r);
     if (mismatches == 0) return;
     r.disposition = Disposition::kIncorrect;
     const bool bf16 = p.dtype == DType::kBF16;
