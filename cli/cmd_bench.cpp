@@ -39,6 +39,7 @@
 #include "hgemm/hgemm.hpp"
 #include "launch/launch.hpp"
 #include "progress.hpp"
+#include "verify/device_buffer.hpp"
 #include "verify/verifier.hpp"
 
 namespace hgemm::cli {
@@ -468,18 +469,11 @@ struct Entry {
 // hgemm-acol's call as the verifier sees it: the verifier's A (M x K, row-major) transposed into
 // scratch first, so that the checks and their reference hold as written. The scratch is grown
 // with the shapes and kept: cudaMalloc'd, so as aligned as the buffer sets the timing reads.
-verify::GemmFn a_col_verify_fn(void** scratch, size_t* scratch_bytes) {
-  return [scratch, scratch_bytes](const Problem& p, const void* a, const void* b, void* c,
-                                  cudaStream_t st) {
-    const size_t bytes = size_t(p.m * p.k) * 2;
-    if (bytes > *scratch_bytes) {
-      if (*scratch) HGEMM_CUDA_CHECK(cudaFree(*scratch));
-      *scratch = nullptr;
-      HGEMM_CUDA_CHECK(cudaMalloc(scratch, bytes));
-      *scratch_bytes = bytes;
-    }
-    bench::transpose(a, *scratch, p.m, p.k, st);
-    gemm(bench::general_call_a_col(p), *scratch, b, c, st);
+verify::GemmFn a_col_verify_fn(verify::DeviceBuffer* scratch) {
+  return [scratch](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+    scratch->reserve(size_t(p.m * p.k) * 2);
+    bench::transpose(a, scratch->as<void>(), p.m, p.k, st);
+    gemm(bench::general_call_a_col(p), scratch->as<void>(), b, c, st);
   };
 }
 
@@ -629,14 +623,7 @@ int run_bench(const Settings& s, const Args& raw) {
 
   verify::Options full_check;
   full_check.seed = s.seed;
-  void* a_col_scratch = nullptr;  // hgemm-acol's transposed A (a_col_verify_fn)
-  size_t a_col_bytes = 0;
-  struct ScratchFree {
-    void** p;
-    ~ScratchFree() {
-      if (*p) cudaFree(*p);
-    }
-  } free_scratch{&a_col_scratch};
+  verify::DeviceBuffer a_col_scratch;  // hgemm-acol's transposed A (a_col_verify_fn)
   // Baselines get the random-normal check and the guard bands; our kernels get every check (those
   // that an epilogue leaves without an exact answer say "n/a": verify/verifier.hpp).
   verify::Options quick_check = full_check;
@@ -716,7 +703,7 @@ int run_bench(const Settings& s, const Args& raw) {
             e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue, batch);
           const verify::Report report =
               verifier.check(e.problem,
-                             e.impl->a_col ? a_col_verify_fn(&a_col_scratch, &a_col_bytes) : e.fn,
+                             e.impl->a_col ? a_col_verify_fn(&a_col_scratch) : e.fn,
                              e.impl->baseline ? quick_check : full_check);
           e.disposition = disposition_string(report.disposition);
           if (!report.passed())

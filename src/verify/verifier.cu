@@ -59,6 +59,7 @@
 
 #include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
+#include "verify/device_buffer.hpp"
 #include "verify/verify_kernels.hpp"
 
 namespace hgemm::verify {
@@ -149,36 +150,6 @@ std::string hex16(uint16_t bits) {
 class GemmFailure : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  // Grows (never shrinks); the old contents are not kept. The caller has synchronized, and
-  // cudaFree waits for the device anyway.
-  void reserve(size_t bytes) {
-    if (bytes <= bytes_) return;
-    if (ptr_) {
-      cudaFree(ptr_);
-      ptr_ = nullptr;
-      bytes_ = 0;
-    }
-    HGEMM_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-    bytes_ = bytes;
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 enum CheckId : uint64_t {
