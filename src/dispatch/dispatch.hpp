@@ -20,10 +20,10 @@
 //
 // Strided batches (GemmArgs::batch_count > 1) skip 1-5: the tables hold one matrix's winners;
 // the cost model ranks the sm90 kernels with a general flavour (launch/sm90_catalog.hpp,
-// kGeneralTiles) over every batch's tiles. beta != 0 and a column-major A on one matrix take the
-// rules above, but only those sm90 kernels (and for beta the decode family) run them, so a
-// tabled winner without a general flavour gives way to the heuristic; a column-major A never
-// splits K.
+// CatalogRow::with_general_flavour) over every batch's tiles. beta != 0 and a column-major A
+// on one matrix take the rules above, but only those sm90 kernels (and for beta the decode
+// family) run them, so a tabled winner without a general flavour gives way to the heuristic; a
+// column-major A never splits K.
 //
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.

@@ -16,6 +16,11 @@ namespace hgemm::sm90 {
 struct CatalogRow {
   Sm90Variant variant;  // accum and layout are expanded, their values here are ignored
   bool fp16_only = false;
+  // Also compile the general flavour (strided batches and beta * C; Sm90Variant::general) and
+  // its twin for a column-major A, for every accumulation, element type and layout the row has.
+  // A few tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to
+  // build. Calls that need it (sm90_needs_general) run on these alone.
+  bool with_general_flavour = false;
 };
 
 // The field names are spelled out so that a row reads like the config's name.
@@ -27,8 +32,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (docs/notes/perf-notes.md, steps 6 and 7).
     {{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
       .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
-    {{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
+    {.variant = {.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore},
+     .with_general_flavour = true},
 
     // 128x128, two consumer warpgroups of m64n128, cluster 1x2 multicasting A: twice the tiles of
     // 128x256 for mid-size shapes where 128x256 leaves SMs idle.
@@ -37,10 +44,14 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // Without a cluster (six stages, direct stores), 128x128 and 128x64 cover all of M = 128 in
     // one tile, so each B byte crosses L2 once: the decode shapes with N >= 12288 (128x128) or
     // N <= 4096 (128x64, split-K).
-    {{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
-    {{.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {.variant = {.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 6,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect},
+     .with_general_flavour = true},
+    {.variant = {.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect},
+     .with_general_flavour = true},
     {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect}},
     // Seven stages of 128x128 and one consumer warpgroup of 128x64 (two m64 atoms each, eight
@@ -52,16 +63,22 @@ inline constexpr CatalogRow kCatalogRows[] = {
 
     // 256x128, two consumer warpgroups each owning 128 rows (two m64n128 atoms per k-step),
     // cluster 2x1, direct 16-byte stores: tall tiles for large M with moderate N.
-    {{.block_m = 256, .block_n = 128, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-      .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {.variant = {.block_m = 256, .block_n = 128, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect},
+     .with_general_flavour = true},
 
     // 64-row tiles with one consumer warpgroup, for skinny M and for shapes with too few large
     // tiles to fill the GPU: 64x256 (m64n256, TMA store) and 64x128 (six stages, direct stores;
     // the fastest of the family from 512^3 to 1024^3 and on M = 64).
-    {{.block_m = 64, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 1,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
-    {{.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 1,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {.variant = {.block_m = 64, .block_n = 256, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore},
+     .with_general_flavour = true},
+    {.variant = {.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6,
+                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect},
+     .with_general_flavour = true},
     // 64x64, eight or thirteen stages, direct stores: cuBLASLt's tile for decode shapes (M = 128,
     // N near 3000-3500), one unsplit CTA per SM without a split-K reduction kernel; cuBLASLt runs
     // it with 13 stages, which gains 3-6% at K <= 4096 and loses at some longer K. Eight stages of
@@ -69,8 +86,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (docs/notes/perf-notes.md, step 12) with eight stages; with twelve, 64x64 in a 2x1 cluster was
     // the fastest at K >= 8192 in the JIT's search (step 13), beside 64x96 (ten stages) and
     // 64x160 (eight).
-    {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {.variant = {.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8,
+                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect},
+     .with_general_flavour = true},
     {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 13, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
@@ -210,50 +229,21 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
 
 static_assert(all_distinct(kCatalog), "every sm90 catalog entry is a distinct variant");
 
-// The catalog rows that also compile the general flavour (strided batches and beta * C;
-// Sm90Variant::general) and its twin for a column-major A, for every accumulation, element type
-// and layout the row has. A few tiles, from one-tile heads to large ones, not all: each flavour
-// is one more kernel to build.
-// Calls that need it (sm90_needs_general) run on these alone; dispatch ranks them with the cost
-// model (dispatch/dispatch.cpp).
-inline constexpr Sm90Variant kGeneralTiles[] = {
-    {.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-     .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore},
-    {.block_m = 256, .block_n = 128, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-     .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kDirect},
-    {.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
-     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
-    {.block_m = 128, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
-     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
-    {.block_m = 64, .block_n = 256, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 1,
-     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore},
-    {.block_m = 64, .block_n = 128, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 1,
-     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
-    {.block_m = 64, .block_n = 64, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
-     .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect},
-};
-
+// Whether v's tile (its catalog row, whatever its accumulation, element type, layout and
+// flavour) also compiles the general flavour (CatalogRow::with_general_flavour).
 constexpr bool same_tile(Sm90Variant a, Sm90Variant const& b) {
   a.accum = b.accum;
   a.dtype = b.dtype;
   a.layout = b.layout;
   a.general = b.general;
+  a.a_mn_major = b.a_mn_major;
   return a == b;
 }
 
 constexpr bool has_general_flavour(Sm90Variant const& v) {
-  for (Sm90Variant const& tile : kGeneralTiles)
-    if (same_tile(tile, v)) return true;
+  for (CatalogRow const& row : kCatalogRows)
+    if (row.with_general_flavour && same_tile(row.variant, v)) return true;
   return false;
 }
-
-static_assert([] {
-  for (Sm90Variant const& tile : kGeneralTiles) {
-    bool found = false;
-    for (CatalogRow const& row : kCatalogRows) found = found || same_tile(tile, row.variant);
-    if (!found) return false;
-  }
-  return true;
-}(), "every general-flavour tile is a catalog row (else nothing compiles it)");
 
 }  // namespace hgemm::sm90

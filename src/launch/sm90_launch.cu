@@ -215,25 +215,26 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (!args.epilogue.plain() && config.accum != Accum::kF32)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "fuses alpha, beta, a bias and an activation with fp32 accumulation only");
-  // Leading dimensions (0: packed) likewise, and TMA strides stay below 2^40 bytes.
   if (args.a_col_major && config.split_k > 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "a column-major A does not split K (its general calls take no workspace)");
-  if (args.a_col_major && args.lda == 0 && args.m % 8 != 0)
-    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "TMA needs 16-byte row strides; column-major A's rows are M=" +
-                      std::to_string(args.m) + " elements, not a multiple of 8");
-  for (auto [ld, name] : {std::pair{args.lda, "lda"}, std::pair{args.ldb, "ldb"},
-                          std::pair{args.ldc, "ldc"}}) {
-    if (ld % 8 != 0)
+  // Every row or batch stride TMA steps: a multiple of 16 bytes, below 2^40 bytes.
+  auto tma_stride = [&](int64_t stride, const char* name, const char* what) {
+    if (stride % 8 != 0)
       return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                    std::string("TMA needs 16-byte row strides; ") + name + "=" +
-                        std::to_string(ld) + " is not a multiple of 8");
-    if (ld >= (int64_t(1) << 39))
+                    std::string("TMA needs 16-byte ") + what + "; " + name + "=" +
+                        std::to_string(stride) + " is not a multiple of 8");
+    if (stride >= (int64_t(1) << 39))
       return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                     std::string("TMA strides stay below 2^40 bytes; ") + name + "=" +
-                        std::to_string(ld));
-  }
+                        std::to_string(stride));
+    return Status::success();
+  };
+  // Leading dimensions (0: packed, whose row-major rows K and N were checked above; a
+  // column-major A's packed rows are M).
+  for (auto [ld, name] : {std::pair{args.a_col_major ? args.row_stride_a() : args.lda, "lda"},
+                          std::pair{args.ldb, "ldb"}, std::pair{args.ldc, "ldc"}})
+    if (Status s = tma_stride(ld, name, "row strides"); !s.ok()) return s;
   if (!aligned16(args.a) || !aligned16(args.b) || !aligned16(args.c))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("TMA needs 16-byte aligned base pointers; not aligned:") +
@@ -251,14 +252,7 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
       if (stride < 0)
         return refuse(config, HGEMM_ERROR_INVALID_STRIDE,
                       std::string(name) + "=" + std::to_string(stride) + " is negative");
-      if (stride % 8 != 0)
-        return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                      std::string("TMA needs 16-byte batch strides; ") + name + "=" +
-                          std::to_string(stride) + " is not a multiple of 8");
-      if (stride >= (int64_t(1) << 39))
-        return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                      std::string("TMA strides stay below 2^40 bytes; ") + name + "=" +
-                          std::to_string(stride));
+      if (Status s = tma_stride(stride, name, "batch strides"); !s.ok()) return s;
     }
     if (args.stride_c == 0)
       return refuse(config, HGEMM_ERROR_BATCH_OVERLAP,
@@ -278,7 +272,7 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
                       (args.a_col_major          ? "a column-major A"
                        : args.batch_count > 1 ? "batches"
                                               : "beta != 0") +
-                      " needs (launch/sm90_catalog.hpp, kGeneralTiles)");
+                      " needs (launch/sm90_catalog.hpp, CatalogRow::with_general_flavour)");
   return Status::success();
 }
 
