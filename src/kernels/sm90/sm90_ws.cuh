@@ -284,11 +284,11 @@ __device__ __forceinline__ void pack_tile(
     }
 }
 
-// Calls f(x, row, col) -> new x on every fp32 accumulator of the tile, (row, col) being the
-// element's place in the kernel's M x N (with swap-AB, C^T). Unrolled, as the accumulators are
-// registers.
+// Calls f(lo, hi, row, col) on every pair of fp32 accumulators of the tile: a thread holds each
+// element (row, col) of the kernel's M x N (with swap-AB, C^T) together with (row, col + 1), col
+// even. Unrolled, as the accumulators are registers.
 template <class Traits, class F>
-__device__ __forceinline__ void for_each_accumulator(
+__device__ __forceinline__ void for_each_accumulator_pair(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], int m_origin,
     int n_origin, int thread_in_wg, F&& f) {
   const int warp_in_wg = thread_in_wg / 32;
@@ -299,48 +299,46 @@ __device__ __forceinline__ void for_each_accumulator(
     for (int upper = 0; upper < 2; ++upper) {
       const int row = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper;
 #pragma unroll
-      for (int j = 0; j < Traits::kBlockN / 8; ++j) {
-        const int col = n_origin + j * 8 + 2 * (lane % 4);
-        float& lo = acc[mt][4 * j + 2 * upper];
-        float& hi = acc[mt][4 * j + 2 * upper + 1];
-        lo = f(lo, row, col);
-        hi = f(hi, row, col + 1);
-      }
+      for (int j = 0; j < Traits::kBlockN / 8; ++j)
+        f(acc[mt][4 * j + 2 * upper], acc[mt][4 * j + 2 * upper + 1], row,
+          n_origin + j * 8 + 2 * (lane % 4));
     }
 }
 
-// alpha * acc + beta * C on every accumulator. Each thread's accumulators come in column pairs
-// (c, c + 1), which are adjacent in C (one 4-byte load; c is even and N a multiple of 8) or, with
-// swap-AB, two rows apart (two loads). The loads are unconditional, their indices clamped into C.
+// Calls f(x, row, col) -> new x on every fp32 accumulator of the tile.
+template <class Traits, class F>
+__device__ __forceinline__ void for_each_accumulator(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], int m_origin,
+    int n_origin, int thread_in_wg, F&& f) {
+  for_each_accumulator_pair<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                    [&](float& lo, float& hi, int row, int col) {
+                                      lo = f(lo, row, col);
+                                      hi = f(hi, row, col + 1);
+                                    });
+}
+
+// alpha * acc + beta * C on every accumulator. Each pair (c, c + 1) is adjacent in C (one 4-byte
+// load; c is even and N a multiple of 8) or, with swap-AB, two rows apart (two loads). The loads
+// are unconditional, their indices clamped into C.
 template <class Traits>
 __device__ __forceinline__ void add_scaled_c(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], float alpha, float beta,
     uint16_t const* c, int64_t ldc, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
-  const int warp_in_wg = thread_in_wg / 32;
-  const int lane = thread_in_wg % 32;
-#pragma unroll
-  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
-#pragma unroll
-    for (int upper = 0; upper < 2; ++upper) {
-      const int64_t row = min(m_origin + mt * 64 + warp_in_wg * 16 + lane / 4 + 8 * upper, m - 1);
-#pragma unroll
-      for (int j = 0; j < Traits::kBlockN / 8; ++j) {
-        const int col = n_origin + j * 8 + 2 * (lane % 4);
-        float lo, hi;
-        if constexpr (Traits::kSwapAB) {
-          lo = kernels::to_float<Traits::kDType>(c[min(col, n - 1) * ldc + row]);
-          hi = kernels::to_float<Traits::kDType>(c[min(col + 1, n - 1) * ldc + row]);
-        } else {
-          const uint32_t pair = *reinterpret_cast<uint32_t const*>(c + row * ldc + min(col, n - 2));
-          lo = kernels::to_float<Traits::kDType>(uint16_t(pair & 0xffffu));
-          hi = kernels::to_float<Traits::kDType>(uint16_t(pair >> 16));
-        }
-        float& x0 = acc[mt][4 * j + 2 * upper];
-        float& x1 = acc[mt][4 * j + 2 * upper + 1];
-        x0 = alpha * x0 + beta * lo;
-        x1 = alpha * x1 + beta * hi;
-      }
+  for_each_accumulator_pair<Traits>(acc, m_origin, n_origin, thread_in_wg,
+                                    [&](float& x0, float& x1, int row, int col) {
+    const int64_t r = min(row, m - 1);
+    float lo, hi;
+    if constexpr (Traits::kSwapAB) {
+      lo = kernels::to_float<Traits::kDType>(c[min(col, n - 1) * ldc + r]);
+      hi = kernels::to_float<Traits::kDType>(c[min(col + 1, n - 1) * ldc + r]);
+    } else {
+      const uint32_t pair = *reinterpret_cast<uint32_t const*>(c + r * ldc + min(col, n - 2));
+      lo = kernels::to_float<Traits::kDType>(uint16_t(pair & 0xffffu));
+      hi = kernels::to_float<Traits::kDType>(uint16_t(pair >> 16));
     }
+    x0 = alpha * x0 + beta * lo;
+    x1 = alpha * x1 + beta * hi;
+  });
 }
 
 // The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
