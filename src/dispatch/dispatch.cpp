@@ -204,7 +204,7 @@ namespace {
 // which a batch multiplies; so the cost model over the kernels with a general flavour (the others
 // refuse such calls), its waves counted over every batch's tiles (batched calls do not split K:
 // launch/sm90_launch.cu).
-Decision decide_general(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
+Decision decide_batched(const Problem& problem, const GemmArgs& args, const DeviceInfo& device) {
   Decision best;
   double best_cost = std::numeric_limits<double>::infinity();
   std::string refusal;
@@ -223,23 +223,22 @@ Decision decide_general(const Problem& problem, const GemmArgs& args, const Devi
       best.config = inst.config;
     }
   }
-  const std::string what =
-      (args.batch_count > 1 ? std::to_string(args.batch_count) + " batches of " : std::string()) +
-      shape(problem) + (args.a_col_major ? " with A column-major" : "");
+  const std::string what = std::to_string(args.batch_count) + " batches of " + shape(problem) +
+                           (args.a_col_major ? " with A column-major" : "");
   if (!best.instance)
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
                 "no compiled kernel runs " + what +
                     (refusal.empty() ? std::string() : " (" + refusal + ")"));
   best.source = Source::kHeuristic;
   best.reason = what + ": lowest estimated cost over the kernels with a general flavour, " +
-                "every batch's tiles counted (the tables hold single row-major matrices' winners)";
+                "every batch's tiles counted (the tables hold single-matrix winners)";
   return best;
 }
 
 // decide() for tables whose configs have the problem's element type.
 Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                           const Tables& tables) {
-  if (args.batch_count > 1) return decide_general(problem, args, device);
+  if (args.batch_count > 1) return decide_batched(problem, args, device);
   auto usable = [&](const LoadedTable* t) { return t && t->usable(); };
   // The advice: an exact entry (user first), else the neighbour rule over the shipped table.
   std::optional<Advice> advice;
