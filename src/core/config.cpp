@@ -79,13 +79,22 @@ Status validate_sm90(const KernelConfig& c) {
   const Sm90Variant v = sm90_variant(c);
   const int rows = v.block_m;  // along wgmma's M
   const int cols = v.block_n;  // along wgmma's N
-  if (rows != 64 && rows != 128 && rows != 256)
-    return invalid(c, c.swap_ab ? "sm90 swap-AB block_n must be 64, 128 or 256 (N is wgmma's M)"
-                                : "sm90 block_m must be 64, 128 or 256 (wgmma M is 64)");
-  if (cols < 16 || cols > 256 || cols % 16 != 0)
-    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m must be a multiple of 16 up to 256 (M is "
-                                  "wgmma's N)"
-                                : "sm90 block_n must be a multiple of 16 up to 256 (wgmma N steps)");
+  if (rows != 64 && rows != 128 && rows != 192 && rows != 256)
+    return invalid(c, c.swap_ab
+                          ? "sm90 swap-AB block_n must be 64, 128, 192 or 256 (N is wgmma's M)"
+                          : "sm90 block_m must be 64, 128, 192 or 256 (wgmma M is 64)");
+  if (cols < 16 || cols > 256 || cols % 8 != 0)
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m must be a multiple of 8 from 16 to 256 "
+                                  "(M is wgmma's N)"
+                                : "sm90 block_n must be a multiple of 8 from 16 to 256 (wgmma N "
+                                  "steps)");
+  // stmatrix stores and N-major B chunks come in 16 columns; a K-major B tile of 8 mod 16 rows
+  // still fills whole 1 KiB swizzle periods with BK = 64.
+  if (cols % 16 != 0 &&
+      (c.layout != Layout::kTN || c.epilogue != Epilogue::kDirect || c.block_k != 64))
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs block_k 64"
+                                : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "
+                                  "block_k 64");
   if (c.swap_ab && c.layout != Layout::kTN)
     return invalid(c, "swap-AB needs both operands K-major (tn): the swapped A is B");
   if (c.swap_ab && c.epilogue != Epilogue::kDirect)
@@ -93,8 +102,8 @@ Status validate_sm90(const KernelConfig& c) {
   if (c.block_k != 32 && c.block_k != 64)
     return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
   if (c.num_stages < 2 || c.num_stages > 16) return invalid(c, "sm90 needs 2 to 16 stages");
-  if (c.num_consumer_wgs != 1 && c.num_consumer_wgs != 2)
-    return invalid(c, "sm90 has 1 or 2 consumer warpgroups");
+  if (c.num_consumer_wgs < 1 || c.num_consumer_wgs > 3)
+    return invalid(c, "sm90 has 1 to 3 consumer warpgroups");
   const bool ping_pong = c.schedule == Schedule::kPingPong;
   if (ping_pong && c.num_consumer_wgs != 2)
     return invalid(c, "ping-pong alternates two consumer warpgroups");
@@ -111,8 +120,11 @@ Status validate_sm90(const KernelConfig& c) {
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
   const int acc_regs = rows_per_wg * cols / 128 / (c.accum == Accum::kF16 ? 2 : 1);
-  if (acc_regs > 128)
-    return invalid(c, "more than 128 accumulator registers per consumer thread");
+  if (acc_regs > sm90_max_acc_regs(c.num_consumer_wgs))
+    return invalid(c, c.num_consumer_wgs == 3
+                          ? "more than 104 accumulator registers per consumer thread (three "
+                            "consumer warpgroups have 152 registers each)"
+                          : "more than 128 accumulator registers per consumer thread");
   return Status::success();
 }
 

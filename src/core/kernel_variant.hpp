@@ -79,6 +79,30 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   return c;
 }
 
+// Registers per thread of the producer and of the consumers. The 64K registers of an SM are
+// divided evenly at entry (168 each for 384 threads, 128 for 512); setmaxnreg moves them from the
+// producer (40: it only issues TMA loads) to the consumers, in steps of 8, and a warpgroup can
+// only take what another gave back: 128 * 40 + 256 * 232 and 128 * 40 + 384 * 152 both fit in 64K.
+struct Sm90RegisterSplit {
+  int producer = 0;
+  int consumer = 0;
+};
+
+constexpr Sm90RegisterSplit sm90_register_split(int num_consumer_wgs) {
+  constexpr int kRegisters = 65536, kProducer = 40;
+  if (num_consumer_wgs <= 1) return {255, 255};
+  const int consumer = (kRegisters - 128 * kProducer) / (128 * num_consumer_wgs) / 8 * 8;
+  return {kProducer, consumer < 255 ? consumer : 255};
+}
+
+// Accumulator registers a consumer thread may hold: 128 (two m64n256 fp32 atoms' worth) where the
+// consumers have 232 or more, and 48 under their cap otherwise (three warpgroups: 104, one
+// m64n208 fp32 atom), which leaves the mainloop its descriptors, barriers and indices.
+constexpr int sm90_max_acc_regs(int num_consumer_wgs) {
+  const int room = sm90_register_split(num_consumer_wgs).consumer - 48;
+  return room < 128 ? room : 128;
+}
+
 // Everything derived from an sm90 variant. The launcher reads the block size, shared memory,
 // cluster and the tensor maps' boxes and swizzles from it; the kernel reads the same fields,
 // so a tensor map always matches the boxes the kernel loads and stores.
@@ -92,6 +116,11 @@ struct Sm90Geometry {
   bool tma_store = false;
   int wg_rows = 0;              // rows of a tile each consumer warpgroup owns
   int slot_consumer_warps = 0;  // consumer warps of one CTA that release each ring slot
+  // setmaxnreg: with two or three consumer warpgroups the producer gives registers back and the
+  // consumers take them (sm90_register_split); with one the entry cap of 255 covers both.
+  bool realloc_regs = false;
+  int producer_regs = 0;
+  int consumer_regs = 0;  // what a consumer thread may use
   int a_chunk = 0;  // A's elements per swizzle span: BK when K-major, else 64 rows of M
   int a_box_outer = 0, a_box_inner = 0, a_swizzle = 0;
   int b_chunk = 0;  // B's columns per swizzle span: BK when K-major, else a chunk of BN
@@ -115,6 +144,9 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows.
   g.wg_rows = g.ping_pong ? v.block_m : v.block_m / v.num_consumer_wgs;
   g.slot_consumer_warps = (g.ping_pong ? 1 : v.num_consumer_wgs) * 4;
+  g.realloc_regs = v.num_consumer_wgs > 1;
+  g.producer_regs = sm90_register_split(v.num_consumer_wgs).producer;
+  g.consumer_regs = sm90_register_split(v.num_consumer_wgs).consumer;
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
   // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
   // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.

@@ -35,8 +35,15 @@ double shape_distance(const Problem& a, const Problem& b) {
   return dm * dm + dn * dn + dk * dk;
 }
 
+std::string pooled_key(const KernelConfig& config) {
+  KernelConfig key = config.instance();
+  key.split_k = config.split_k;
+  return key.name();
+}
+
 const std::vector<int>& swap_block_m_values() {
-  static const std::vector<int> widths{32, 48, 64, 80, 112, 128, 144, 160, 176, 192, 208, 224, 256};
+  static const std::vector<int> widths{32,  40,  48,  64,  72,  80,  104, 112, 128, 136,
+                                       144, 160, 168, 176, 192, 208, 224, 256};
   return widths;
 }
 
@@ -134,7 +141,7 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   Cheapest cheapest(problem, pick, scope);
   for (int width : swap_block_m_values()) {
     if (padded(width) >= padded(base.block_m)) continue;
-    for (int rows : {64, 128})
+    for (int rows : {64, 128, 192})
       for (int stages : kSm90Stages) {
         KernelConfig swap{};
         swap.family = Family::kSm90Ws;
@@ -193,7 +200,7 @@ class Transferred {
       std::set<std::string> seen;  // timed is fastest first: a key's first variant is its best
       for (const TimedConfig& t : point->timed) {
         if (!(t.us > 0) || !scope.legal(problem, t.config) || scope.blocked(t.config)) continue;
-        const std::string key = key_of(t.config);
+        const std::string key = pooled_key(t.config);
         if (!seen.insert(key).second) continue;
         const double there = estimate_cost(point->problem, t.config, *scope.device);
         const double here = estimate_cost(problem, t.config, *scope.device);
@@ -219,7 +226,7 @@ class Transferred {
 
   // The predicted log time of `config` (its key's), nullopt when no neighbour timed it.
   std::optional<double> log_us(const KernelConfig& config) const {
-    auto it = sums_.find(key_of(config));
+    auto it = sums_.find(pooled_key(config));
     if (it == sums_.end()) return std::nullopt;
     return it->second.log_us / it->second.weight;
   }
@@ -230,11 +237,6 @@ class Transferred {
     double weight = 0, log_us = 0;
     int times = 0;
   };
-  static std::string key_of(const KernelConfig& config) {
-    KernelConfig key = config.instance();
-    key.split_k = config.split_k;
-    return key.name();
-  }
   std::map<std::string, Sum> sums_;
 };
 

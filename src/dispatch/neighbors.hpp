@@ -59,6 +59,12 @@ inline constexpr int kCarriedConfigs = 32;
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
 
+// A config without its raster order and group size, which are launch arguments whose effect is
+// within the measurements' noise: `transfer` pools the variants of one key, and a table carries
+// only the fastest variant of each (kCarriedConfigs distinct tiles and splits, not raster
+// variants of a few).
+std::string pooled_key(const KernelConfig& config);
+
 // A config's mean measured time at one tuned shape.
 struct TimedConfig {
   KernelConfig config;

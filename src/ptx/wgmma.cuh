@@ -144,6 +144,37 @@ __device__ __forceinline__ void fence_registers(uint32_t (&d)[kRegs]) {
 #define HGEMM_WG_OPS120(C, d) HGEMM_WG_OPS116(C, d), C(d[116]), C(d[117]), C(d[118]), C(d[119])
 #define HGEMM_WG_OPS124(C, d) HGEMM_WG_OPS120(C, d), C(d[120]), C(d[121]), C(d[122]), C(d[123])
 #define HGEMM_WG_OPS128(C, d) HGEMM_WG_OPS124(C, d), C(d[124]), C(d[125]), C(d[126]), C(d[127])
+// fp16 accumulators of an N of 8 mod 16 take 2 mod 4 registers: the lists above plus two.
+#define HGEMM_WG_D6 HGEMM_WG_D4 ", %4, %5"
+#define HGEMM_WG_D10 HGEMM_WG_D8 ", %8, %9"
+#define HGEMM_WG_D14 HGEMM_WG_D12 ", %12, %13"
+#define HGEMM_WG_D18 HGEMM_WG_D16 ", %16, %17"
+#define HGEMM_WG_D22 HGEMM_WG_D20 ", %20, %21"
+#define HGEMM_WG_D26 HGEMM_WG_D24 ", %24, %25"
+#define HGEMM_WG_D30 HGEMM_WG_D28 ", %28, %29"
+#define HGEMM_WG_D34 HGEMM_WG_D32 ", %32, %33"
+#define HGEMM_WG_D38 HGEMM_WG_D36 ", %36, %37"
+#define HGEMM_WG_D42 HGEMM_WG_D40 ", %40, %41"
+#define HGEMM_WG_D46 HGEMM_WG_D44 ", %44, %45"
+#define HGEMM_WG_D50 HGEMM_WG_D48 ", %48, %49"
+#define HGEMM_WG_D54 HGEMM_WG_D52 ", %52, %53"
+#define HGEMM_WG_D58 HGEMM_WG_D56 ", %56, %57"
+#define HGEMM_WG_D62 HGEMM_WG_D60 ", %60, %61"
+#define HGEMM_WG_OPS6(C, d) HGEMM_WG_OPS4(C, d), C(d[4]), C(d[5])
+#define HGEMM_WG_OPS10(C, d) HGEMM_WG_OPS8(C, d), C(d[8]), C(d[9])
+#define HGEMM_WG_OPS14(C, d) HGEMM_WG_OPS12(C, d), C(d[12]), C(d[13])
+#define HGEMM_WG_OPS18(C, d) HGEMM_WG_OPS16(C, d), C(d[16]), C(d[17])
+#define HGEMM_WG_OPS22(C, d) HGEMM_WG_OPS20(C, d), C(d[20]), C(d[21])
+#define HGEMM_WG_OPS26(C, d) HGEMM_WG_OPS24(C, d), C(d[24]), C(d[25])
+#define HGEMM_WG_OPS30(C, d) HGEMM_WG_OPS28(C, d), C(d[28]), C(d[29])
+#define HGEMM_WG_OPS34(C, d) HGEMM_WG_OPS32(C, d), C(d[32]), C(d[33])
+#define HGEMM_WG_OPS38(C, d) HGEMM_WG_OPS36(C, d), C(d[36]), C(d[37])
+#define HGEMM_WG_OPS42(C, d) HGEMM_WG_OPS40(C, d), C(d[40]), C(d[41])
+#define HGEMM_WG_OPS46(C, d) HGEMM_WG_OPS44(C, d), C(d[44]), C(d[45])
+#define HGEMM_WG_OPS50(C, d) HGEMM_WG_OPS48(C, d), C(d[48]), C(d[49])
+#define HGEMM_WG_OPS54(C, d) HGEMM_WG_OPS52(C, d), C(d[52]), C(d[53])
+#define HGEMM_WG_OPS58(C, d) HGEMM_WG_OPS56(C, d), C(d[56]), C(d[57])
+#define HGEMM_WG_OPS62(C, d) HGEMM_WG_OPS60(C, d), C(d[60]), C(d[61])
 
 // One m64nNk16 atom: d (+)= A(desc_a, 64x16; K-major when kTransA is 0, M-major when 1) *
 // B(desc_b, 16xN; K-major when kTransB is 0, N-major when 1). scale_d == 0 ignores the old d (the first k-step of a tile), 1 accumulates.
@@ -193,38 +224,69 @@ struct WgmmaSS;
     }                                                                                         \
   };
 
-// Every N that is a multiple of 16 (the kernel family's block_n steps), both accumulator types.
+// Every N that is a multiple of 8 from 16 (the kernel family's block_n steps), both accumulator
+// types.
 HGEMM_WGMMA_SS_F32(16, 8, "8", "9", "10", "11", "12")
+HGEMM_WGMMA_SS_F32(24, 12, "12", "13", "14", "15", "16")
 HGEMM_WGMMA_SS_F32(32, 16, "16", "17", "18", "19", "20")
+HGEMM_WGMMA_SS_F32(40, 20, "20", "21", "22", "23", "24")
 HGEMM_WGMMA_SS_F32(48, 24, "24", "25", "26", "27", "28")
+HGEMM_WGMMA_SS_F32(56, 28, "28", "29", "30", "31", "32")
 HGEMM_WGMMA_SS_F32(64, 32, "32", "33", "34", "35", "36")
+HGEMM_WGMMA_SS_F32(72, 36, "36", "37", "38", "39", "40")
 HGEMM_WGMMA_SS_F32(80, 40, "40", "41", "42", "43", "44")
+HGEMM_WGMMA_SS_F32(88, 44, "44", "45", "46", "47", "48")
 HGEMM_WGMMA_SS_F32(96, 48, "48", "49", "50", "51", "52")
+HGEMM_WGMMA_SS_F32(104, 52, "52", "53", "54", "55", "56")
 HGEMM_WGMMA_SS_F32(112, 56, "56", "57", "58", "59", "60")
+HGEMM_WGMMA_SS_F32(120, 60, "60", "61", "62", "63", "64")
 HGEMM_WGMMA_SS_F32(128, 64, "64", "65", "66", "67", "68")
+HGEMM_WGMMA_SS_F32(136, 68, "68", "69", "70", "71", "72")
 HGEMM_WGMMA_SS_F32(144, 72, "72", "73", "74", "75", "76")
+HGEMM_WGMMA_SS_F32(152, 76, "76", "77", "78", "79", "80")
 HGEMM_WGMMA_SS_F32(160, 80, "80", "81", "82", "83", "84")
+HGEMM_WGMMA_SS_F32(168, 84, "84", "85", "86", "87", "88")
 HGEMM_WGMMA_SS_F32(176, 88, "88", "89", "90", "91", "92")
+HGEMM_WGMMA_SS_F32(184, 92, "92", "93", "94", "95", "96")
 HGEMM_WGMMA_SS_F32(192, 96, "96", "97", "98", "99", "100")
+HGEMM_WGMMA_SS_F32(200, 100, "100", "101", "102", "103", "104")
 HGEMM_WGMMA_SS_F32(208, 104, "104", "105", "106", "107", "108")
+HGEMM_WGMMA_SS_F32(216, 108, "108", "109", "110", "111", "112")
 HGEMM_WGMMA_SS_F32(224, 112, "112", "113", "114", "115", "116")
+HGEMM_WGMMA_SS_F32(232, 116, "116", "117", "118", "119", "120")
 HGEMM_WGMMA_SS_F32(240, 120, "120", "121", "122", "123", "124")
+HGEMM_WGMMA_SS_F32(248, 124, "124", "125", "126", "127", "128")
 HGEMM_WGMMA_SS_F32(256, 128, "128", "129", "130", "131", "132")
 HGEMM_WGMMA_SS_F16(16, 4, "4", "5", "6", "7", "8")
+HGEMM_WGMMA_SS_F16(24, 6, "6", "7", "8", "9", "10")
 HGEMM_WGMMA_SS_F16(32, 8, "8", "9", "10", "11", "12")
+HGEMM_WGMMA_SS_F16(40, 10, "10", "11", "12", "13", "14")
 HGEMM_WGMMA_SS_F16(48, 12, "12", "13", "14", "15", "16")
+HGEMM_WGMMA_SS_F16(56, 14, "14", "15", "16", "17", "18")
 HGEMM_WGMMA_SS_F16(64, 16, "16", "17", "18", "19", "20")
+HGEMM_WGMMA_SS_F16(72, 18, "18", "19", "20", "21", "22")
 HGEMM_WGMMA_SS_F16(80, 20, "20", "21", "22", "23", "24")
+HGEMM_WGMMA_SS_F16(88, 22, "22", "23", "24", "25", "26")
 HGEMM_WGMMA_SS_F16(96, 24, "24", "25", "26", "27", "28")
+HGEMM_WGMMA_SS_F16(104, 26, "26", "27", "28", "29", "30")
 HGEMM_WGMMA_SS_F16(112, 28, "28", "29", "30", "31", "32")
+HGEMM_WGMMA_SS_F16(120, 30, "30", "31", "32", "33", "34")
 HGEMM_WGMMA_SS_F16(128, 32, "32", "33", "34", "35", "36")
+HGEMM_WGMMA_SS_F16(136, 34, "34", "35", "36", "37", "38")
 HGEMM_WGMMA_SS_F16(144, 36, "36", "37", "38", "39", "40")
+HGEMM_WGMMA_SS_F16(152, 38, "38", "39", "40", "41", "42")
 HGEMM_WGMMA_SS_F16(160, 40, "40", "41", "42", "43", "44")
+HGEMM_WGMMA_SS_F16(168, 42, "42", "43", "44", "45", "46")
 HGEMM_WGMMA_SS_F16(176, 44, "44", "45", "46", "47", "48")
+HGEMM_WGMMA_SS_F16(184, 46, "46", "47", "48", "49", "50")
 HGEMM_WGMMA_SS_F16(192, 48, "48", "49", "50", "51", "52")
+HGEMM_WGMMA_SS_F16(200, 50, "50", "51", "52", "53", "54")
 HGEMM_WGMMA_SS_F16(208, 52, "52", "53", "54", "55", "56")
+HGEMM_WGMMA_SS_F16(216, 54, "54", "55", "56", "57", "58")
 HGEMM_WGMMA_SS_F16(224, 56, "56", "57", "58", "59", "60")
+HGEMM_WGMMA_SS_F16(232, 58, "58", "59", "60", "61", "62")
 HGEMM_WGMMA_SS_F16(240, 60, "60", "61", "62", "63", "64")
+HGEMM_WGMMA_SS_F16(248, 62, "62", "63", "64", "65", "66")
 HGEMM_WGMMA_SS_F16(256, 64, "64", "65", "66", "67", "68")
 
 #undef HGEMM_WGMMA_SS_F32

@@ -288,7 +288,7 @@ class Proposals(Base):
         self.assertEqual(outcome.usable[0].name, GOOD_NAME)
         prompt = s.requests[0]["body"]["messages"][1]["content"]
         self.assertIn("M=4096 N=4096 K=4096", prompt)
-        self.assertIn('"block_m":[32,48,64,80,112,128,144,160,176,192,208,224,256]', prompt)
+        self.assertIn('"block_m":[32,40,48,64,72,80,104,112,128,136,144,160,168,176,192,208,224,256]', prompt)
 
     def test_uncompiled_but_declared_config_is_usable_through_the_jit(self):
         jit = dict(GOOD, block_m=64, block_n=64, block_k=32, num_stages=3, num_consumer_wgs=1,

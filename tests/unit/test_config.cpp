@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "core/kernel_variant.hpp"
 #include "hgemm/hgemm.hpp"
 
 using hgemm::Accum;
@@ -177,7 +178,11 @@ TEST(KernelConfig, ValidationNamesTheRule) {
     const char* needle;
   };
   KernelConfig too_many_acc = sm90(128, 256, 64, 4, 1, 1, 1);
-  KernelConfig odd_n = sm90(128, 120, 64, 4, 2, 1, 1);
+  KernelConfig odd_n = sm90(128, 124, 64, 4, 2, 1, 1);
+  // 8 mod 16 columns: a wgmma N, but not for stmatrix's 16-column stores of the TMA epilogue.
+  KernelConfig n_120_tma = sm90(128, 120, 64, 4, 2, 1, 1);
+  KernelConfig w3_wide = sm90(192, 256, 64, 3, 3, 1, 1);
+  w3_wide.epilogue = Epilogue::kDirect;
   KernelConfig bad_cluster = sm90(128, 128, 64, 4, 2, 2, 2);
   KernelConfig too_much_smem = sm90(128, 128, 64, 8, 2, 1, 1);
   KernelConfig bad_rows = sm90(256, 128, 64, 4, 1, 1, 1);
@@ -190,7 +195,8 @@ TEST(KernelConfig, ValidationNamesTheRule) {
   sm80_acc.block_n = 256;
   KernelConfig sm80_stages;
   sm80_stages.num_stages = 1;
-  for (const Case& c : {Case{too_many_acc, "accumulator"}, Case{odd_n, "multiple of 16"},
+  for (const Case& c : {Case{too_many_acc, "accumulator"}, Case{odd_n, "multiple of 8"},
+                        Case{n_120_tma, "8 mod 16 needs"}, Case{w3_wide, "three consumer"},
                         Case{bad_cluster, "cluster"}, Case{too_much_smem, "shared memory"},
                         Case{bad_rows, "64 or 128 rows"}, Case{sm80_bad_k, "block_k"},
                         Case{sm80_warps, "warp"}, Case{sm80_acc, "accumulator"},
@@ -242,4 +248,29 @@ TEST(Enums, ParseAndPrint) {
   EXPECT_EQ(hgemm::parse_dtype("f16"), hgemm::DType::kF16);
   EXPECT_FALSE(hgemm::parse_dtype("bfloat16").has_value());
   EXPECT_EQ(hgemm::to_string(Accum::kF32), "f32");
+}
+
+TEST(KernelConfig, ThreeConsumerWarpgroupsTakeTheRegistersTheProducerGivesBack) {
+  KernelConfig c = sm90(192, 192, 64, 4, 3, 1, 1);
+  c.epilogue = Epilogue::kDirect;
+  ASSERT_TRUE(c.validate().ok()) << c.validate().message;
+  EXPECT_EQ(KernelConfig::parse(c.name()), c);
+  const hgemm::Sm90Geometry g = hgemm::sm90_geometry(hgemm::sm90_variant(c));
+  EXPECT_EQ(g.num_threads, 512);
+  EXPECT_EQ(g.wg_rows, 64);
+  EXPECT_TRUE(g.realloc_regs);
+  // What setmaxnreg moves must fit in the SM's 64K registers.
+  EXPECT_LE(128 * g.producer_regs + 3 * 128 * g.consumer_regs, 65536);
+  EXPECT_EQ(g.consumer_regs, 152);
+  // Two consumer warpgroups keep the split they had.
+  EXPECT_EQ(hgemm::sm90_register_split(2).consumer, 232);
+  EXPECT_EQ(hgemm::sm90_register_split(2).producer, 40);
+  // 192 rows need three warpgroups of 64; two would own 96 each.
+  KernelConfig two = c;
+  two.num_consumer_wgs = 2;
+  EXPECT_FALSE(two.validate().ok());
+  // A swapped 72-token tile over 192 rows of N (wgmma N = 72, 8 mod 16) is legal in TN only.
+  auto swap = KernelConfig::parse("sm90_ws_72x192x64_s6_c1x1_w3_m8_st_sk1_f32_tn_swap");
+  ASSERT_TRUE(swap);
+  EXPECT_TRUE(swap->validate().ok()) << swap->validate().message;
 }

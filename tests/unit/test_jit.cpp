@@ -65,7 +65,7 @@ TEST(Jit, RefusesWhatItCannotBuild) {
     EXPECT_NE(e.message().find("sm90 configs only"), std::string::npos) << e.message();
   }
   KernelConfig bad = parse(kTen);
-  bad.block_n = 24;  // not a multiple of 16
+  bad.block_n = 20;  // not a multiple of 8
   EXPECT_THROW(jit::sm90_source(bad), Error);
 }
 

@@ -161,7 +161,7 @@ TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
   EXPECT_NE(tma.validate().message.find("directly"), std::string::npos);
   KernelConfig rows = c;
   rows.block_n = 96;  // N is wgmma's M under swap-AB
-  EXPECT_NE(rows.validate().message.find("block_n must be 64, 128 or 256"), std::string::npos)
+  EXPECT_NE(rows.validate().message.find("block_n must be 64, 128, 192 or 256"), std::string::npos)
       << rows.validate().message;
   KernelConfig sm80;
   sm80.swap_ab = true;

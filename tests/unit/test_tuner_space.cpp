@@ -99,7 +99,7 @@ TEST(TunerSpace, IllegalConfigsAreRejectedWithReasons) {
   const SearchSpace space(catalog_like(), nominal_device());
 
   // Not a wgmma N step.
-  auto v = space.check(sm90(128, 200, 64, 4, 2, 1, 1, Epilogue::kDirect));
+  auto v = space.check(sm90(128, 196, 64, 4, 2, 1, 1, Epilogue::kDirect));
   ASSERT_TRUE(has_rule(v, "structure"));
   EXPECT_NE(v.front().message.find("wgmma N"), std::string::npos) << v.front().message;
 

@@ -19,7 +19,7 @@
 //   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
 //   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
 //   Swap-AB (TN only): the launcher passes B as the kernel's A and A as its B, with M and N
-//   exchanged, so that a small M lands on wgmma's N (any multiple of 16) instead of filling a
+//   exchanged, so that a small M lands on wgmma's N (any multiple of 8) instead of filling a
 //   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
 //   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + beta * C
@@ -137,21 +137,34 @@ struct Traits {
   // Consumer warps that release each ring slot (of every CTA of the cluster).
   static constexpr int kSlotConsumerWarps = kGeometry.slot_consumer_warps;
   static constexpr int kWgAtomsM = kWgRows / 64;
-  using Mma = ptx::WgmmaSS<kBlockN, kAccF32>;
-  using AccReg = typename Mma::Reg;
-  static constexpr int kAccRegs = Mma::kRegs;  // per atom
+  using AccReg = typename ptx::WgmmaSS<kBlockN, kAccF32>::Reg;
+  static constexpr int kAccRegs = ptx::WgmmaSS<kBlockN, kAccF32>::kRegs;  // per m64 atom
+  // NOTE: ptxas checks each instruction against the kernel's entry cap, not the registers
+  // setmaxnreg gives the consumers: with 512 threads (128 at entry) an m64n208 fp32 wgmma, 104
+  // accumulators, is refused (C7602). Such a tile issues two wgmma of half its width, whose
+  // accumulators lie in the same registers in the same order as the one wide atom's.
+  static constexpr int kWgmmaPerAtom = kNumConsumerWgs == 3 && kAccRegs > 96 ? 2 : 1;
+  static constexpr int kWgmmaN = kBlockN / kWgmmaPerAtom;
+  using Mma = ptx::WgmmaSS<kWgmmaN, kAccF32>;
+  static_assert(kWgmmaN % 8 == 0 && Mma::kRegs * kWgmmaPerAtom == kAccRegs,
+                "the split wgmma cover the atom's accumulators");
 
-  static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 256, "block_m is 64, 128 or 256");
-  static_assert(kBlockN % 16 == 0 && kBlockN >= 16 && kBlockN <= 256,
-                "block_n is a multiple of 16 up to 256");
+  static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192 || kBlockM == 256,
+                "block_m is 64, 128, 192 or 256");
+  static_assert(kBlockN % 8 == 0 && kBlockN >= 16 && kBlockN <= 256,
+                "block_n is a multiple of 8 up to 256");
+  static_assert(kBlockN % 16 == 0 || (kBKMajor && !kTmaStore),
+                "a block_n of 8 mod 16 needs a K-major B and direct stores (stmatrix and N-major "
+                "chunks come in 16 columns)");
   static_assert(kBlockK == 32 || kBlockK == 64, "block_k is 32 or 64 (one 64B/128B swizzle row)");
   static_assert(kNumStages >= 2 && kNumStages <= 16, "2..16 stages");
-  static_assert(kNumConsumerWgs == 1 || kNumConsumerWgs == 2, "1 or 2 consumer warpgroups");
+  static_assert(kNumConsumerWgs >= 1 && kNumConsumerWgs <= 3, "1 to 3 consumer warpgroups");
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(!kPingPong || kNumConsumerWgs == 2, "ping-pong alternates two warpgroups");
   static_assert(kClusterSize == 1 || (kClusterSize == 2 && (kClusterM == 1 || kClusterN == 1)),
                 "clusters are 1x1, 2x1 or 1x2");
-  static_assert(kWgAtomsM * kAccRegs <= 128, "at most 128 accumulator registers per thread");
+  static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
+                "accumulators within the consumers' registers (sm90_max_acc_regs)");
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
                 "swap-AB needs K-major operands and stores C^T directly");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
@@ -201,7 +214,7 @@ struct Traits {
   // Deferred epilogue: a tile's fp16 results wait in registers until the next tile's first
   // k-block is issued, and are stored while the next tile's wgmma run, instead of keeping the
   // tensor cores idle through the whole epilogue. It needs the packed tile beside the
-  // accumulators (at most 192 registers, leaving room under the consumers' 232). Not for a
+  // accumulators (at most the consumers' registers less 40: 192 of two warpgroups' 232). Not for a
   // ping-pong kernel, which overlaps its epilogues already. A TMA store goes out one chunk after
   // each k-block (Params::spread_epilogue; docs/notes/perf-notes.md, step 16): with two chunk buffers
   // that beat storing every chunk after the first k-block by 5-12% at K <= 1024. A whole-tile
@@ -209,18 +222,15 @@ struct Traits {
   // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
   // 128x192 and 64x256 with one consumer lost 4-11%, so smaller tiles store at the tile's end.
   static constexpr bool kDeferEpilogue =
-      !kPingPong && kWgAtomsM * (kAccRegs + kPackedRegs) <= 192 &&
+      !kPingPong && kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
       (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
   static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
 
-  // NOTE: registers. With two consumer warpgroups (384 threads) the entry cap is 168; the
-  // producer drops to 40 and the consumers rise to 232 (128*40 + 256*232 = 64,512 = 384*168: a
-  // warpgroup can only take what another gave back). With one consumer warpgroup the cap of 255
-  // already covers it and setmaxnreg is not used.
-  static constexpr bool kReallocRegs = kNumConsumerWgs == 2;
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = 232;
+  // Registers (sm90_register_split): two consumer warpgroups rise to 232, three to 152.
+  static constexpr bool kReallocRegs = kGeometry.realloc_regs;
+  static constexpr int kProducerRegs = kGeometry.producer_regs;
+  static constexpr int kConsumerRegs = kGeometry.consumer_regs;
 
   struct EpilogueSmem {
     alignas(1024) uint8_t c[kCStagingBytes];  // (kWgRows, kCChunk, buffers, consumer WGs)
@@ -523,7 +533,7 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
               make_uint4(hi[0], hi[1], hi[2], hi[3]);
       }
     }
-    // BN % 32 == 16: the last two groups are stored as column pairs.
+    // BN % 32 != 0: the last one to three groups are stored as column pairs.
 #pragma unroll
     for (int g = kGroups / 4 * 4; g < kGroups; ++g) {
       const int col = n_origin + g * 8 + 2 * q;
@@ -897,8 +907,21 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
             const uint64_t desc_a = ptx::make_smem_desc(
                 kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
-            ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
-                acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
+            if constexpr (Traits::kWgmmaPerAtom == 1) {
+              ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                  acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
+            } else {
+              // Column halves of a K-major B tile: whole 8-row swizzle groups apart.
+              static_assert(Traits::kBKMajor, "split wgmma take a K-major B");
+              using Half = AccReg[Traits::Mma::kRegs];
+#pragma unroll
+              for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
+                ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                    *reinterpret_cast<Half*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
+                    ptx::make_smem_desc(kDescB, b_base + kk * kBStepK +
+                                                    h * Traits::kWgmmaN * Traits::kBSwizzle),
+                    (kb > kb_begin || kk > 0) ? 1u : 0u);
+            }
           }
         }
         ptx::wgmma_commit();
