@@ -9,6 +9,8 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "core/env.hpp"
 #include "dispatch/table.hpp"
@@ -52,13 +54,20 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
     const Sum* best = nullptr;
     for (const auto& [name, s] : by_config)
       if (!best || s.reward / s.samples > best->reward / best->samples) best = &s;
-    std::vector<dispatch::TimedConfig> timed;
+    std::vector<dispatch::TimedConfig> all;
     for (const auto& [name, s] : by_config)
-      timed.push_back({s.config, dispatch::carried_us(s.us / s.samples)});
+      all.push_back({s.config, dispatch::carried_us(s.us / s.samples)});
     // Ties keep the map's order (by name): the same history gives the same list.
-    std::stable_sort(timed.begin(), timed.end(),
+    std::stable_sort(all.begin(), all.end(),
                      [](const auto& a, const auto& b) { return a.us < b.us; });
-    if (timed.size() > size_t(dispatch::kCarriedConfigs)) timed.resize(dispatch::kCarriedConfigs);
+    // The fastest variant of each pooled key only: eleven raster variants of one tile had pushed
+    // the tile that transfer needed out of a shape's 32 (docs/notes/2026-11-25-wide-tiles.md).
+    std::vector<dispatch::TimedConfig> timed;
+    std::set<std::string> carried;
+    for (const dispatch::TimedConfig& t : all)
+      if (timed.size() < size_t(dispatch::kCarriedConfigs) &&
+          carried.insert(dispatch::pooled_key(t.config)).second)
+        timed.push_back(t);
     entries_[key] = TunedEntry{best->config,
                                best->us / best->samples,
                                best->ref_us / best->samples,
