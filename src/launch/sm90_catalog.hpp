@@ -186,7 +186,7 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // Widths of 8 mod 16 (wgmma's N steps by 8), cuBLASLt's own on these token counts: 37 in
     // 40, 129 in 136, 333 in 2 x 168, 100 in 104 (split three ways over K = 13824). Measured
-    // through the JIT against cublaslt-best (docs/notes/2026-11-25-wide-tiles.md): 0.90 -> 0.98,
+    // through the JIT against cublaslt-best (docs/notes/2026-11-24-wide-tiles.md): 0.90 -> 0.98,
     // 0.76 -> 0.97, 0.85 -> 0.94, 0.84 -> 1.02.
     {{.block_m = 64, .block_n = 40, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
@@ -202,7 +202,7 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // 192x192 and 3000x576 in 42 x 3 swapped tiles of 72 tokens run one wave of 126-129 CTAs,
     // where 128-row tiles make 4.5 columns; 1025 tokens are 5 x 208 over 192 rows of N.
     // cuBLASLt runs these tiles there; measured against it through the JIT: 0.72 -> 0.95,
-    // 0.63 -> 0.97 and 0.72 -> 0.94 (docs/notes/2026-11-25-wide-tiles.md).
+    // 0.63 -> 0.97 and 0.72 -> 0.94 (docs/notes/2026-11-24-wide-tiles.md).
     {{.block_m = 192, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,

@@ -61,7 +61,7 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
     std::stable_sort(all.begin(), all.end(),
                      [](const auto& a, const auto& b) { return a.us < b.us; });
     // The fastest variant of each pooled key only: eleven raster variants of one tile had pushed
-    // the tile that transfer needed out of a shape's 32 (docs/notes/2026-11-25-wide-tiles.md).
+    // the tile that transfer needed out of a shape's 32 (docs/notes/2026-11-24-wide-tiles.md).
     std::vector<dispatch::TimedConfig> timed;
     std::set<std::string> carried;
     for (const dispatch::TimedConfig& t : all)
