@@ -120,11 +120,14 @@ Status validate_sm90(const KernelConfig& c) {
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
   const int acc_regs = rows_per_wg * cols / 128 / (c.accum == Accum::kF16 ? 2 : 1);
-  if (acc_regs > sm90_max_acc_regs(c.num_consumer_wgs))
-    return invalid(c, c.num_consumer_wgs == 3
-                          ? "more than 104 accumulator registers per consumer thread (three "
-                            "consumer warpgroups have 152 registers each)"
-                          : "more than 128 accumulator registers per consumer thread");
+  if (const int most = sm90_max_acc_regs(c.num_consumer_wgs); acc_regs > most) {
+    std::string why = "more than " + std::to_string(most) +
+                      " accumulator registers per consumer thread";
+    if (c.num_consumer_wgs == 3)
+      why += " (three consumer warpgroups have " +
+             std::to_string(sm90_register_split(3).consumer) + " registers each)";
+    return invalid(c, why);
+  }
   return Status::success();
 }
 

@@ -144,9 +144,10 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows.
   g.wg_rows = g.ping_pong ? v.block_m : v.block_m / v.num_consumer_wgs;
   g.slot_consumer_warps = (g.ping_pong ? 1 : v.num_consumer_wgs) * 4;
+  const Sm90RegisterSplit regs = sm90_register_split(v.num_consumer_wgs);
   g.realloc_regs = v.num_consumer_wgs > 1;
-  g.producer_regs = sm90_register_split(v.num_consumer_wgs).producer;
-  g.consumer_regs = sm90_register_split(v.num_consumer_wgs).consumer;
+  g.producer_regs = regs.producer;
+  g.consumer_regs = regs.consumer;
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
   // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
   // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.

@@ -148,6 +148,8 @@ struct Traits {
   using Mma = ptx::WgmmaSS<kWgmmaN, kAccF32>;
   static_assert(kWgmmaN % 8 == 0 && Mma::kRegs * kWgmmaPerAtom == kAccRegs,
                 "the split wgmma cover the atom's accumulators");
+  static_assert(kWgmmaPerAtom == 1 || kGeometry.b_k_major,
+                "a split atom takes column parts of a K-major B tile");
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192 || kBlockM == 256,
                 "block_m is 64, 128, 192 or 256");
@@ -719,48 +721,44 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           ptx::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
           const int k0 = kb * Traits::kBlockK;
 
+          // One TMA box at (c0, c1) of `map`, at this unit's batch where that operand has
+          // batches (a 3-D map), and into every CTA of the cluster with the multicast.
+          auto load = [&](uint32_t dst, CUtensorMap const* map, int c0, int c1, bool by_batch) {
+            if (by_batch)
+              ptx::tma_load_3d(dst, map, full, c0, c1, batch);
+            else
+              ptx::tma_load_2d(dst, map, full, c0, c1);
+          };
+          auto load_multicast = [&](uint32_t dst, CUtensorMap const* map, int c0, int c1,
+                                    bool by_batch) {
+            if (by_batch)
+              ptx::tma_load_3d_multicast(dst, map, full, c0, c1, batch, kMulticastMask);
+            else
+              ptx::tma_load_2d_multicast(dst, map, full, c0, c1, kMulticastMask);
+          };
+
           const uint32_t a_dst = smem_a(stage.index);
           if constexpr (!Traits::kAKMajor) {
 #pragma unroll
-            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk) {
-              const uint32_t dst = a_dst + chunk * Traits::kAChunkBytes;
-              const int m = m0 + chunk * Traits::kAChunk;
-              if (batched_a)
-                ptx::tma_load_3d(dst, &params.tma_a, full, m, k0, batch);
-              else
-                ptx::tma_load_2d(dst, &params.tma_a, full, m, k0);
-            }
+            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk)
+              load(a_dst + chunk * Traits::kAChunkBytes, &params.tma_a,
+                   m0 + chunk * Traits::kAChunk, k0, batched_a);
           } else if constexpr (Traits::kClusterN == 1) {
-            if (batched_a)
-              ptx::tma_load_3d(a_dst, &params.tma_a, full, k0, m0, batch);
-            else
-              ptx::tma_load_2d(a_dst, &params.tma_a, full, k0, m0);
+            load(a_dst, &params.tma_a, k0, m0, batched_a);
           } else {
             const int row = rank_n * Traits::kABoxOuter;
-            const uint32_t dst = a_dst + row * Traits::kBlockK * 2;
-            if (batched_a)
-              ptx::tma_load_3d_multicast(dst, &params.tma_a, full, k0, m0 + row, batch,
-                                         kMulticastMask);
-            else
-              ptx::tma_load_2d_multicast(dst, &params.tma_a, full, k0, m0 + row, kMulticastMask);
+            load_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, k0, m0 + row,
+                           batched_a);
           }
 
           const uint32_t b_dst = smem_b(stage.index);
           if constexpr (Traits::kBKMajor) {
             if constexpr (Traits::kClusterM == 1) {
-              if (batched_b)
-                ptx::tma_load_3d(b_dst, &params.tma_b, full, k0, n0, batch);
-              else
-                ptx::tma_load_2d(b_dst, &params.tma_b, full, k0, n0);
+              load(b_dst, &params.tma_b, k0, n0, batched_b);
             } else {
               const int row = rank_m * Traits::kBBoxOuter;
-              const uint32_t dst = b_dst + row * Traits::kBlockK * 2;
-              if (batched_b)
-                ptx::tma_load_3d_multicast(dst, &params.tma_b, full, k0, n0 + row, batch,
-                                           kMulticastMask);
-              else
-                ptx::tma_load_2d_multicast(dst, &params.tma_b, full, k0, n0 + row,
-                                           kMulticastMask);
+              load_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, k0, n0 + row,
+                             batched_b);
             }
           } else {
             const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
@@ -769,19 +767,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
               const uint32_t dst =
                   b_dst + chunk * Traits::kBChunkBytes + k_row * Traits::kBChunk * 2;
               const int n = n0 + chunk * Traits::kBChunk;
-              if constexpr (Traits::kClusterM == 1) {
-                if (batched_b)
-                  ptx::tma_load_3d(dst, &params.tma_b, full, n, k0 + k_row, batch);
-                else
-                  ptx::tma_load_2d(dst, &params.tma_b, full, n, k0 + k_row);
-              } else {
-                if (batched_b)
-                  ptx::tma_load_3d_multicast(dst, &params.tma_b, full, n, k0 + k_row, batch,
-                                             kMulticastMask);
-                else
-                  ptx::tma_load_2d_multicast(dst, &params.tma_b, full, n, k0 + k_row,
-                                             kMulticastMask);
-              }
+              if constexpr (Traits::kClusterM == 1)
+                load(dst, &params.tma_b, n, k0 + k_row, batched_b);
+              else
+                load_multicast(dst, &params.tma_b, n, k0 + k_row, batched_b);
             }
           }
           stage.advance();
@@ -902,26 +891,20 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Traits::kBlockK / 16; ++kk) {
-          const uint64_t desc_b = ptx::make_smem_desc(kDescB, b_base + kk * kBStepK);
 #pragma unroll
           for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
             const uint64_t desc_a = ptx::make_smem_desc(
                 kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
-            if constexpr (Traits::kWgmmaPerAtom == 1) {
-              ptx::wgmma_ss<Traits::kBlockN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
-                  acc[mt], desc_a, desc_b, (kb > kb_begin || kk > 0) ? 1u : 0u);
-            } else {
-              // Column halves of a K-major B tile: whole 8-row swizzle groups apart.
-              static_assert(Traits::kBKMajor, "split wgmma take a K-major B");
-              using Half = AccReg[Traits::Mma::kRegs];
+            // A split atom's wgmma take column parts of a K-major B tile, whole 8-row swizzle
+            // groups apart, each into its own run of the atom's accumulators.
+            using Part = AccReg[Traits::Mma::kRegs];
 #pragma unroll
-              for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
-                ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
-                    *reinterpret_cast<Half*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
-                    ptx::make_smem_desc(kDescB, b_base + kk * kBStepK +
-                                                    h * Traits::kWgmmaN * Traits::kBSwizzle),
-                    (kb > kb_begin || kk > 0) ? 1u : 0u);
-            }
+            for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
+              ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                  *reinterpret_cast<Part*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
+                  ptx::make_smem_desc(kDescB, b_base + kk * kBStepK +
+                                                  h * Traits::kWgmmaN * Traits::kBSwizzle),
+                  (kb > kb_begin || kk > 0) ? 1u : 0u);
           }
         }
         ptx::wgmma_commit();
