@@ -59,7 +59,8 @@ constexpr const char* kHelp =
   --layout LIST      nn,tn (default both)
   --acc LIST         f32,f16 (default both)
   --budget N         candidates measured per shape x layout x acc, earlier records included
-                     (default 16; exhaustive measures every candidate)
+                     (default 64, about 4 s a shape on an H100; exhaustive measures every
+                     candidate)
   --policy P         rl (learned, default), random, exhaustive
   --db PATH          the database for every acc (default: $HGEMM_DB, else
                      data/tuned/<gpu>-<acc>.jsonl in the source tree)
@@ -110,7 +111,7 @@ struct Settings {
   std::string suite_label;
   std::vector<Layout> layouts;
   std::vector<Accum> accums;
-  int budget = 16;
+  int budget = tuner::TuneOptions{}.budget;
   std::string policy = "rl";
   uint64_t seed = 24301;
   bool resume = false;
@@ -174,7 +175,7 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.policy = args.get_or("policy", "rl");
   if (!make_policy(s.policy, 0))
     throw ArgError("unknown --policy '" + s.policy + "' (rl, random, exhaustive)");
-  const long long budget = args.int_or("budget", 16);
+  const long long budget = args.int_or("budget", tuner::TuneOptions{}.budget);
   if (budget < 1 || budget > 100000) throw ArgError("--budget must be 1..100000");
   s.budget = s.policy == "exhaustive" ? 0 : int(budget);
   s.seed = uint64_t(args.int_or("seed", 24301));

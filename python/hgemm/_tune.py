@@ -66,7 +66,7 @@ def model_shapes(model, example_input):
     return sorted(shapes)
 
 
-def tune(target, example_input=None, *, layouts=("tn",), acc="f32", budget=8, policy="rl",
+def tune(target, example_input=None, *, layouts=("tn",), acc="f32", budget=64, policy="rl",
          user_table=None, db=None, time_limit=0, extra_args=(), verbose=True):
     """Tunes hgemm for `target`, a list of (M, N, K) shapes or a torch.nn.Module run once on
     `example_input` to record its Linear shapes, with the hgemm command (`hgemm tune`). The
