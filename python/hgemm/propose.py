@@ -213,8 +213,9 @@ def _rewrite(args, shapes, cli, client, records, hardware):
                                   "reasons": c.reasons,
                                   "files": os.path.join(args.out, "rewrites", f"round-{r}")})
                       + "\n")
-    print(f"propose: {len(outcome.tried)} rewrite(s) tried, {len(outcome.rejected)} repl(ies) "
-          f"rejected, {len(outcome.stored)} stored" +
+    print(f"propose: {len(outcome.tried)} rewrite(s) tried, {len(outcome.rejected)} "
+          f"unreadable repl{'y' if len(outcome.rejected) == 1 else 'ies'}, "
+          f"{len(outcome.stored)} stored" +
           (f" ({', '.join(outcome.stored)})" if outcome.stored else ""))
     if outcome.stopped:
         print(f"propose: stopped: {outcome.stopped}")

@@ -146,6 +146,8 @@ class CandidateOutcome:
         if self.accepted and self.record:
             return (f"accepted: {self.record.get('mean_speedup', 0):.4f}x mean speedup, reward "
                     f"{self.record.get('reward', 0):.4f}")
+        if not self.reasons:
+            return self.verdict
         return f"{self.verdict}: " + "; ".join(self.reasons)[:600]
 
 
@@ -171,7 +173,9 @@ def _failure(worker, record, stage):
         return CandidateOutcome("memcheck_failed",
                                 [f"memcheck: {_tail(worker.stdout, 1200)}"], record)
     if record and record.get("verdict") not in (None, "accepted", "compiled", "verified"):
-        return CandidateOutcome(record["verdict"], [f"{stage}: {r}" for r in
+        # The first worker's verdicts (the rules', the build's) need no stage to be read right.
+        prefix = "" if stage == "compile" else f"{stage}: "
+        return CandidateOutcome(record["verdict"], [prefix + r for r in
                                                     record.get("reasons", [])], record)
     return CandidateOutcome(EXIT_VERDICTS.get(rc, "error"), [f"{stage}: {worker.describe()}"],
                             record)
