@@ -53,9 +53,11 @@ mode = mode[0] if mode else "accept 1.25"
 sys.stderr.write("stage: verify and time 256x256x256\n")
 sys.stderr.flush()
 if mode == "hang":
+    # One child in the worker's group, one in a group of its own (as the JIT starts nvcc).
     child = subprocess.Popen(["sleep", "600"])
+    grouped = subprocess.Popen(["sleep", "600"], preexec_fn=lambda: os.setpgid(0, 0))
     with open(os.path.join(out, "child.pid"), "w") as f:
-        f.write(str(child.pid))
+        f.write(f"{child.pid} {grouped.pid}")
     time.sleep(600)
 if mode == "crash":
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -234,11 +236,14 @@ class Sandbox(Base):
         self.assertIn("killed after 3 s", out.reasons[0])
         self.assertIn("during verify and time 256x256x256", out.reasons[0])
         with open(self.path("work", "full", "child.pid")) as f:
-            child = int(f.read())
+            children = [int(pid) for pid in f.read().split()]
+        self.assertEqual(len(children), 2)
         deadline = time.time() + 5
-        while time.time() < deadline and _alive(child):
+        while time.time() < deadline and any(_alive(pid) for pid in children):
             time.sleep(0.05)
-        self.assertFalse(_alive(child), "the worker's child outlived the kill of its group")
+        self.assertFalse(_alive(children[0]), "the worker's child outlived the kill")
+        self.assertFalse(_alive(children[1]), "a child in a process group of its own (as nvcc "
+                                              "is) outlived the kill of the worker's session")
 
     def test_crash_and_memory_cost_the_candidate_only(self):
         fake = self.fake_cli()

@@ -2,11 +2,13 @@
 caller: a compiler that hangs, a kernel that never returns, a crash or a CUDA context left
 unusable costs that candidate a recorded failure with its reason, and the caller goes on.
 
-Each worker starts in a session (and process group) of its own; at its wall-clock limit, or when
-the group's resident memory passes its limit, the whole group is killed with SIGKILL, compiler
-children included. The memory limit is watched rather than set with RLIMIT_AS: the CUDA driver
-reserves far more address space than it uses, so an address-space limit low enough to matter
-would stop every CUDA program (the compiler alone gets RLIMIT_AS, from `hgemm variants try`).
+Each worker starts in a session of its own; at its wall-clock limit, or when the session's
+resident memory passes its limit, every process of the session is killed with SIGKILL, compiler
+children included (the JIT runs nvcc in a process group of its own, which stays in the worker's
+session, so the session and not the group is what the sandbox watches and kills). The memory
+limit is watched rather than set with RLIMIT_AS: the CUDA driver reserves far more address space
+than it uses, so an address-space limit low enough to matter would stop every CUDA program (the
+compiler alone gets RLIMIT_AS, from `hgemm variants try`).
 
 A candidate takes up to three workers: `--compile-only` (the source rules and the build; no GPU),
 then, when compute-sanitizer is found (or asked for), `--verify-only` under memcheck with a time
@@ -54,14 +56,14 @@ def _tail(text, n):
     return text if len(text) <= n else "..." + text[-n:]
 
 
-def _group_rss_mib(pgid):
-    """Resident memory of every process in the group, in MiB (Linux /proc)."""
-    total = 0
+def _session_stats(sid):
+    """{pid: resident bytes} of every live process in session `sid` (Linux /proc)."""
     page = os.sysconf("SC_PAGE_SIZE")
     try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
-        return 0.0
+        return {}
+    out = {}
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
@@ -69,21 +71,40 @@ def _group_rss_mib(pgid):
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2:].split()
-        # After the command: state, ppid, pgrp, ..., rss is the 22nd of these.
-        if len(fields) > 21 and int(fields[2]) == pgid:
-            total += int(fields[21]) * page
-    return total / 2**20
+        # After the command: state, ppid, pgrp, session, ..., rss is the 22nd of these.
+        # Zombies hold no memory and cannot be killed again; their parents reap them.
+        if len(fields) > 21 and int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            out[pid] = int(fields[21]) * page
+    return out
 
 
-def _kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _session_rss_mib(sid):
+    """Resident memory of every process in the session, in MiB."""
+    return sum(_session_stats(sid).values()) / 2**20
+
+
+def _kill_session(sid):
+    """SIGKILL to every process of the session: its leader's group and any group made inside it
+    (nvcc's, by the JIT), until none is left or a second has passed."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        try:
+            os.killpg(sid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        pids = [p for p in _session_stats(sid) if p != os.getpid()]
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not pids or time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
 
 
 def run_worker(argv, *, timeout_s, memory_mib=None, env=None, cwd=None, poll_s=0.05):
-    """Runs argv in a process group of its own and returns a WorkerResult. Never raises for what
+    """Runs argv in a session of its own and returns a WorkerResult. Never raises for what
     the worker does; raises OSError when it cannot start at all."""
     if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
         raise ValueError(f"timeout_s must be a positive number, got {timeout_s!r}")
@@ -101,14 +122,14 @@ def run_worker(argv, *, timeout_s, memory_mib=None, env=None, cwd=None, poll_s=0
             elapsed = time.monotonic() - start
             if elapsed > timeout_s:
                 killed = f"killed after {timeout_s:g} s (wall-clock limit)"
-            elif memory_mib and _group_rss_mib(proc.pid) > memory_mib:
+            elif memory_mib and _session_rss_mib(proc.pid) > memory_mib:
                 killed = f"killed above {memory_mib} MiB of resident memory"
             if killed:
-                _kill_group(proc.pid)
+                _kill_session(proc.pid)
                 proc.wait()
                 break
-        # Whatever the worker left behind in its group goes with it.
-        _kill_group(proc.pid)
+        # Whatever the worker left behind in its session goes with it.
+        _kill_session(proc.pid)
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
