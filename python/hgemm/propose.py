@@ -101,8 +101,9 @@ def _parser():
                    help="seconds a candidate's verification and timing may take (default 900)")
     r.add_argument("--compile-timeout", type=float, default=300.0,
                    help="seconds a candidate's build may take (default 300)")
-    r.add_argument("--memcheck", choices=("auto", "on", "off"), default="auto",
-                   help="verify under compute-sanitizer memcheck first (auto: when installed)")
+    r.add_argument("--memcheck", choices=("on", "auto", "off"), default="on",
+                   help="verify under compute-sanitizer memcheck first (default on: a candidate "
+                        "errs when it is missing; auto: only where installed)")
     p.add_argument("tune_args", nargs="*", help="after --: more `hgemm tune` options")
     return p
 

@@ -11,9 +11,10 @@ than it uses, so an address-space limit low enough to matter would stop every CU
 compiler alone gets RLIMIT_AS, from `hgemm variants try`).
 
 A candidate takes up to three workers: `--compile-only` (the source rules and the build; no GPU),
-then, when compute-sanitizer is found (or asked for), `--verify-only` under memcheck with a time
-limit of its own, then the full run (verifier, timing against cublaslt-best, the recheck on fresh
-buffers). The JIT cache carries the build from one to the next."""
+then `--verify-only` under compute-sanitizer memcheck with a time limit of its own (required by
+default: a missing sanitizer is an error, not a skipped check; memcheck="auto" runs it only where
+it is installed, False never), then the full run (verifier, timing against cublaslt-best, the
+recheck on fresh buffers). The JIT cache carries the build from one to the next."""
 
 import json
 import os
@@ -203,14 +204,15 @@ def _failure(worker, record, stage):
 
 
 def try_candidate(source, config, shapes, workdir, *, cli, timeout_s=900.0,
-                  compile_timeout_s=300.0, memory_mib=16384, memcheck="auto",
+                  compile_timeout_s=300.0, memory_mib=16384, memcheck=True,
                   memcheck_timeout_s=1800.0, stop=None, source_rules=True, cache_dir=None,
                   recheck_seed=None, env=None):
     """Runs one rewrite (`source`, the whole text of kernels/sm90/sm90_ws.cuh) instantiated as
     `config` on `shapes` ("MxNxK" strings) through the workers, with files under `workdir`.
-    memcheck: "auto" (when compute-sanitizer is found), True or False. stop: None, "compile" or
-    "verify". source_rules=False is for tests of the run-time defences only. Returns a
-    CandidateOutcome; never raises for what the candidate does."""
+    memcheck: True (the default; an error when compute-sanitizer is missing), "auto" (only when
+    it is found) or False. stop: None, "compile" or "verify". source_rules=False is for tests of
+    the run-time defences only. Returns a CandidateOutcome; never raises for what the candidate
+    does."""
     if stop not in (None, "compile", "verify"):
         raise ValueError(f"stop must be None, 'compile' or 'verify', got {stop!r}")
     os.makedirs(workdir, exist_ok=True)
