@@ -311,6 +311,23 @@ TEST(VariantsCli, CheckAndTryUpToTheBuild) {
                            kNoDevice);
   EXPECT_EQ(no_device.code, 1) << no_device.output;
   EXPECT_NE(slurp(dir.file("nodev/record.json")).find("\"verdict\":\"error\""), std::string::npos);
+  // A drawn recheck seed is recorded as one that --recheck-seed takes back (half of all 64-bit
+  // draws would not be: the option is signed). Eight draws; each record replays its own seed.
+  for (int draw = 0; draw < 8; ++draw) {
+    const std::string out = dir.file("seed" + std::to_string(draw));
+    run_cli("variants try --source " + good + " --config " + kConfig + cache +
+                " --shape 256x256x256 --out " + out,
+            kNoDevice);
+    const auto record = tuner::json::parse_top_level(slurp(out + "/record.json"));
+    const std::string seed = record.string("recheck_seed").value_or("");
+    ASSERT_FALSE(seed.empty());
+    auto replay = run_cli("variants try --source " + good + " --config " + kConfig + cache +
+                              " --shape 256x256x256 --recheck-seed " + seed + " --out " + out,
+                          kNoDevice);
+    EXPECT_EQ(replay.code, 1) << seed << ": " << replay.output;
+    EXPECT_EQ(tuner::json::parse_top_level(slurp(out + "/record.json")).string("recheck_seed"),
+              seed);
+  }
 
   EXPECT_EQ(run_cli("variants").code, 2);
   EXPECT_EQ(run_cli("variants frobnicate").code, 2);

@@ -181,8 +181,14 @@ TryRecord try_candidate(const TryOptions& o) {
     return r;
   }
 
-  r.recheck_seed = o.recheck_seed ? o.recheck_seed
-                                  : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (o.recheck_seed) {
+    r.recheck_seed = o.recheck_seed;
+  } else {
+    // In [1, 2^63): a recorded seed is one `--recheck-seed` (a signed 64-bit option) replays.
+    std::random_device random;
+    r.recheck_seed = (uint64_t(random()) << 32 ^ random()) & 0x7fffffffffffffffull;
+    if (r.recheck_seed == 0) r.recheck_seed = 1;
+  }
   // Which step an exception interrupts decides whom it blames: the rewrite (a launch failure that
   // left the context unusable) or the pipeline (no device, a reference that cannot run).
   Verdict blame = Verdict::kError;

@@ -46,7 +46,7 @@ struct TryOptions {
   jit::Options jit;  // the cache and compiler; the override and the limits are set from here
   double compile_seconds = 300;
   int64_t compile_memory_mib = 16384;
-  uint64_t recheck_seed = 0;  // 0: drawn from std::random_device (recorded either way)
+  uint64_t recheck_seed = 0;  // 0: drawn at random below 2^63 (recorded either way)
   std::function<void(const std::string&)> progress;  // "stage: ..." lines, for a watcher
 };
 
