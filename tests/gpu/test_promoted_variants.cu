@@ -75,14 +75,6 @@ std::vector<Row> rows() {
   return out;
 }
 
-hgemm::verify::GemmFn gemm_fn(const hgemm::KernelConfig& config, const hgemm::Sm90Kernel* kernel) {
-  return [config, kernel](const hgemm::Problem& p, const void* a, const void* b, void* c,
-                          cudaStream_t stream) {
-    hgemm::GemmArgs args{a, b, c, p.m, p.n, p.k, stream};
-    hgemm::sm90_launch(config, *kernel, args);
-  };
-}
-
 bool runs(const hgemm::Problem& p, const hgemm::KernelConfig& config) {
   hgemm::GemmArgs args{reinterpret_cast<void*>(256), reinterpret_cast<void*>(256),
                        reinterpret_cast<void*>(256), p.m, p.n, p.k};
@@ -106,12 +98,10 @@ void test_stock_matches_catalog(const Row& row, const hgemm::Sm90Kernel* kernel)
   CUDA_OK(cudaMemset(c2, 0x22, m * n * 2));
   const hgemm::Problem p{m, n, k, row.config.layout, row.config.accum, row.config.dtype};
   aot->launch(row.config, hgemm::GemmArgs{a, b, c1, m, n, k, nullptr});
-  gemm_fn(row.config, kernel)(p, a, b, c2, nullptr);
+  hgemm::variants::rewrite_gemm(row.config, kernel)(p, a, b, c2, nullptr);
   CUDA_OK(cudaDeviceSynchronize());
-  std::vector<uint16_t> h1(m * n), h2(m * n);
-  CUDA_OK(cudaMemcpy(h1.data(), c1, m * n * 2, cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaMemcpy(h2.data(), c2, m * n * 2, cudaMemcpyDeviceToHost));
-  check(h1 == h2, "the family header built through the override is bitwise the catalog kernel");
+  check(gpu_checks::same_bits(c1, c2, m, n),
+        "the family header built through the override is bitwise the catalog kernel");
   for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c1),
                   static_cast<void*>(c2)})
     CUDA_OK(cudaFree(p));
@@ -131,7 +121,7 @@ void test_row(const Row& row, const std::string& cache) {
   if (!kernel) return;
   if (row.name == "the family header") test_stock_matches_catalog(row, kernel);
 
-  const hgemm::verify::GemmFn fn = gemm_fn(row.config, kernel);
+  const hgemm::verify::GemmFn fn = hgemm::variants::rewrite_gemm(row.config, kernel);
   hgemm::verify::Verifier verifier;
   int verified = 0;
   for (const char* suite : {"smoke", "edge"})

@@ -44,8 +44,9 @@ std::string report_json(const verify::Report& r) {
   return out + "]}";
 }
 
-// The loaded rewrite as a GEMM under test: the sm90 launcher with the rewrite's kernel entry.
-verify::GemmFn kernel_fn(const KernelConfig& config, const Sm90Kernel* kernel) {
+}  // namespace
+
+verify::GemmFn rewrite_gemm(const KernelConfig& config, const Sm90Kernel* kernel) {
   return [config, kernel](const Problem& p, const void* a, const void* b, void* c,
                           cudaStream_t stream) {
     GemmArgs args{a, b, c, p.m, p.n, p.k, stream};
@@ -54,8 +55,6 @@ verify::GemmFn kernel_fn(const KernelConfig& config, const Sm90Kernel* kernel) {
     sm90_launch(config, *kernel, args);
   };
 }
-
-}  // namespace
 
 std::string_view to_string(Verdict v) {
   switch (v) {
@@ -198,7 +197,7 @@ TryRecord try_candidate(const TryOptions& o) {
     std::string why;
     const Sm90Kernel* kernel = jit::load(artifact, &why);
     if (!kernel) return fail(Verdict::kVerifyFailed, "cannot load the compiled rewrite: " + why);
-    const verify::GemmFn fn = kernel_fn(o.config, kernel);
+    const verify::GemmFn fn = rewrite_gemm(o.config, kernel);
     // A shape's result, its stage announced and named for whatever interrupts it.
     auto begin = [&](const Shape& shape, const std::string& stage) {
       ShapeResult s;

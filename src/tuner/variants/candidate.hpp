@@ -103,6 +103,10 @@ struct TryRecord {
 
 TryRecord try_candidate(const TryOptions& options);
 
+// A loaded rewrite (jit::load) as a GEMM under test: the family's launcher with the rewrite's
+// kernel entry, after can_implement for `config` (throws hgemm::Error when it refuses).
+verify::GemmFn rewrite_gemm(const KernelConfig& config, const Sm90Kernel* kernel);
+
 // A GEMM under test that runs `candidate` through buffers of its own, allocated per call and kept
 // until the GemmFn is destroyed, and twice per call with C poisoned in between (the recheck's
 // call; exposed for tests). The second call's C is copied back to the caller's; *mismatch gets
