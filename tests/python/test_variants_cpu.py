@@ -398,7 +398,14 @@ class Session(Base):
         with self.assertRaises(ValueError):
             rewrites.store_variant(self.path("v"), "x", {"verdict": "verify_failed"},
                                    model="m", prompt_hash="h")
-        record = {"verdict": "accepted", "source_hash": "ab" * 16}
+        # Accepted with the source rules off (the test-only switch): never stored.
+        unchecked = {"verdict": "accepted", "source_hash": "ab" * 16,
+                     "rules": {"checked": False, "passed": False, "violations": []}}
+        with self.assertRaises(ValueError) as e:
+            rewrites.store_variant(self.path("v"), "x\n", unchecked, model="m", prompt_hash="h")
+        self.assertIn("source rules", str(e.exception))
+        self.assertFalse(os.path.exists(self.path("v")))
+        record = dict(unchecked, rules={"checked": True, "passed": True, "violations": []})
         first = rewrites.store_variant(self.path("v"), "x\n", record, model="m", prompt_hash="h")
         self.assertEqual(rewrites.store_variant(self.path("v"), "x\n", record, model="m",
                                                 prompt_hash="h"), first)

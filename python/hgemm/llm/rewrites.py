@@ -110,13 +110,18 @@ def variant_name(record):
 
 
 def store_variant(variants_dir, source, record, *, model, prompt_hash, name=None):
-    """Stores an accepted rewrite as variants_dir/NAME/source.cuh and record.json: the worker's
-    record (verdict, per-shape times, speedups and verifier reports, the source rules' verdict,
-    the reward, the build's git hash) with the model, the prompt's hash and the time added.
-    Returns the directory. The same source stored twice is one variant."""
+    """Stores an accepted rewrite that passed the source rules as variants_dir/NAME/source.cuh and
+    record.json: the worker's record (verdict, per-shape times, speedups and verifier reports, the
+    source rules' verdict, the reward, the build's git hash) with the model, the prompt's hash and
+    the time added. Returns the directory. The same source stored twice is one variant."""
     if not isinstance(record, dict) or record.get("verdict") != "accepted":
         raise ValueError("only an accepted rewrite is stored (its record's verdict is "
                          f"{record.get('verdict') if isinstance(record, dict) else None!r})")
+    rules = record.get("rules")
+    if not (isinstance(rules, dict) and rules.get("checked") is True
+            and rules.get("passed") is True):
+        raise ValueError("only a rewrite that passed the source rules is stored (a record made "
+                         "with --no-source-rules, for the tests of the run-time defences, is not)")
     name = name or variant_name(record)
     if not NAME.match(name):
         raise ValueError(f"{name!r} is not a variant name (lower-case letters, digits and _, "
