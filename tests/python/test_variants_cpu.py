@@ -373,7 +373,8 @@ class Session(Base):
         self.assertRegex(record["git_hash"], r"^[0-9a-f]{7,}|unknown")
 
         listed = subprocess.run([CLI, "variants", "list", "--json", "--dir",
-                                 self.path("variants")], capture_output=True, text=True)
+                                 self.path("variants")], capture_output=True, text=True,
+                                timeout=120)
         self.assertEqual(listed.returncode, 0, listed.stderr)
         rows = [json.loads(line) for line in listed.stdout.splitlines()]
         self.assertEqual([(r["name"], r["verdict"], r["model"]) for r in rows],
@@ -385,7 +386,7 @@ class Session(Base):
             f.write(stock())
         promoted = subprocess.run([CLI, "variants", "promote", record["name"], "--dir",
                                    self.path("variants"), "--source-root", root],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, timeout=120)
         self.assertEqual(promoted.returncode, 0, promoted.stdout + promoted.stderr)
         with open(os.path.join(root, "src", "kernels", "sm90", "variants",
                                record["name"] + ".cuh")) as f:

@@ -33,7 +33,7 @@ SHAPE = "2048x2048x2048"
 
 if not CLI or not os.access(CLI, os.X_OK):
     sys.exit("FAIL: HGEMM_CLI must name the built hgemm command (tests/CMakeLists.txt sets it)")
-_info = subprocess.run([CLI, "info"], capture_output=True, text=True).stdout
+_info = subprocess.run([CLI, "info"], capture_output=True, text=True, timeout=120).stdout
 if "device: none" in _info or "device:" not in _info:
     sys.exit("FAIL: no CUDA device visible to hgemm; the GPU tests need one\n" + _info[:400])
 if not sandbox.find_sanitizer():
@@ -139,7 +139,8 @@ class Accepted(Base):
         path = rewrites.store_variant(self.path("variants"), vs.make("correct", STOCK), record,
                                       model="test-model", prompt_hash="0" * 64)
         listed = subprocess.run([CLI, "variants", "list", "--json", "--dir",
-                                 self.path("variants")], capture_output=True, text=True)
+                                 self.path("variants")], capture_output=True, text=True,
+                                timeout=120)
         self.assertIn('"verdict":"accepted"', listed.stdout)
         root = self.path("root")
         os.makedirs(os.path.join(root, "src", "kernels", "sm90"))
@@ -147,7 +148,7 @@ class Accepted(Base):
             f.write(STOCK)
         promoted = subprocess.run([CLI, "variants", "promote", os.path.basename(path), "--dir",
                                    self.path("variants"), "--source-root", root],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, timeout=120)
         self.assertEqual(promoted.returncode, 0, promoted.stdout + promoted.stderr)
 
     def test_slow_rewrite_is_measured_as_slow(self):
