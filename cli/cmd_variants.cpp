@@ -72,8 +72,8 @@ bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64 || !std::islower(static_cast<unsigned char>(name[0])))
     return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-           c == '_';
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
   });
 }
 

@@ -60,7 +60,8 @@ void expect_refused(const std::string& source, const std::string& rule, const st
   const variants::RulesReport r = rules(source);
   const int line = marker.empty() ? 0 : line_of(source, marker);
   bool found = false;
-  for (const variants::Violation& v : r.violations) found = found || (v.rule == rule && v.line == line);
+  for (const variants::Violation& v : r.violations)
+    found = found || (v.rule == rule && v.line == line);
   EXPECT_TRUE(found) << "expected " << rule << " at line " << line << "; got: " << r.summary();
 }
 
@@ -81,8 +82,9 @@ TEST(SourceRules, EachRuleRefusesWhatItNames) {
                  "include", "#include \"kernels/sm90/sm90_ws.cuh\"");
   expect_refused(with("#include <cuda_fp16.h>\n", "#include HEADER\n"), "include",
                  "#include HEADER");
-  expect_refused(with(kKernelBody, "  if (threadIdx.x == 0) sm90_ws_gemm_kernel<Traits><<<1, 1>>>(params);\n"),
-                 "streams", "<<<1, 1>>>");
+  expect_refused(
+      with(kKernelBody, "  if (threadIdx.x == 0) sm90_ws_gemm_kernel<Traits><<<1, 1>>>(params);\n"),
+      "streams", "<<<1, 1>>>");
   expect_refused(with(kKernelBody, "  cudaStream_t s; cudaStreamCreate(&s);\n"), "streams",
                  "cudaStreamCreate");
   expect_refused(with(kKernelBody, "  void* p; cudaMalloc(&p, 16);\n"), "host-api", "cudaMalloc");
@@ -417,7 +419,8 @@ TEST(PromotedVariants, ListFilesAndEmbeddingAgree) {
     ASSERT_TRUE(KernelConfig::parse(config).has_value()) << row;
     const std::string text = slurp((dir / (name + ".cuh")).string());
     EXPECT_EQ(jit::text_hash(text), hash) << name << ": edited after promotion";
-    const jit::EmbeddedFile* embedded = jit::find_embedded("kernels/sm90/variants/" + name + ".cuh");
+    const jit::EmbeddedFile* embedded =
+        jit::find_embedded("kernels/sm90/variants/" + name + ".cuh");
     ASSERT_NE(embedded, nullptr) << name << " is not embedded: rebuild";
     EXPECT_EQ(std::string(embedded->text), text);
     EXPECT_TRUE(rules(text).passed()) << name << ": " << rules(text).summary();

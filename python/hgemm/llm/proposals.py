@@ -274,9 +274,10 @@ def problem_features(problem):
     """One line: the problem's sizes, layout, accumulation and arithmetic intensity."""
     intensity = 2.0 * problem.m * problem.n * problem.k / (
         2.0 * (problem.m * problem.k + problem.k * problem.n + problem.m * problem.n))
+    storage = "B stored N x K" if problem.layout == "tn" else "B stored K x N"
+    acc = "FP32" if problem.acc == "f32" else "FP16"
     return (f"C[M,N] = A[M,K] * B, M={problem.m} N={problem.n} K={problem.k}, layout "
-            f"{problem.layout} ({'B stored N x K' if problem.layout == 'tn' else 'B stored K x N'}),"
-            f" FP16 inputs, {'FP32' if problem.acc == 'f32' else 'FP16'} accumulation; "
+            f"{problem.layout} ({storage}), FP16 inputs, {acc} accumulation; "
             f"arithmetic intensity {intensity:.0f} FLOP/byte.")
 
 

@@ -154,7 +154,8 @@ def find_sanitizer():
 class CandidateOutcome:
     """What became of one candidate. verdict: accepted, compiled (stopped after the build),
     verified (stopped after the verifier), rejected_by_rules, compile_failed, memcheck_failed,
-    verify_failed, recheck_failed, timeout, out_of_memory, crashed or error; reasons say why; record is the last worker's record.json, if any."""
+    verify_failed, recheck_failed, timeout, out_of_memory, crashed or error; reasons say why;
+    record is the last worker's record.json, if any."""
     verdict: str
     reasons: list = field(default_factory=list)
     record: dict = None

@@ -234,8 +234,9 @@ TryRecord try_candidate(const TryOptions& o) {
       if (!s.measurement.timed()) {
         r.shapes.push_back(s);
         return fail(Verdict::kVerifyFailed,
-                    shape_name(shape) + ": " + std::string(tuner::to_string(s.measurement.disposition)) +
-                        ": " + s.measurement.detail);
+                    shape_name(shape) + ": " +
+                        std::string(tuner::to_string(s.measurement.disposition)) + ": " +
+                        s.measurement.detail);
       }
       progress("stage: recheck " + shape_name(shape));
       blame = Verdict::kRecheckFailed;

@@ -201,7 +201,8 @@ class Checker {
   void directives() {
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
-      if (t.text == "##") add("preprocessor", t.line, "token pasting (##) builds names no rule can see");
+      if (t.text == "##")
+        add("preprocessor", t.line, "token pasting (##) builds names no rule can see");
       if (!t.directive || t.text != "#" || t.kind != Kind::kPunct) continue;
       const Token* name = i + 1 < tokens_.size() && tokens_[i + 1].directive &&
                                   tokens_[i + 1].line == t.line
@@ -218,7 +219,8 @@ class Checker {
       } else if (d == "pragma") {
         if (!arg || (arg->text != "once" && arg->text != "unroll"))
           add("preprocessor", t.line,
-              "#pragma " + (arg ? arg->text : std::string()) + ": only once and unroll are accepted");
+              "#pragma " + (arg ? arg->text : std::string()) +
+                  ": only once and unroll are accepted");
       } else if (d == "line" || d == "include_next" || d == "import" || d == "embed" ||
                  d == "ident" || d == "sccs" || d == "assert") {
         add("preprocessor", t.line, "#" + d + " is not accepted");
@@ -292,7 +294,8 @@ class Checker {
       else if (kHeap.count(t) && !(t == "delete" && p1 && p1->text == "="))
         add("heap", line, t + ": device-heap memory outlives the call");
       else if (t.find("atomic") != std::string::npos)
-        add("atomics", line, t + ": no atomics (a global counter is what a cross-call cache is made of)");
+        add("atomics", line,
+            t + ": no atomics (a global counter is what a cross-call cache is made of)");
       else if (t == "__managed__" || t == "__constant__")
         add("global-state", line, t + " memory persists across calls");
       else if (t == "extern" && !(next && (next->text == "__shared__" || next->text == "template")))
