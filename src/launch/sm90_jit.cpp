@@ -60,11 +60,13 @@ std::string hex64(uint64_t v) {
 
 std::string read_or_empty(const fs::path& path) { return read_file(path.string()).value_or(""); }
 
-// Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`, in a
-// process group of its own. Returns the exit status, or -1 with *why set when it could not start,
-// was killed, or outlived `seconds` (> 0), after which its whole group (nvcc's cicc and ptxas
-// too) is killed. `memory_mib` > 0 runs it under that address-space limit, set by a shell that
-// then execs it, since posix_spawn cannot set resource limits.
+// Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`. Returns
+// the exit status, or -1 with *why set when it could not start, was killed, or outlived `seconds`
+// (> 0), after which its whole process group (nvcc's cicc and ptxas too) is killed. Only a timed
+// run gets a group of its own: an untimed one stays in the caller's, so that a Ctrl-C of
+// `hgemm jit build` or `hgemm tune --jit` reaches the compiler too rather than orphaning it.
+// `memory_mib` > 0 runs it under that address-space limit, set by a shell that then execs it,
+// since posix_spawn cannot set resource limits.
 int run_process(std::vector<std::string> argv, const fs::path& log, std::string* why,
                 double seconds = 0, int64_t memory_mib = 0) {
   const std::string program = argv[0];
@@ -82,8 +84,10 @@ int run_process(std::vector<std::string> argv, const fs::path& log, std::string*
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
+  if (seconds > 0) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);

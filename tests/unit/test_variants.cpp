@@ -5,6 +5,7 @@
 // temporary tree. The GPU half: tests/gpu/test_promoted_variants.cpp and
 // tests/python/gpu/test_variants_gpu.py.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -259,6 +260,40 @@ TEST(JitOverride, KeyBuildAndLimits) {
             std::string::npos)
       << slow.status.message;
   EXPECT_LT(slow.seconds, 5.0);
+}
+
+// nvcc gets a process group of its own only when it is timed (so that the whole group can be
+// killed at the limit); an untimed build stays in the caller's group, where a Ctrl-C of the
+// caller reaches it. A wrapper records the group each compiler run starts in.
+TEST(JitOverride, OnlyATimedCompilerGetsAGroupOfItsOwn) {
+  TempDir dir("hgemm-variants");
+  const KernelConfig config = KernelConfig::parse(kConfig).value();
+  jit::Options options = jit::Options::from_env();
+  const std::string groups = dir.file("groups");
+  const std::string wrapper = dir.file("nvcc");
+  write(wrapper, "#!/bin/sh\ncut -d' ' -f5 /proc/$$/stat >> '" + groups + "'\nexec '" +
+                     options.nvcc + "' \"$@\"\n");
+  fs::permissions(wrapper, fs::perms::owner_exec, fs::perm_options::add);
+  options.nvcc = wrapper;
+  options.cache_dir = dir.file("cache");
+  options.header_override = jit::HeaderOverride{std::string(variants::kFamilyHeader),
+                                                with(kNamespace, "// untimed\n")};
+  const std::string own = std::to_string(getpgrp());
+  ASSERT_TRUE(jit::build({config}, options).front().status.ok());
+  std::istringstream untimed(slurp(groups));
+  int runs = 0;
+  for (std::string line; std::getline(untimed, line); ++runs) EXPECT_EQ(line, own);
+  EXPECT_GE(runs, 1);
+
+  write(groups, "");
+  options.header_override->text = with(kNamespace, "// timed\n");
+  options.compile_seconds = 600;
+  ASSERT_TRUE(jit::build({config}, options).front().status.ok());
+  std::istringstream timed(slurp(groups));
+  std::string last;
+  for (std::string line; std::getline(timed, line);) last = line;
+  ASSERT_FALSE(last.empty());
+  EXPECT_NE(last, own) << "the timed compiler ran in the caller's process group";
 }
 
 std::string write_source(const TempDir& dir, const std::string& name, const std::string& text) {
