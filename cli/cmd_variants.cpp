@@ -60,7 +60,7 @@ constexpr const char* kPromotedDir = "src/kernels/sm90/variants";
 constexpr const char* kPromotedHeader =
     "# Source rewrites promoted by `hgemm variants promote`: NAME CONFIG SOURCE_HASH per line.\n"
     "# Each NAME.cuh beside this file is embedded in the library for the JIT; the tests\n"
-    "# (tests/unit/test_variants.cpp, tests/gpu/test_promoted_variants.cpp) read this list.\n";
+    "# (tests/unit/test_variants.cpp, tests/gpu/test_promoted_variants.cu) read this list.\n";
 
 std::string read_or_throw(const std::string& path, const std::string& what) {
   auto text = read_file(path);

@@ -2,7 +2,7 @@
 // line, and the family's own header passes), the line diff of the size term, the rewrite reward,
 // the JIT's header override (its cache key, a real build, the time and memory limits), the
 // top-level JSON reader, and `hgemm variants` up to the build, plus list and promote on a
-// temporary tree. The GPU half: tests/gpu/test_promoted_variants.cpp and
+// temporary tree. The GPU half: tests/gpu/test_promoted_variants.cu and
 // tests/python/gpu/test_variants_gpu.py.
 #include <gtest/gtest.h>
 #include <unistd.h>
