@@ -304,6 +304,21 @@ def fit_sections(system, fixed, optional, token_budget):
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
+def context_sections(hardware, similar, failures, *, similar_head, failures_head):
+    """The optional sections both kinds of prompt carry, in the order fit_sections adds them while
+    they fit: the hardware facts, the fastest measured configs of similar shapes ((shape, config,
+    speedup) triples, under the lines `similar_head`) and the failures so far (under
+    `failures_head`)."""
+    sections = []
+    if hardware:
+        sections.append(["Hardware:", hardware.strip()])
+    if similar:
+        sections.append(list(similar_head) + [f"  {s}  {c}  {x:.3f}x" for s, c, x in similar])
+    if failures:
+        sections.append([failures_head] + [f"  {f}" for f in failures])
+    return sections
+
+
 def build_prompt(problem, vocab, similar, failures, hardware, *, token_budget=6000,
                  max_configs=4):
     """The chat messages for one request. The problem, the vocabulary and the answer format are
@@ -318,16 +333,11 @@ def build_prompt(problem, vocab, similar, failures, hardware, *, token_budget=60
         json.dumps({f: v["axes"] for f, v in vocab.items()}, separators=(",", ":")),
         f"Propose up to {max_configs} configs likely to beat the best below for this problem.",
     ]
-    optional = []
-    if hardware:
-        optional.append(["Hardware:", hardware.strip()])
-    if similar:
-        optional.append(["Fastest measured configs of similar shapes (speedup over cuBLASLt):",
-                         NAME_LEGEND]
-                        + [f"  {s}  {c}  {x:.3f}x" for s, c, x in similar])
-    if failures:
-        optional.append(["Failures so far (do not repeat them):"]
-                        + [f"  {f}" for f in failures])
+    optional = context_sections(
+        hardware, similar, failures,
+        similar_head=["Fastest measured configs of similar shapes (speedup over cuBLASLt):",
+                      NAME_LEGEND],
+        failures_head="Failures so far (do not repeat them):")
     return fit_sections(SYSTEM_PROMPT, fixed, optional, token_budget)
 
 

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 
-from .proposals import ProposalError, fit_sections, problem_features
+from .proposals import ProposalError, context_sections, fit_sections, problem_features
 
 FAMILY_HEADER = "kernels/sm90/sm90_ws.cuh"
 MAX_SOURCE_BYTES = 256 * 1024  # the source rules' limit (src/tuner/variants/source_rules.hpp)
@@ -63,15 +63,10 @@ def build_source_prompt(family, config, problems, similar, failures, hardware, *
              "become Traits<kVariant>) and measured on:"]
     fixed += [f"  {problem_features(p)}" for p in problems]
     fixed += [f"The current {FAMILY_HEADER}:", "```cuda", family.rstrip("\n"), "```"]
-    optional = []
-    if hardware:
-        optional.append(["Hardware:", hardware.strip()])
-    if similar:
-        optional.append(["Fastest measured configs of similar shapes (speedup over cuBLASLt):"]
-                        + [f"  {s}  {c}  {x:.3f}x" for s, c, x in similar])
-    if failures:
-        optional.append(["Earlier candidates and why they failed (do not repeat them):"]
-                        + [f"  {f}" for f in failures])
+    optional = context_sections(
+        hardware, similar, failures,
+        similar_head=["Fastest measured configs of similar shapes (speedup over cuBLASLt):"],
+        failures_head="Earlier candidates and why they failed (do not repeat them):")
     return fit_sections(SOURCE_SYSTEM_PROMPT, fixed, optional, token_budget)
 
 
