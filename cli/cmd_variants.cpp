@@ -77,16 +77,6 @@ bool valid_name(const std::string& name) {
   });
 }
 
-std::string violations_json(const variants::RulesReport& report) {
-  std::string out = "[";
-  for (size_t i = 0; i < report.violations.size(); ++i) {
-    const variants::Violation& v = report.violations[i];
-    out += std::string(i ? "," : "") + "{\"rule\":" + json::quote(v.rule) +
-           ",\"line\":" + std::to_string(v.line) + ",\"message\":" + json::quote(v.message) + "}";
-  }
-  return out + "]";
-}
-
 int check(const ParsedArgs& args) {
   const auto source_path = args.get("source");
   if (!source_path) throw ArgError("check needs --source FILE");
@@ -97,7 +87,7 @@ int check(const ParsedArgs& args) {
       variants::check_source(source, variants::kFamilyHeader, family->text);
   std::printf("{\"passed\":%s,\"lines_changed\":%d,\"violations\":%s}\n",
               report.passed() ? "true" : "false", variants::lines_changed(family->text, source),
-              violations_json(report).c_str());
+              report.violations_json().c_str());
   return report.passed() ? 0 : 3;
 }
 

@@ -156,9 +156,7 @@ TryRecord try_candidate(const TryOptions& o) {
     r.rules = check_source(o.source, o.family_path, family->text);
     if (!r.rules.passed()) {
       r.verdict = Verdict::kRejectedByRules;
-      for (const Violation& v : r.rules.violations)
-        r.reasons.push_back(v.rule + (v.line ? " (line " + std::to_string(v.line) + ")" : "") +
-                            ": " + v.message);
+      for (const Violation& v : r.rules.violations) r.reasons.push_back(v.text());
       return r;
     }
   }
@@ -278,13 +276,8 @@ std::string TryRecord::to_json() const {
          ",\"source_hash\":" + quote(source_hash) +
          ",\"lines_changed\":" + std::to_string(lines_changed) + ",\"rules\":{\"checked\":" +
          flag(rules_checked) + ",\"passed\":" + flag(rules_checked && rules.passed()) +
-         ",\"violations\":[";
-  for (size_t i = 0; i < rules.violations.size(); ++i) {
-    const Violation& v = rules.violations[i];
-    out += std::string(i ? "," : "") + "{\"rule\":" + quote(v.rule) +
-           ",\"line\":" + std::to_string(v.line) + ",\"message\":" + quote(v.message) + "}";
-  }
-  out += "]},\"compile\":{\"ok\":" + flag(compiled) + ",\"seconds\":" + num(compile_seconds) +
+         ",\"violations\":" + rules.violations_json() +
+         "},\"compile\":{\"ok\":" + flag(compiled) + ",\"seconds\":" + num(compile_seconds) +
          ",\"cached\":" + flag(compile_cached) + ",\"jit_key\":" + quote(jit_key) +
          "},\"shapes\":[";
   for (size_t i = 0; i < shapes.size(); ++i) {

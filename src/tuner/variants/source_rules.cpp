@@ -4,6 +4,7 @@
 #include <set>
 
 #include "launch/sm90_jit.hpp"
+#include "tuner/db/json.hpp"
 
 namespace hgemm::variants {
 namespace {
@@ -537,13 +538,26 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 
 }  // namespace
 
+std::string Violation::text() const {
+  return rule + (line > 0 ? " (line " + std::to_string(line) + ")" : "") + ": " + message;
+}
+
 std::string RulesReport::summary() const {
   if (passed()) return "passed";
   std::string out;
-  for (const Violation& v : violations)
-    out += (out.empty() ? "" : "; ") + v.rule +
-           (v.line > 0 ? " (line " + std::to_string(v.line) + ")" : "") + ": " + v.message;
+  for (const Violation& v : violations) out += (out.empty() ? "" : "; ") + v.text();
   return out;
+}
+
+std::string RulesReport::violations_json() const {
+  std::string out = "[";
+  for (size_t i = 0; i < violations.size(); ++i) {
+    const Violation& v = violations[i];
+    out += std::string(i ? "," : "") + "{\"rule\":" + tuner::json::quote(v.rule) +
+           ",\"line\":" + std::to_string(v.line) +
+           ",\"message\":" + tuner::json::quote(v.message) + "}";
+  }
+  return out + "]";
 }
 
 RulesReport check_source(std::string_view source, std::string_view family_path,

@@ -47,6 +47,8 @@ struct Violation {
   std::string rule;  // one of the names above
   int line = 0;      // 1-based line of the source, 0 for the whole file
   std::string message;
+  // "rule (line N): message", without the line for the whole file.
+  std::string text() const;
 };
 
 struct RulesReport {
@@ -54,6 +56,8 @@ struct RulesReport {
   bool passed() const { return violations.empty(); }
   // "rule (line N): message; ..." or "passed".
   std::string summary() const;
+  // [{"rule":...,"line":N,"message":...}, ...]: `hgemm variants check` and a try's record.
+  std::string violations_json() const;
 };
 
 // Checks `source`, a rewrite of the embedded header `family_path` whose stock text is
