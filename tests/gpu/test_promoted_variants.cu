@@ -9,7 +9,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "core/device.hpp"
+#include "core/file_io.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
@@ -41,12 +41,8 @@ struct Row {
   std::string text;
 };
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// The file's text, or "" where there is none (no promoted.list before the first promotion).
+std::string slurp(const fs::path& path) { return hgemm::read_file(path.string()).value_or(""); }
 
 std::vector<Row> rows() {
   std::vector<Row> out;
