@@ -97,10 +97,6 @@ def stock():
     return STOCK
 
 
-def fenced(source, before="Here is the rewrite.\n"):
-    return f"{before}```cuda\n{source}```\n"
-
-
 def check(source, tmp):
     path = os.path.join(tmp, "source.cuh")
     with open(path, "w", encoding="utf-8") as f:
@@ -322,11 +318,11 @@ class Session(Base):
 
     def test_every_failure_is_fed_back_and_nothing_unmeasured_is_stored(self):
         script = [reply("I cannot help with that."),
-                  reply(fenced(vs.make("does_not_compile", stock()))),
-                  reply(fenced(vs.make("pointer_cache", stock()))),
-                  reply(fenced(vs.make("side_stream", stock()))),
-                  reply(fenced(vs.make("cublas", stock()))),
-                  reply(fenced(vs.make("correct", stock())))]
+                  reply(vs.fenced(vs.make("does_not_compile", stock()))),
+                  reply(vs.fenced(vs.make("pointer_cache", stock()))),
+                  reply(vs.fenced(vs.make("side_stream", stock()))),
+                  reply(vs.fenced(vs.make("cublas", stock()))),
+                  reply(vs.fenced(vs.make("correct", stock())))]
         with ScriptedServer(script) as s:
             out = self.session(s, CLI, rounds=6, sandbox={"stop": "compile"})
         self.assertEqual(len(s.requests), 6)
@@ -349,8 +345,8 @@ class Session(Base):
         slow = vs.make("correct", stock()) + "// FAKE-WORKER: accept 0.4\n"
         hang = vs.make("correct", stock()) + "// FAKE-WORKER: hang\n"
         good = vs.make("correct", stock()) + "// FAKE-WORKER: accept 1.3\n"
-        with ScriptedServer([reply(fenced(slow)), reply(fenced(hang)),
-                             reply(fenced(good))]) as s:
+        with ScriptedServer([reply(vs.fenced(slow)), reply(vs.fenced(hang)),
+                             reply(vs.fenced(good))]) as s:
             out = self.session(s, fake, sandbox={"timeout_s": 3})
         self.assertEqual([c.verdict for _, c in out.tried], ["accepted", "timeout", "accepted"])
         prompts = [r["body"]["messages"][1]["content"] for r in s.requests]
@@ -434,7 +430,7 @@ class Command(Base):
     def test_propose_rewrite_dry_run(self):
         os.environ[llm.KEY_ENV] = KEY
         self.addCleanup(os.environ.pop, llm.KEY_ENV, None)
-        with ScriptedServer([reply(fenced(vs.make("correct", stock())))]) as s:
+        with ScriptedServer([reply(vs.fenced(vs.make("correct", stock())))]) as s:
             stdout = io.StringIO()
             with contextlib.redirect_stdout(stdout):
                 code = propose.main(["--shape", "256x256x256", "--llm-url", s.url,

@@ -132,3 +132,8 @@ def make(kind, stock):
 
 
 KINDS = sorted(EDITS)
+
+
+def fenced(source, before="Here is the rewrite.\n"):
+    """A model's reply holding `source` as its one fenced code block."""
+    return f"{before}```cuda\n{source}```\n"

@@ -47,10 +47,6 @@ def tearDownModule():
     shutil.rmtree(CACHE, ignore_errors=True)
 
 
-def fenced(source):
-    return f"```cuda\n{source}```\n"
-
-
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -161,7 +157,7 @@ class Session(Base):
     def test_every_canned_candidate_and_the_good_one_lands(self):
         kinds = ["does_not_compile", "wrong", "writes_past", "hang", "slow", "pointer_cache",
                  "content_cache", "side_stream", "cublas", "reads_past", "correct"]
-        with ScriptedServer([reply(fenced(vs.make(k, STOCK))) for k in kinds]) as s:
+        with ScriptedServer([reply(vs.fenced(vs.make(k, STOCK))) for k in kinds]) as s:
             client = llm.ChatClient(s.url, "test-model", transcript=self.path("t.jsonl"),
                                     sleep=lambda x: None, budget=llm.Budget(20, 2_000_000))
             out = rewrite_for_problems(
