@@ -122,6 +122,11 @@ TEST(SourceRules, EachRuleRefusesWhatItNames) {
   expect_refused(with(kNamespace, "#pragma GCC optimize(\"O0\")\n"), "preprocessor",
                  "#pragma GCC");
   expect_refused(with(kNamespace, "#line 1 \"elsewhere.cu\"\n"), "preprocessor", "#line 1");
+  // A macro in force when the library's headers are included would rewrite them.
+  expect_refused(with("#include <cuda_fp16.h>\n", "#define volatile\n"), "preprocessor",
+                 "#define volatile");
+  expect_refused(with("#include <cuda_fp16.h>\n", "#undef __CUDA_ARCH__\n"), "preprocessor",
+                 "#undef __CUDA_ARCH__");
   expect_refused(with(kKernelBody, "  _Pragma(\"unroll\")\n"), "preprocessor", "_Pragma");
   expect_refused(with(kKernelBody, "  \\u0061sm(\"trap;\");\n"), "encoding", "\\u0061sm");
   expect_refused(with(kKernelBody, "  int caf\xc3\xa9 = 0;\n"), "encoding", "caf\xc3\xa9");
@@ -143,12 +148,14 @@ TEST(SourceRules, InterfaceIsTheFamilys) {
 
 TEST(SourceRules, WhatIsNotCodeIsNotJudged) {
   // Comments and literals may say anything; constants, deleted functions, extern __shared__,
-  // `static constexpr` and device helpers are code the family itself writes.
+  // `static constexpr`, device helpers and a macro after the includes are code the family itself
+  // writes or could.
   const std::string source = with(
       kNamespace,
       "// asm cudaMalloc fopen std::thread cublasCreate atomicAdd __device__ int g;\n"
       "/* static int calls; <<< >>> */\n"
       "constexpr int kAllowedConstant = 3;\n"
+      "#define HGEMM_TEST_TWICE(x) (2 * (x))\n"
       "struct NoCopy { NoCopy(const NoCopy&) = delete; };\n"
       "__device__ __forceinline__ int helper(int x) {\n"
       "  static constexpr int kScale = 2;\n"

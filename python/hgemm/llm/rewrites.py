@@ -33,7 +33,7 @@ SOURCE_SYSTEM_PROMPT = (
     "<cuda_fp16.h>, <cuda_bf16.h>; no inline asm (use the ptx:: wrappers); no streams, "
     "launches, CUDA API calls, threads, other libraries, files, heap, atomics; no variable at "
     "namespace scope unless constexpr, no __device__, __managed__ or __constant__ globals, no "
-    "static variable unless constexpr; no token pasting. Every candidate is compiled, verified "
+    "static variable unless constexpr; no token pasting, no #define before an #include. Every candidate is compiled, verified "
     "(random and exact inputs, guard bands, NaN/Inf, again on fresh buffers after timing) and "
     "timed against cuBLASLt; the reward is the mean speedup minus penalties for error and for "
     "lines changed.")

@@ -199,16 +199,25 @@ class Checker {
     return true;
   }
 
+  // The directive name after the `#` at tokens_[i] (on its line), or nullptr.
+  const Token* directive_name(size_t i) const {
+    const Token& t = tokens_[i];
+    if (!t.directive || t.text != "#" || t.kind != Kind::kPunct || i + 1 >= tokens_.size())
+      return nullptr;
+    const Token& next = tokens_[i + 1];
+    return next.directive && next.line == t.line ? &next : nullptr;
+  }
+
   void directives() {
+    int last_include = 0;
+    for (size_t i = 0; i < tokens_.size(); ++i)
+      if (const Token* name = directive_name(i); name && name->text == "include")
+        last_include = tokens_[i].line;
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
       if (t.text == "##")
         add("preprocessor", t.line, "token pasting (##) builds names no rule can see");
-      if (!t.directive || t.text != "#" || t.kind != Kind::kPunct) continue;
-      const Token* name = i + 1 < tokens_.size() && tokens_[i + 1].directive &&
-                                  tokens_[i + 1].line == t.line
-                              ? &tokens_[i + 1]
-                              : nullptr;
+      const Token* name = directive_name(i);
       if (!name) continue;
       const Token* arg = i + 2 < tokens_.size() && tokens_[i + 2].directive &&
                                  tokens_[i + 2].line == t.line
@@ -222,6 +231,12 @@ class Checker {
           add("preprocessor", t.line,
               "#pragma " + (arg ? arg->text : std::string()) +
                   ": only once and unroll are accepted");
+      } else if ((d == "define" || d == "undef") && t.line < last_include) {
+        // The library's headers are the rules' premise: a macro in force when they are included
+        // rewrites them (`#define volatile` strips their asm of it).
+        add("preprocessor", t.line,
+            "#" + d + " before an #include: macros come after the includes, so that none can "
+            "change the library's headers");
       } else if (d == "line" || d == "include_next" || d == "import" || d == "embed" ||
                  d == "ident" || d == "sccs" || d == "assert") {
         add("preprocessor", t.line, "#" + d + " is not accepted");

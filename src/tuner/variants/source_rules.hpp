@@ -10,7 +10,8 @@
 //   include       only the library's own embedded headers (kernels/, ptx/, core/, hgemm/) and a
 //                 short list of standard and CUDA device headers, never the family file itself;
 //   preprocessor  no token pasting (it builds names the other rules cannot see), no _Pragma,
-//                 #line or #pragma beyond once and unroll;
+//                 #line or #pragma beyond once and unroll, no #define or #undef before an
+//                 #include (a macro would rewrite the library's own headers);
 //   asm           no inline assembly: PTX lives in src/ptx, which the rewrite includes;
 //   streams       no streams, events, graphs or launches (<<< >>>, cudaLaunch*): the harness owns
 //                 the stream the kernel runs on and the timer;
