@@ -256,13 +256,13 @@ class Sandbox(Base):
         self.assertEqual(failed.verdict, "verify_failed")
         self.assertIn("full: 256x256x256: incorrect", failed.reasons[0])
 
-    def test_memcheck_runs_first_with_its_own_limit(self):
+    def test_memcheck_runs_first_with_its_own_limit_and_shapes(self):
         bindir = self.path("bin")
         os.makedirs(bindir)
         sanitizer = os.path.join(bindir, "compute-sanitizer")
         with open(sanitizer, "w") as f:
             f.write("#!/bin/sh\necho '========= Invalid __global__ read of size 2 bytes'\n"
-                    "echo \"$@\" > \"$(dirname \"$0\")/args\"\nexit 7\n")
+                    "echo \"$@\" > \"$(dirname \"$0\")/args\"\nexit ${FAKE_SANITIZER_EXIT:-7}\n")
         os.chmod(sanitizer, 0o755)
         saved = os.environ["PATH"]
         os.environ["PATH"] = bindir + os.pathsep + saved
@@ -274,7 +274,18 @@ class Sandbox(Base):
             args = f.read().split()
         self.assertEqual(args[:4], ["--tool", "memcheck", "--error-exitcode", "7"])
         self.assertIn("--verify-only", args)
+        self.assertEqual(args[args.index("--shape") + 1], "256x256x256")
         self.assertEqual([stage for stage, _ in out.workers], ["compile", "memcheck"])
+        # Shapes of its own (a sanitizer that passes, then the fake worker's full run): memcheck
+        # verifies on those alone, the full run on the candidate's.
+        os.environ["FAKE_SANITIZER_EXIT"] = "0"
+        self.addCleanup(os.environ.pop, "FAKE_SANITIZER_EXIT", None)
+        out = self.run_candidate(vs.make("correct", stock()), cli=self.fake_cli(),
+                                 memcheck="auto", memcheck_shapes=["136x264x72", "17x33x64"])
+        self.assertEqual(out.verdict, "accepted", out.reasons)
+        shapes = {stage: w.argv[w.argv.index("--shape") + 1] for stage, w in out.workers}
+        self.assertEqual(shapes, {"compile": "256x256x256", "memcheck": "136x264x72,17x33x64",
+                                  "full": "256x256x256"})
 
     def test_memcheck_asked_for_but_missing(self):
         saved = sandbox.find_sanitizer

@@ -14,7 +14,10 @@ A candidate takes up to three workers: `--compile-only` (the source rules and th
 then `--verify-only` under compute-sanitizer memcheck with a time limit of its own (required by
 default: a missing sanitizer is an error, not a skipped check; memcheck="auto" runs it only where
 it is installed, False never), then the full run (verifier, timing against cublaslt-best, the
-recheck on fresh buffers). The JIT cache carries the build from one to the next."""
+recheck on fresh buffers). The JIT cache carries the build from one to the next. Memcheck may run
+on shapes of its own (memcheck_shapes): what it is for is the kernel's code paths (residues in M,
+N and K, more k-blocks than stages, more tiles than CTAs), which a small shape reaches at a
+fraction of a large one's cost under the sanitizer."""
 
 import json
 import os
@@ -206,14 +209,14 @@ def _failure(worker, record, stage):
 
 def try_candidate(source, config, shapes, workdir, *, cli, timeout_s=900.0,
                   compile_timeout_s=300.0, memory_mib=16384, memcheck=True,
-                  memcheck_timeout_s=1800.0, stop=None, source_rules=True, cache_dir=None,
-                  recheck_seed=None, env=None):
+                  memcheck_timeout_s=1800.0, memcheck_shapes=None, stop=None, source_rules=True,
+                  cache_dir=None, recheck_seed=None, env=None):
     """Runs one rewrite (`source`, the whole text of kernels/sm90/sm90_ws.cuh) instantiated as
     `config` on `shapes` ("MxNxK" strings) through the workers, with files under `workdir`.
     memcheck: True (the default; an error when compute-sanitizer is missing), "auto" (only when
-    it is found) or False. stop: None, "compile" or "verify". source_rules=False is for tests of
-    the run-time defences only. Returns a CandidateOutcome; never raises for what the candidate
-    does."""
+    it is found) or False; memcheck_shapes: what the memcheck worker verifies on (default:
+    `shapes`). stop: None, "compile" or "verify". source_rules=False is for tests of the run-time
+    defences only. Returns a CandidateOutcome; never raises for what the candidate does."""
     if stop not in (None, "compile", "verify"):
         raise ValueError(f"stop must be None, 'compile' or 'verify', got {stop!r}")
     os.makedirs(workdir, exist_ok=True)
@@ -222,14 +225,16 @@ def try_candidate(source, config, shapes, workdir, *, cli, timeout_s=900.0,
         f.write(source)
     base = [cli, "variants", "try", "--source", source_path, "--config", config,
             "--compile-timeout-s", f"{compile_timeout_s:g}"]
-    if shapes:
-        base += ["--shape", ",".join(shapes)]
     if cache_dir:
         base += ["--cache", cache_dir]
     if not source_rules:
         base.append("--no-source-rules")
     if recheck_seed is not None:
         base += ["--recheck-seed", str(recheck_seed)]
+
+    def shape_args(stage_shapes):
+        return ["--shape", ",".join(stage_shapes)] if stage_shapes else []
+
     workers = []
 
     def run(stage, argv, limit):
@@ -244,7 +249,8 @@ def try_candidate(source, config, shapes, workdir, *, cli, timeout_s=900.0,
             outcome.workers = workers
         return outcome, record
 
-    outcome, record = run("compile", base + ["--compile-only"], compile_timeout_s + 60)
+    outcome, record = run("compile", base + shape_args(shapes) + ["--compile-only"],
+                          compile_timeout_s + 60)
     if outcome or stop == "compile":
         return outcome or CandidateOutcome("compiled", [], record, workers)
 
@@ -254,14 +260,15 @@ def try_candidate(source, config, shapes, workdir, *, cli, timeout_s=900.0,
                                           "on PATH nor in $CUDA_HOME/bin"], record, workers)
     if sanitizer:
         outcome, record = run("memcheck", [sanitizer, "--tool", "memcheck", "--error-exitcode",
-                                           str(MEMCHECK_EXIT)] + base + ["--verify-only"],
+                                           str(MEMCHECK_EXIT)] + base +
+                              shape_args(memcheck_shapes or shapes) + ["--verify-only"],
                               memcheck_timeout_s)
         if outcome:
             return outcome
     if stop == "verify":
-        outcome, record = run("verify", base + ["--verify-only"], timeout_s)
+        outcome, record = run("verify", base + shape_args(shapes) + ["--verify-only"], timeout_s)
         return outcome or CandidateOutcome("verified", [], record, workers)
-    outcome, record = run("full", base, timeout_s)
+    outcome, record = run("full", base + shape_args(shapes), timeout_s)
     if outcome:
         return outcome
     if not record or record.get("verdict") != "accepted":
