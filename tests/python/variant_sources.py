@@ -64,6 +64,11 @@ READ_PAST = (
     "            for (int i = 0; i < Traits::kAccRegs; ++i) acc[mt][i] += 0.0f * past;\n"
     "        }\n")
 
+# 200000 SM cycles per tile and consumer, counted by the SM's own clock: at any clock at least
+# 3x what cuBLASLt needs for a whole 2048^3 product (~60000 cycles on an H100), where
+# __nanosleep's duration is only promised to lie in [0, 2t].
+SPIN = "      for (const long long t0 = clock64(); clock64() - t0 < 200000;) {\n      }\n"
+
 WRITE_PAST = (
     "        if (thread_in_wg == 0) params.c[int64_t(params.m) * params.ldc + consumer_wg] = 0;\n")
 
@@ -99,7 +104,7 @@ EDITS = {
                (GRID_WAIT, CUBLAS, "after")],
     "hang": [(GRID_WAIT, "  if (params.k > 0)\n    for (;;) __nanosleep(1000000);\n", "after")],
     "crash": [(GRID_WAIT, "  if (params.k > 0 && threadIdx.x == 0) __trap();\n", "after")],
-    "slow": [("      uint32_t prev_stage = 0;\n", "      __nanosleep(100000);\n", "after")],
+    "slow": [("      uint32_t prev_stage = 0;\n", SPIN, "after")],
     "wrong": [("(kb > kb_begin || kk > 0) ? 1u : 0u", "(kb > kb_begin) ? 1u : 0u", "replace")],
     "does_not_compile": [("const int warp_idx = ", "const int warp_idx = not_declared_anywhere + ",
                           "replace")],
