@@ -111,7 +111,9 @@ def memcheck_paths_missed(shape, config):
         missed.append("N or K not a multiple of 8 (TMA refuses)")
     if -(-k // bk) <= stages:
         missed.append(f"{-(-k // bk)} k-blocks do not wrap the {stages}-stage ring")
-    if tiles <= NUM_SMS:
+    if not NUM_SMS:
+        missed.append("no SM count in `hgemm info`")
+    elif tiles <= NUM_SMS:
         missed.append(f"{tiles} tiles do not exceed the device's {NUM_SMS} SMs")
     return missed
 
