@@ -16,5 +16,6 @@ int cmd_bench(const Args& args);
 int cmd_report(const Args& args);
 int cmd_jit(const Args& args);
 int cmd_space(const Args& args);
+int cmd_variants(const Args& args);
 
 }  // namespace hgemm::cli

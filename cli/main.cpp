@@ -24,6 +24,7 @@ commands:
   ablate   compare the search policies by replaying an exhaustive tuning database (report)
   jit      compile sm90 configs the catalog lacks into the JIT cache, show their source
   space    the search space's axes, and which configs are legal for a shape and why not
+  variants kernel source rewrites: check, try (verify, time, recheck), list, promote
 
 `hgemm <command> --help` describes each command's options.
 )";
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     if (command == "ablate") return hgemm::cli::cmd_ablate(args);
     if (command == "jit") return hgemm::cli::cmd_jit(args);
     if (command == "space") return hgemm::cli::cmd_space(args);
+    if (command == "variants") return hgemm::cli::cmd_variants(args);
   } catch (const hgemm::cli::ArgError& e) {
     std::fprintf(stderr, "hgemm %s: %s\n", command.c_str(), e.what());
     return 2;

@@ -1,6 +1,7 @@
 #include "launch/sm90_jit.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,9 +60,19 @@ std::string hex64(uint64_t v) {
 
 std::string read_or_empty(const fs::path& path) { return read_file(path.string()).value_or(""); }
 
-// Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`.
-// Returns the exit status, or -1 with *why set when it could not start.
-int run_process(const std::vector<std::string>& argv, const fs::path& log, std::string* why) {
+// Runs argv[0] (looked up on PATH when it has no slash) with stdout and stderr to `log`. Returns
+// the exit status, or -1 with *why set when it could not start, was killed, or outlived `seconds`
+// (> 0), after which its whole process group (nvcc's cicc and ptxas too) is killed. Only a timed
+// run gets a group of its own: an untimed one stays in the caller's, so that a Ctrl-C of
+// `hgemm jit build` or `hgemm tune --jit` reaches the compiler too rather than orphaning it.
+// `memory_mib` > 0 runs it under that address-space limit, set by a shell that then execs it,
+// since posix_spawn cannot set resource limits.
+int run_process(std::vector<std::string> argv, const fs::path& log, std::string* why,
+                double seconds = 0, int64_t memory_mib = 0) {
+  const std::string program = argv[0];
+  if (memory_mib > 0)
+    argv.insert(argv.begin(), {"/bin/sh", "-c", "ulimit -v \"$0\" && exec \"$@\"",
+                               std::to_string(memory_mib * 1024)});
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -71,22 +82,49 @@ int run_process(const std::vector<std::string>& argv, const fs::path& log, std::
   posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (seconds > 0) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    *why = "cannot run " + argv[0] + ": " + std::strerror(rc) +
+    *why = "cannot run " + program + ": " + std::strerror(rc) +
            " (set HGEMM_NVCC to the nvcc to use)";
     return -1;
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      *why = "waitpid failed for " + argv[0];
+  bool killed = false;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, seconds > 0 && !killed ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      *why = "waitpid failed for " + program;
       return -1;
     }
+    if (done == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(-pid, SIGKILL);
+        killed = true;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+  if (killed) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", seconds);
+    *why = program + " was killed at the compile time limit of " + limit + " s";
+    return -1;
+  }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  *why = argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  *why = program + " was killed by signal " + std::to_string(WTERMSIG(status)) +
+         (memory_mib > 0 ? " (memory limit " + std::to_string(memory_mib) + " MiB)" : "");
   return -1;
 }
 
@@ -131,25 +169,42 @@ Status compiler_fingerprint(const Options& options, std::string* out) {
   return Status::success();
 }
 
-uint64_t headers_hash() {
-  static const uint64_t h = [] {
-    uint64_t v = fnv1a("hgemm-jit-headers");
-    for (const EmbeddedFile& f : embedded_headers()) v = fnv1a(f.text, fnv1a(f.path, v));
-    return v;
-  }();
-  return h;
+// The headers a build compiles against: the embedded set, with the override's file replaced.
+std::vector<EmbeddedFile> headers_for(const Options& options) {
+  std::vector<EmbeddedFile> files = embedded_headers();
+  if (!options.header_override) return files;
+  const HeaderOverride& o = *options.header_override;
+  for (EmbeddedFile& f : files)
+    if (f.path == o.path) {
+      f.text = o.text;
+      return files;
+    }
+  HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+              "the header override names '" + o.path + "', which is not an embedded header");
 }
 
-// The embedded headers, written once per header set under the cache (by rename of a whole
-// directory, so a half-written tree is never used).
+uint64_t hash_headers(const std::vector<EmbeddedFile>& files) {
+  uint64_t v = fnv1a("hgemm-jit-headers");
+  for (const EmbeddedFile& f : files) v = fnv1a(f.text, fnv1a(f.path, v));
+  return v;
+}
+
+uint64_t headers_hash(const Options& options) {
+  if (options.header_override) return hash_headers(headers_for(options));
+  static const uint64_t stock = hash_headers(embedded_headers());
+  return stock;
+}
+
+// The headers, written once per header set under the cache (by rename of a whole directory, so
+// a half-written tree is never used).
 Status include_dir(const Options& options, fs::path* out) {
-  const fs::path dir = cache_root(options) / ("include-" + hex64(headers_hash()));
+  const fs::path dir = cache_root(options) / ("include-" + hex64(headers_hash(options)));
   *out = dir;
   std::error_code ec;
   if (fs::exists(dir / ".complete", ec)) return Status::success();
   const fs::path tmp = dir.string() + ".tmp-" + unique_suffix();
   fs::remove_all(tmp, ec);
-  for (const EmbeddedFile& f : embedded_headers()) {
+  for (const EmbeddedFile& f : headers_for(options)) {
     const fs::path p = tmp / fs::path(std::string(f.path));
     fs::create_directories(p.parent_path(), ec);
     std::ofstream o(p, std::ios::binary);
@@ -198,15 +253,23 @@ Artifact build_one(const KernelConfig& config, const Options& options) {
   const fs::path src = root / "tmp" / (stem + ".cu");
   const fs::path out = root / "tmp" / (stem + ".cubin");
   const fs::path log = root / (key.hex + ".log");
+  // The compiler's identity is known once per process, so its probe may have made another
+  // cache's tmp/ and not this one's.
+  fs::create_directories(root / "tmp", ec);
   {
     std::ofstream s(src, std::ios::binary | std::ios::trunc);
     s << sm90_source(a.config);
+    if (!s.flush()) {
+      a.status = Status::failure(HGEMM_ERROR_NOT_SUPPORTED, "cannot write " + src.string());
+      return a;
+    }
   }
   std::vector<std::string> argv{options.nvcc};
   for (const auto& f : compile_flags()) argv.push_back(f);
   argv.insert(argv.end(), {"-I" + includes.string(), "-cubin", "-o", out.string(), src.string()});
   std::string why;
-  const int rc = run_process(argv, log, &why);
+  const int rc =
+      run_process(argv, log, &why, options.compile_seconds, options.compile_memory_mib);
   fs::remove(src, ec);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (rc != 0) {
@@ -216,7 +279,7 @@ Artifact build_one(const KernelConfig& config, const Options& options) {
         a.config.name() + ": JIT compilation failed" +
             (why.empty() ? " (exit " + std::to_string(rc) + ", log " + log.string() +
                                "): " + tail(read_or_empty(log), 1500)
-                         : ": " + why));
+                         : ": " + why + "; output: " + tail(read_or_empty(log), 600)));
     return a;
   }
   // The sidecar lands first: a cubin under its final name always has its key material.
@@ -279,6 +342,30 @@ void launch_loaded(const KernelConfig& config, const GemmArgs& args) {
   sm90_launch(config, loaded->kernel, args);
 }
 
+// Loads a built cubin that must hold exactly one kernel; the reason on failure, else empty.
+std::string load_library(const Artifact& a, cudaLibrary_t* library, cudaKernel_t* kernel) {
+  const std::string image = read_or_empty(a.cubin_path);
+  unsigned count = 0;
+  cudaError_t e =
+      cudaLibraryLoadData(library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (e == cudaSuccess) e = cudaLibraryGetKernelCount(&count, *library);
+  if (e == cudaSuccess && count == 1) e = cudaLibraryEnumerateKernels(kernel, 1, *library);
+  std::string error;
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    error = a.config.name() + ": cannot load the JIT cubin " + a.cubin_path + ": " +
+            cudaGetErrorString(e);
+  } else if (count != 1) {
+    error = a.config.name() + ": the JIT cubin holds " + std::to_string(count) +
+            " kernels, not 1";
+  }
+  if (!error.empty() && *library) {
+    cudaLibraryUnload(*library);
+    *library = nullptr;
+  }
+  return error;
+}
+
 }  // namespace
 
 Options Options::from_env() {
@@ -300,6 +387,33 @@ bool enabled() {
     v = g_enabled.load();
   }
   return v == 1;
+}
+
+const EmbeddedFile* find_embedded(std::string_view path) {
+  for (const EmbeddedFile& f : embedded_headers())
+    if (f.path == path) return &f;
+  return nullptr;
+}
+
+const Sm90Kernel* load(const Artifact& artifact, std::string* why) {
+  auto fail = [why](std::string reason) -> const Sm90Kernel* {
+    if (why) *why = std::move(reason);
+    return nullptr;
+  };
+  if (!artifact.status.ok()) return fail(artifact.status.message);
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  if (std::string error = load_library(artifact, &library, &kernel); !error.empty())
+    return fail(error);
+  // Never unloaded: a kernel may still run when its caller's process exits.
+  static std::mutex mu;
+  static auto* kept = new std::vector<std::unique_ptr<Sm90Kernel>>;
+  auto k = std::make_unique<Sm90Kernel>();
+  k->entry = reinterpret_cast<const void*>(kernel);
+  k->geometry = sm90_geometry(artifact.config);
+  std::lock_guard lock(mu);
+  kept->push_back(std::move(k));
+  return kept->back().get();
 }
 
 std::string sm90_source(const KernelConfig& config) {
@@ -344,9 +458,19 @@ CacheKey cache_key(const KernelConfig& config, const Options& options) {
     HGEMM_THROW(s.code, s.message);
   std::string material = "hgemm-jit 1\ncompiler: " + options.nvcc + "\n" + fingerprint + "flags:";
   for (const auto& f : compile_flags()) material += " " + f;
-  material += "\nheaders: " + hex64(headers_hash()) + "\nsource:\n" + sm90_source(config);
-  // Two independent 64-bit hashes: a 128-bit name; the sidecar comparison catches the rest.
-  return {hex64(fnv1a(material)) + hex64(fnv1a(material, 0x84222325cbf29ce4ull)), material};
+  material += "\nheaders: " + hex64(headers_hash(options)) + "\n";
+  // The whole text, not its hash: the sidecar comparison then rules out a collision here too.
+  if (const auto& o = options.header_override)
+    material += "override: " + o->path + " " + std::to_string(o->text.size()) + " bytes\n" +
+                o->text + "\nend of override\n";
+  material += "source:\n" + sm90_source(config);
+  // A 128-bit name; the sidecar comparison catches the rest.
+  return {text_hash(material), material};
+}
+
+std::string text_hash(std::string_view text) {
+  // Two independent 64-bit hashes.
+  return hex64(fnv1a(text)) + hex64(fnv1a(text, 0x84222325cbf29ce4ull));
 }
 
 std::vector<Artifact> build(const std::vector<KernelConfig>& configs, const Options& options) {
@@ -384,30 +508,16 @@ const KernelInstance* instance(const KernelConfig& config, std::string* why) {
   std::string error;
   cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;
-  if (!a.status.ok()) {
+  if (!a.status.ok())
     error = a.status.message;
-  } else {
-    const std::string image = read_or_empty(a.cubin_path);
-    unsigned count = 0;
-    cudaError_t e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
-                                        nullptr, 0);
-    if (e == cudaSuccess) e = cudaLibraryGetKernelCount(&count, library);
-    if (e == cudaSuccess && count == 1) e = cudaLibraryEnumerateKernels(&kernel, 1, library);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      error = inst.name() + ": cannot load the JIT cubin " + a.cubin_path + ": " +
-              cudaGetErrorString(e);
-    } else if (count != 1) {
-      error = inst.name() + ": the JIT cubin holds " + std::to_string(count) + " kernels, not 1";
-    }
-  }
+  else
+    error = load_library(a, &library, &kernel);
   std::unique_lock lock(t.mu);
   if (const Loaded* l = t.find(inst)) {
     if (library) cudaLibraryUnload(library);  // another thread loaded it meanwhile
     return &l->instance;
   }
   if (!error.empty()) {
-    if (library) cudaLibraryUnload(library);
     t.failed.emplace(inst, error);
     if (why) *why = error;
     return nullptr;

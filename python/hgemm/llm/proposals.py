@@ -270,36 +270,23 @@ NAME_LEGEND = (
     "decode_n<block_n>_k<block_k>_s<stages>_w<num_warps>.")
 
 
-def build_prompt(problem, vocab, similar, failures, hardware, *, token_budget=6000,
-                 max_configs=4):
-    """The chat messages for one request. The problem, the vocabulary and the answer format are
-    always there; hardware facts, then similar shapes, then failures are added while the whole
-    stays within `token_budget` (chars/4). Raises ValueError when even the fixed part does not
-    fit."""
+def problem_features(problem):
+    """One line: the problem's sizes, layout, accumulation and arithmetic intensity."""
     intensity = 2.0 * problem.m * problem.n * problem.k / (
         2.0 * (problem.m * problem.k + problem.k * problem.n + problem.m * problem.n))
-    fixed = [
-        f"Problem: C[M,N] = A[M,K] * B, M={problem.m} N={problem.n} K={problem.k}, layout "
-        f"{problem.layout} ({'B stored N x K' if problem.layout == 'tn' else 'B stored K x N'}),"
-        f" FP16 inputs, {'FP32' if problem.acc == 'f32' else 'FP16'} accumulation; "
-        f"arithmetic intensity {intensity:.0f} FLOP/byte.",
-        "Search space (family -> axis -> allowed values; runtime axes: "
-        + "; ".join(f"{f}: {', '.join(v['runtime']) or 'none'}" for f, v in vocab.items())
-        + "):",
-        json.dumps({f: v["axes"] for f, v in vocab.items()}, separators=(",", ":")),
-        f"Propose up to {max_configs} configs likely to beat the best below for this problem.",
-    ]
-    optional = []
-    if hardware:
-        optional.append(["Hardware:", hardware.strip()])
-    if similar:
-        optional.append(["Fastest measured configs of similar shapes (speedup over cuBLASLt):",
-                         NAME_LEGEND]
-                        + [f"  {s}  {c}  {x:.3f}x" for s, c, x in similar])
-    if failures:
-        optional.append(["Failures so far (do not repeat them):"]
-                        + [f"  {f}" for f in failures])
-    system_tokens = estimate_tokens(SYSTEM_PROMPT)
+    storage = "B stored N x K" if problem.layout == "tn" else "B stored K x N"
+    acc = "FP32" if problem.acc == "f32" else "FP16"
+    return (f"C[M,N] = A[M,K] * B, M={problem.m} N={problem.n} K={problem.k}, layout "
+            f"{problem.layout} ({storage}), FP16 inputs, {acc} accumulation; "
+            f"arithmetic intensity {intensity:.0f} FLOP/byte.")
+
+
+def fit_sections(system, fixed, optional, token_budget):
+    """The chat messages: `system`, then a user message of the `fixed` lines (which must fit
+    `token_budget`, else ValueError) followed by as much of each `optional` section (a list of
+    lines, its heading first) as still fits, in order; a section is dropped whole when not even
+    its heading and first line fit."""
+    system_tokens = estimate_tokens(system)
     text = "\n".join(fixed)
     if system_tokens + estimate_tokens(text) > token_budget:
         raise ValueError(f"the prompt's fixed part needs about "
@@ -314,7 +301,44 @@ def build_prompt(problem, vocab, similar, failures, hardware, *, token_budget=60
             lines.append(line)
         if len(lines) > 1 or (lines and len(section) == 1):
             text = "\n".join([text] + lines)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def context_sections(hardware, similar, failures, *, similar_head, failures_head):
+    """The optional sections both kinds of prompt carry, in the order fit_sections adds them while
+    they fit: the hardware facts, the fastest measured configs of similar shapes ((shape, config,
+    speedup) triples, under the lines `similar_head`) and the failures so far (under
+    `failures_head`)."""
+    sections = []
+    if hardware:
+        sections.append(["Hardware:", hardware.strip()])
+    if similar:
+        sections.append(list(similar_head) + [f"  {s}  {c}  {x:.3f}x" for s, c, x in similar])
+    if failures:
+        sections.append([failures_head] + [f"  {f}" for f in failures])
+    return sections
+
+
+def build_prompt(problem, vocab, similar, failures, hardware, *, token_budget=6000,
+                 max_configs=4):
+    """The chat messages for one request. The problem, the vocabulary and the answer format are
+    always there; hardware facts, then similar shapes, then failures are added while the whole
+    stays within `token_budget` (chars/4). Raises ValueError when even the fixed part does not
+    fit."""
+    fixed = [
+        "Problem: " + problem_features(problem),
+        "Search space (family -> axis -> allowed values; runtime axes: "
+        + "; ".join(f"{f}: {', '.join(v['runtime']) or 'none'}" for f, v in vocab.items())
+        + "):",
+        json.dumps({f: v["axes"] for f, v in vocab.items()}, separators=(",", ":")),
+        f"Propose up to {max_configs} configs likely to beat the best below for this problem.",
+    ]
+    optional = context_sections(
+        hardware, similar, failures,
+        similar_head=["Fastest measured configs of similar shapes (speedup over cuBLASLt):",
+                      NAME_LEGEND],
+        failures_head="Failures so far (do not repeat them):")
+    return fit_sections(SYSTEM_PROMPT, fixed, optional, token_budget)
 
 
 def read_hardware_facts(path=HARDWARE_FACTS):

@@ -1,12 +1,16 @@
-"""One problem's conversation: prompt, reply, strict parse, legality, and the rejections fed back
-as failures into the next round until enough usable configs are found or the rounds or the
-budget run out."""
+"""The conversations with the model: per problem for configs (prompt, reply, strict parse,
+legality), and per set of problems for source rewrites (prompt, reply, the sandbox, the store),
+each feeding its rejections and failures back into the next round until it has what it asked for
+or the rounds or the budget run out."""
 
+import os
 from dataclasses import dataclass, field
 
 from .client import BudgetExhausted, LLMError
 from .proposals import (ProposalError, build_prompt, check_legality, database_failures,
                         parse_proposals, similar_best)
+from .rewrites import build_source_prompt, parse_source_reply, prompt_sha256, store_variant
+from .sandbox import try_candidate
 
 
 @dataclass
@@ -26,6 +30,17 @@ class Outcome:
         return out
 
 
+def _ask(client, messages, outcome, r, **kw):
+    """The reply's text, or None with outcome.stopped saying why the rounds end."""
+    try:
+        return client.chat(messages, **kw)
+    except BudgetExhausted as e:
+        outcome.stopped = str(e)
+    except LLMError as e:
+        outcome.stopped = f"round {r}: {e}"
+    return None
+
+
 def propose_for_problem(client, cli, problem, vocab, records, hardware, *, rounds=2,
                         configs=4, prompt_tokens=6000, log=print):
     """Asks `client` (a ChatClient, or None: no endpoint, nothing is sent) for configs for
@@ -39,13 +54,8 @@ def propose_for_problem(client, cli, problem, vocab, records, hardware, *, round
     for r in range(1, rounds + 1):
         messages = build_prompt(problem, vocab, similar, failures, hardware,
                                 token_budget=prompt_tokens, max_configs=configs)
-        try:
-            reply = client.chat(messages)
-        except BudgetExhausted as e:
-            outcome.stopped = str(e)
-            break
-        except LLMError as e:
-            outcome.stopped = f"round {r}: {e}"
+        reply = _ask(client, messages, outcome, r)
+        if reply is None:
             break
         try:
             proposals, rejections = parse_proposals(reply, vocab, max_configs=configs)
@@ -68,4 +78,62 @@ def propose_for_problem(client, cli, problem, vocab, records, hardware, *, round
                 log(f"  round {r}: illegal: {c.name or c.proposal.fields}: {c.reason()}")
         if len(outcome.usable) >= configs:
             break
+    return outcome
+
+
+@dataclass
+class RewriteOutcome:
+    problems: list
+    tried: list = field(default_factory=list)     # (round, CandidateOutcome) per parsed reply
+    rejected: list = field(default_factory=list)  # (round, reason) of unparseable replies
+    stored: list = field(default_factory=list)    # directories of the variants kept
+    stopped: str = ""
+
+
+def rewrite_for_problems(client, cli, config, problems, family, records, hardware, workdir,
+                         variants_dir, *, rounds=2, prompt_tokens=40000, reply_tokens=32000,
+                         min_reward=1.0, sandbox=None, log=print):
+    """Asks `client` for rewrites of the family header (`family`, its text) instantiated as
+    `config`, runs each through the sandbox on `problems` (files under `workdir`), feeds every
+    failure back into the next prompt, and stores the first accepted rewrite whose reward
+    reaches `min_reward` under `variants_dir`. `sandbox`: keyword arguments for
+    sandbox.try_candidate (limits, memcheck, stop). Errors of the model, the transport or a
+    candidate end in the outcome, never in an exception."""
+    outcome = RewriteOutcome(list(problems))
+    if client is None:
+        return outcome
+    first = problems[0]
+    failures = [f"{s} {c}: {d} ({why})" for s, c, d, why in database_failures(records, first)]
+    similar = similar_best(records, first)
+    shapes = [p.shape for p in problems]
+    for r in range(1, rounds + 1):
+        messages = build_source_prompt(family, config, problems, similar, failures, hardware,
+                                       token_budget=prompt_tokens)
+        reply = _ask(client, messages, outcome, r, max_tokens=reply_tokens)
+        if reply is None:
+            break
+        try:
+            source = parse_source_reply(reply)
+        except ProposalError as e:
+            outcome.rejected.append((r, str(e)))
+            failures.append(f"round {r}: reply rejected: {e}")
+            log(f"  round {r}: reply rejected: {e}")
+            continue
+        candidate = try_candidate(source, config, shapes, os.path.join(workdir, f"round-{r}"),
+                                  cli=cli, **(sandbox or {}))
+        outcome.tried.append((r, candidate))
+        log(f"  round {r}: {candidate.summary()}")
+        if not candidate.accepted:
+            failures.append(f"round {r}: {candidate.summary()}")
+            continue
+        reward = candidate.record["reward"]
+        if reward < min_reward:
+            failures.append(f"round {r}: correct but too slow: reward {reward:.4f} (mean speedup "
+                            f"{candidate.record['mean_speedup']:.4f}x) below {min_reward}")
+            continue
+        path = store_variant(variants_dir, source, candidate.record, model=client.model,
+                             prompt_hash=prompt_sha256(messages))
+        outcome.stored.append(path)
+        log(f"  round {r}: stored {path}")
+        break
     return outcome

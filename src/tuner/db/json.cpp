@@ -9,7 +9,7 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  Parser(std::string_view text, bool top_level) : text_(text), top_level_(top_level) {}
 
   Object object() {
     Object out;
@@ -26,7 +26,10 @@ class Parser {
         skip_space();
         expect(':');
         skip_space();
-        out.set(key, value());
+        if (top_level_ && (peek() == '{' || peek() == '['))
+          skip_nested();
+        else
+          out.set(key, value());
         skip_space();
         if (peek() == ',') {
           ++pos_;
@@ -51,9 +54,27 @@ class Parser {
     ++pos_;
   }
   void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\r' || (top_level_ && text_[pos_] == '\n')))
       ++pos_;
+  }
+  void skip_nested() {
+    std::string closers;
+    do {
+      const char c = peek();
+      if (c == '\0') fail("unterminated nested value");
+      if (c == '"') {
+        string_literal();
+        continue;
+      }
+      if (c == '{') closers += '}';
+      if (c == '[') closers += ']';
+      if (c == '}' || c == ']') {
+        if (closers.empty() || closers.back() != c) fail(std::string("unexpected '") + c + "'");
+        closers.pop_back();
+      }
+      ++pos_;
+    } while (!closers.empty());
   }
   bool literal(std::string_view word) {
     if (text_.substr(pos_, word.size()) != word) return false;
@@ -153,6 +174,7 @@ class Parser {
   }
 
   std::string_view text_;
+  bool top_level_;
   size_t pos_ = 0;
 };
 
@@ -235,7 +257,9 @@ std::string write(const Object& object) {
   return out + "}";
 }
 
-Object parse(std::string_view text) { return Parser(text).object(); }
+Object parse(std::string_view text) { return Parser(text, false).object(); }
+
+Object parse_top_level(std::string_view text) { return Parser(text, true).object(); }
 
 std::string number_text(double value) {
   char buf[32];

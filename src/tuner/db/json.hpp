@@ -38,6 +38,10 @@ class ParseError : public std::runtime_error {
 std::string write(const Object& object);
 // Throws ParseError naming the column and what was expected.
 Object parse(std::string_view text);
+// The scalar fields of one object that may span lines and hold nested objects and arrays, which
+// are skipped (absent from the result, still checked for balance and well-formed strings): the
+// summary of a larger document, such as a variant's record.json (`hgemm variants list`).
+Object parse_top_level(std::string_view text);
 
 std::string quote(std::string_view text);
 // A finite number as its shortest text that reads back exactly ("1980", "0.5", "2e+15").

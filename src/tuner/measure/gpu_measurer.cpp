@@ -81,6 +81,7 @@ struct GpuMeasurer::Impl {
   int64_t m = 0, n = 0, k = 0;  // the shape and element type the buffers hold
   DType dtype = DType::kF16;
   std::map<std::string, std::string> references;
+  verify::Report report;
 };
 
 GpuMeasurer::GpuMeasurer(GpuMeasurerOptions options)
@@ -88,8 +89,18 @@ GpuMeasurer::GpuMeasurer(GpuMeasurerOptions options)
 
 GpuMeasurer::~GpuMeasurer() = default;
 
+const verify::Report& GpuMeasurer::last_report() const { return impl_->report; }
+
 Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& config) {
+  return measure(problem, config,
+                 [config](const Problem& p, const void* a, const void* b, void* c,
+                          cudaStream_t stream) { run(p, config, a, b, c, stream); });
+}
+
+Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& config,
+                                 const verify::GemmFn& fn) {
   Impl& s = *impl_;
+  s.report = {};
   s.prepare(problem);
   const std::string& reference = s.reference(problem);
   Measurement out;
@@ -100,9 +111,8 @@ Measurement GpuMeasurer::measure(const Problem& problem, const KernelConfig& con
     out.detail = st.message;
     return out;
   }
-  const verify::GemmFn fn = [config](const Problem& p, const void* a, const void* b, void* c,
-                                     cudaStream_t stream) { run(p, config, a, b, c, stream); };
-  const verify::Report report = s.verifier.check(problem, fn, s.verify_options);
+  s.report = s.verifier.check(problem, fn, s.verify_options);
+  const verify::Report& report = s.report;
   if (!report.passed()) {
     out.disposition = from_verifier(report.disposition);
     out.detail = report.summary();

@@ -34,6 +34,12 @@ class GpuMeasurer : public Measurer {
   GpuMeasurer& operator=(const GpuMeasurer&) = delete;
 
   Measurement measure(const Problem& problem, const KernelConfig& config) override;
+  // The same steps with `fn` as the GEMM under test instead of the catalog's `config` (a kernel
+  // compiled from a source rewrite with config's geometry); can_implement still asks about config.
+  Measurement measure(const Problem& problem, const KernelConfig& config,
+                      const verify::GemmFn& fn);
+  // The verifier's report of the last measure(); empty when it stopped before verifying.
+  const verify::Report& last_report() const;
 
  private:
   struct Impl;

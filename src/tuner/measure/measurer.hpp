@@ -65,4 +65,22 @@ struct RewardWeights {
 double reward(const Measurement& m, const KernelConfig& config, int smem_limit_bytes,
               const RewardWeights& weights = {});
 
+// The same form for a source rewrite of a kernel family (`hgemm variants try`), over the shapes it
+// was measured on: mean speedup over cublaslt-best, minus alpha times the error term (the mean of
+// the shapes' error ratios, each clamped to [0, 1], as above), minus beta times the code-size term
+// (lines changed against the family's file / 1000, at most 1). README, "Kernel source rewrites".
+struct SourceRewardWeights {
+  // As the tuner's: among equally fast rewrites, prefer the more accurate.
+  double alpha = 0.05;
+  // 100 changed lines cost 1% of speedup: a rewrite has to pay for the code a reviewer reads
+  // and the catalog carries, while one that changes the whole file (1000+ lines, 10%) can still
+  // win by being clearly faster.
+  double beta = 0.1;
+};
+double source_reward(double mean_speedup, double error_term, int lines_changed,
+                     const SourceRewardWeights& weights = {});
+// The penalised reward, one definition for both: speedup - alpha * error - beta * size.
+double paper_reward(double speedup, double error_term, double size_term, double alpha,
+                    double beta);
+
 }  // namespace hgemm::tuner

@@ -35,7 +35,19 @@ double reward(const Measurement& m, const KernelConfig& config, int smem_limit_b
   const double size = smem_limit_bytes > 0
                           ? std::min(1.0, double(config.smem_bytes()) / smem_limit_bytes)
                           : 0.0;
-  return m.speedup() - weights.alpha * error - weights.beta * size;
+  return paper_reward(m.speedup(), error, size, weights.alpha, weights.beta);
+}
+
+double paper_reward(double speedup, double error_term, double size_term, double alpha,
+                    double beta) {
+  return speedup - alpha * error_term - beta * size_term;
+}
+
+double source_reward(double mean_speedup, double error_term, int lines_changed,
+                     const SourceRewardWeights& weights) {
+  const double error = std::isfinite(error_term) ? std::clamp(error_term, 0.0, 1.0) : 1.0;
+  const double size = std::clamp(lines_changed / 1000.0, 0.0, 1.0);
+  return paper_reward(mean_speedup, error, size, weights.alpha, weights.beta);
 }
 
 }  // namespace hgemm::tuner
