@@ -198,6 +198,9 @@ int stats(const std::string& path) {
   std::printf("%zu records over %zu problems and %zu configs; %zu unreadable lines\n",
               db.records.size(), problems.size(), configs.size(), db.errors.size());
   for (const auto& [d, n] : by_disposition) std::printf("  %-14s %d\n", d.c_str(), n);
+  if (!db.variants.empty())
+    std::printf("  %zu variant lines (source rewrites with their provenance; never dispatched)\n",
+                db.variants.size());
   if (not_compiled)
     std::printf("  %d records name configs this build does not compile (ignored by dispatch)\n",
                 not_compiled);

@@ -94,6 +94,10 @@ def _parser():
                         "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_<acc>_<layout>)")
     r.add_argument("--variants", default="variants",
                    help="where accepted rewrites are stored (default ./variants)")
+    r.add_argument("--variant-db",
+                   help="the plain .jsonl tuning database that receives a stored rewrite's "
+                        "measurements with its provenance as \"variant\" lines (default "
+                        "VARIANTS/variants.jsonl; dispatch never runs them)")
     r.add_argument("--min-reward", type=float, default=1.0,
                    help="the reward a rewrite must reach to be stored (default 1.0: faster than "
                         "cublaslt-best after the penalties)")
@@ -204,7 +208,7 @@ def _rewrite(args, shapes, cli, client, records, hardware):
                                    hardware, os.path.join(args.out, "rewrites"), args.variants,
                                    rounds=args.rounds, prompt_tokens=args.prompt_tokens,
                                    min_reward=args.min_reward, sandbox=sandbox,
-                                   log=lambda s: print(s))
+                                   variant_db=args.variant_db, log=lambda s: print(s))
     with open(os.path.join(args.out, "rewrites.jsonl"), "w", encoding="utf-8") as out:
         for r, reason in outcome.rejected:
             out.write(json.dumps({"round": r, "verdict": "reply_rejected", "reasons": [reason]})

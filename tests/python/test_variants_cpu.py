@@ -74,7 +74,8 @@ if mode == "verify_failed":
 speedup = float(mode.split()[1])
 record.update(verdict="accepted", mean_speedup=speedup, error_term=0.1,
               reward=speedup - 0.05 * 0.1 - 0.1 * min(1, record["lines_changed"] / 1000),
-              shapes=[{"shape": "256x256x256", "speedup": speedup, "median_us": 10.0,
+              shapes=[{"shape": "256x256x256", "problem": "256x256x256_tn_f32",
+                       "disposition": "passed", "speedup": speedup, "median_us": 10.0,
                        "reference_us": 10.0 * speedup, "verifier": {"disposition": "passed"},
                        "recheck": {"disposition": "passed"}}])
 json.dump(record, open(os.path.join(out, "record.json"), "w"))
@@ -378,6 +379,22 @@ class Session(Base):
         sent = s.requests[2]["body"]["messages"]
         self.assertEqual(record["prompt_sha256"], rewrites.prompt_sha256(sent))
         self.assertRegex(record["git_hash"], r"^[0-9a-f]{7,}|unknown")
+
+        # Its measurements land in the database as "variant" lines with the provenance, which
+        # the C++ reader accepts (and never dispatches).
+        db = os.path.join(self.path("variants"), "variants.jsonl")
+        with open(db) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual([(v["type"], v["name"], v["config"], v["m"], v["layout"], v["acc"])
+                          for v in lines],
+                         [("variant", record["name"], CONFIG, 256, "tn", "f32")])
+        self.assertEqual((lines[0]["model"], lines[0]["prompt_sha256"], lines[0]["speedup"]),
+                         ("test-model", record["prompt_sha256"], 1.3))
+        stats = subprocess.run([CLI, "db", "stats", db], capture_output=True, text=True,
+                               timeout=120)
+        self.assertEqual(stats.returncode, 0, stats.stdout + stats.stderr)
+        self.assertIn("1 variant lines", stats.stdout)
+        self.assertIn("0 unreadable lines", stats.stdout)
 
         listed = subprocess.run([CLI, "variants", "list", "--json", "--dir",
                                  self.path("variants")], capture_output=True, text=True,

@@ -563,6 +563,49 @@ Record timed_record(const Problem& problem, const KernelConfig& config, double u
   return r;
 }
 
+// A source rewrite's measurements ("variant" lines, with their provenance) survive reading,
+// rewriting and merging as written; one without its provenance or a usable name is named and
+// skipped; and they never become a winner, since the instance they name runs another source.
+TEST(TunerDb, VariantLinesKeepTheirProvenanceAndAreNeverDispatched) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  const KernelConfig slow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, p.layout, p.accum);
+  const KernelConfig base = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, p.layout, p.accum);
+  const std::string sha(64, 'a');
+  auto variant = [&](const std::string& name, const std::string& model, const std::string& hash) {
+    return R"({"type":"variant","name":")" + name + R"(","config":")" + base.name() +
+           R"(","m":4096,"n":4096,"k":4096,"layout":"tn","acc":"f32","median_us":10,)" +
+           R"("reference_us":900,"speedup":90,"reward":89.9,"model":")" + model +
+           R"(","prompt_sha256":")" + hash + R"(","source_sha256":")" + sha + R"("})";
+  };
+  const std::string good = variant("rw_0123456789ab", "some-model", sha);
+  const std::string text =
+      format_header(kH100) + "\n" + format_record(timed_record(p, slow, 1200, 1000)) + "\n" +
+      good + "\n" + variant("rw_x", "", sha) + "\n" + variant("rw_y", "some-model", "abc") +
+      "\n" + variant("Bad-Name", "some-model", sha) + "\n";
+  const Database db = parse_database(text, "tuned.jsonl");
+  ASSERT_EQ(db.records.size(), 1u);
+  ASSERT_EQ(db.variants.size(), 1u);
+  EXPECT_EQ(json::parse(db.variants[0]).string("model").value_or(""), "some-model");
+  ASSERT_EQ(db.errors.size(), 3u);
+  EXPECT_NE(db.errors[0].find("provenance"), std::string::npos) << db.errors[0];
+  EXPECT_NE(db.errors[1].find("provenance"), std::string::npos) << db.errors[1];
+  EXPECT_NE(db.errors[2].find("\"name\""), std::string::npos) << db.errors[2];
+
+  // 10 us against the plain record's 1200: were it read as a measurement of `base`, base would win.
+  const TunedTable table(db, space, /*exact=*/true);
+  ASSERT_NE(table.find(p), nullptr);
+  EXPECT_EQ(table.find(p)->config.name(), slow.name());
+
+  TempDir dir;
+  const std::string path = dir.file("tuned.jsonl");
+  write_database(path, db);
+  const Database again = load_database(path);
+  EXPECT_TRUE(again.errors.empty());
+  EXPECT_EQ(again.variants, db.variants);
+  EXPECT_EQ(merge_databases({db, again}).variants, db.variants);
+}
+
 TEST(TunerDb, TunedTable) {
   const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
   const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};

@@ -104,6 +104,48 @@ def variant_name(record):
     return "rw_" + record["source_hash"][:12]
 
 
+_PROBLEM = re.compile(r"^(\d+)x(\d+)x(\d+)_(nn|tn)_(f32|f16)$")
+
+
+def variant_db_lines(name, record, *, model, prompt_hash):
+    """The tuning database's "variant" lines for a stored rewrite: one per problem it was timed
+    on, with its time, cuBLASLt's and the provenance (model, prompt and source hashes). The
+    database keeps them as written and never dispatches them (docs/tuner.md)."""
+    lines = []
+    for shape in record.get("shapes", []):
+        found = _PROBLEM.match(shape.get("problem", ""))
+        if not found or shape.get("disposition") != "passed":
+            continue
+        m, n, k, layout, acc = found.groups()
+        lines.append(json.dumps({
+            "type": "variant", "name": name, "config": record["config"],
+            "m": int(m), "n": int(n), "k": int(k), "layout": layout, "acc": acc,
+            "median_us": shape["median_us"], "reference_us": shape["reference_us"],
+            "speedup": shape["speedup"], "reward": record["reward"], "model": model,
+            "prompt_sha256": prompt_hash, "source_sha256": record["source_hash"],
+            "record": os.path.join(name, "record.json"),
+            "timestamp": datetime.datetime.now(datetime.timezone.utc)
+            .strftime("%Y-%m-%dT%H:%M:%SZ")}, separators=(",", ":")))
+    return lines
+
+
+def append_variant_lines(db_path, lines):
+    """Appends `lines` to the plain JSON Lines database `db_path` (created if missing), after a
+    newline if its last line lacks one; a gzip-compressed shipped database is refused."""
+    if db_path.endswith(".gz"):
+        raise ValueError(f"{db_path} is gzip-compressed (a shipped database); variant lines go to "
+                         "a plain .jsonl database")
+    needs_newline = False
+    if os.path.exists(db_path) and os.path.getsize(db_path) > 0:
+        with open(db_path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            needs_newline = f.read(1) != b"\n"
+    with open(db_path, "a", encoding="utf-8") as f:
+        f.write(("\n" if needs_newline else "") + "".join(line + "\n" for line in lines))
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def store_variant(variants_dir, source, record, *, model, prompt_hash, name=None):
     """Stores an accepted rewrite that passed the source rules as variants_dir/NAME/source.cuh and
     record.json: the worker's record (verdict, per-shape times, speedups and verifier reports, the

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from .client import BudgetExhausted, LLMError
 from .proposals import (ProposalError, build_prompt, check_legality, database_failures,
                         parse_proposals, similar_best)
-from .rewrites import build_source_prompt, parse_source_reply, prompt_sha256, store_variant
+from .rewrites import (append_variant_lines, build_source_prompt, parse_source_reply,
+                       prompt_sha256, store_variant, variant_db_lines)
 from .sandbox import try_candidate
 
 
@@ -92,11 +93,13 @@ class RewriteOutcome:
 
 def rewrite_for_problems(client, cli, config, problems, family, records, hardware, workdir,
                          variants_dir, *, rounds=2, prompt_tokens=40000, reply_tokens=32000,
-                         min_reward=1.0, sandbox=None, log=print):
+                         min_reward=1.0, sandbox=None, variant_db=None, log=print):
     """Asks `client` for rewrites of the family header (`family`, its text) instantiated as
     `config`, runs each through the sandbox on `problems` (files under `workdir`), feeds every
     failure back into the next prompt, and stores the first accepted rewrite whose reward
-    reaches `min_reward` under `variants_dir`. `sandbox`: keyword arguments for
+    reaches `min_reward` under `variants_dir`, and its measurements with their provenance as
+    "variant" lines in the database `variant_db` (default variants_dir/variants.jsonl).
+    `sandbox`: keyword arguments for
     sandbox.try_candidate (limits, memcheck, stop). Errors of the model, the transport or a
     candidate end in the outcome, never in an exception."""
     outcome = RewriteOutcome(list(problems))
@@ -131,9 +134,13 @@ def rewrite_for_problems(client, cli, config, problems, family, records, hardwar
             failures.append(f"round {r}: correct but too slow: reward {reward:.4f} (mean speedup "
                             f"{candidate.record['mean_speedup']:.4f}x) below {min_reward}")
             continue
+        prompt_hash = prompt_sha256(messages)
         path = store_variant(variants_dir, source, candidate.record, model=client.model,
-                             prompt_hash=prompt_sha256(messages))
+                             prompt_hash=prompt_hash)
+        db = variant_db or os.path.join(variants_dir, "variants.jsonl")
+        append_variant_lines(db, variant_db_lines(os.path.basename(path), candidate.record,
+                                                  model=client.model, prompt_hash=prompt_hash))
         outcome.stored.append(path)
-        log(f"  round {r}: stored {path}")
+        log(f"  round {r}: stored {path}, its measurements in {db}")
         break
     return outcome

@@ -24,6 +24,7 @@ namespace {
 constexpr std::string_view kHeader = "header";
 constexpr std::string_view kMeasurement = "measurement";
 constexpr std::string_view kPolicy = "policy";
+constexpr std::string_view kVariant = "variant";
 
 Fingerprint header_from(const json::Object& o) {
   Fingerprint f;
@@ -92,6 +93,36 @@ Record record_from(const json::Object& o) {
   r.policy = optional_string(o, "policy");
   r.timestamp = optional_string(o, "timestamp");
   return r;
+}
+
+// A variant line, checked for what makes it traceable (its name, the instance its source was
+// built as, the problem, the time and the provenance) and kept as the parser writes it back.
+std::string variant_line(const json::Object& o) {
+  const std::string name = optional_string(o, "name");
+  auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  const bool name_ok = !name.empty() && name.size() <= 64 && name[0] >= 'a' && name[0] <= 'z' &&
+                       std::all_of(name.begin(), name.end(), name_char);
+  if (!name_ok)
+    throw json::ParseError("a variant's \"name\" must be lower-case letters, digits and _, "
+                           "starting with a letter, at most 64");
+  require_dim(o, "m");
+  require_dim(o, "n");
+  require_dim(o, "k");
+  if (!parse_layout(optional_string(o, "layout")) || !parse_accum(optional_string(o, "acc")))
+    throw json::ParseError("a variant's \"layout\" and \"acc\" must be nn|tn and f32|f16");
+  if (!KernelConfig::parse(optional_string(o, "config")))
+    throw json::ParseError("a variant's \"config\" (the instance its source was built as) is "
+                           "not a kernel config name");
+  const double median = optional_number(o, "median_us");
+  if (!(median > 0)) throw json::ParseError("a variant's \"median_us\" must be positive");
+  const std::string prompt = optional_string(o, "prompt_sha256");
+  if (optional_string(o, "model").empty() || prompt.size() != 64 ||
+      prompt.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw json::ParseError("a variant needs its provenance: \"model\" and \"prompt_sha256\" "
+                           "(64 hex digits)");
+  return json::write(o);
 }
 
 // The single-line text a writer may leave without its newline is only kept if it parses.
@@ -178,6 +209,8 @@ Database parse_database(std::string_view text, std::string_view origin) {
         }
       } else if (type == kMeasurement) {
         db.records.push_back(record_from(o));
+      } else if (type == kVariant) {
+        db.variants.push_back(variant_line(o));
       } else if (type == kPolicy) {
         db.policy = PolicyState{optional_string(o, "policy"), optional_string(o, "state")};
       } else {
@@ -305,6 +338,7 @@ void write_database(const std::string& path, const Database& db) {
     HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, compressed_database_refusal(path));
   std::string text = format_header(db.header) + "\n";
   for (const Record& r : db.records) text += format_record(r) + "\n";
+  for (const std::string& v : db.variants) text += v + "\n";
   if (db.policy) text += format_policy(*db.policy) + "\n";
   write_file_atomically(path, text);
 }
@@ -329,6 +363,8 @@ Database merge_databases(const std::vector<Database>& parts) {
     }
     for (const Record& r : part.records)
       if (seen.insert(format_record(r)).second) out.records.push_back(r);
+    for (const std::string& v : part.variants)
+      if (seen.insert(v).second) out.variants.push_back(v);
     if (part.policy) out.policy = part.policy;
   }
   return out;

@@ -42,6 +42,11 @@ struct PolicyState {
 struct Database {
   Fingerprint header;                  // empty when the file had none
   std::vector<Record> records;         // file order
+  // "variant" lines: an accepted kernel source rewrite measured on one problem, with its
+  // provenance (hgemm.propose --rewrite writes them; docs/tuner.md). Kept as written, in file
+  // order: the instance they name runs another source, so tables, dispatch and the policy never
+  // read them.
+  std::vector<std::string> variants;
   std::optional<PolicyState> policy;   // the last one saved
   std::vector<std::string> errors;     // "<origin>:<line>: <reason>", one per skipped line
 };

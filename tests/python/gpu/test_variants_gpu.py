@@ -258,6 +258,16 @@ class Session(Base):
         self.assertEqual(record["prompt_sha256"],
                          rewrites.prompt_sha256(s.requests[-1]["body"]["messages"]))
         self.assertEqual(record["shapes"][0]["recheck"]["disposition"], "passed")
+        # Its measurement is in the database with the provenance, and the C++ reader takes it.
+        db = os.path.join(self.path("variants"), "variants.jsonl")
+        with open(db) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual([(v["name"], v["m"], v["model"], v["prompt_sha256"]) for v in lines],
+                         [(record["name"], 2048, "test-model", record["prompt_sha256"])])
+        self.assertAlmostEqual(lines[0]["median_us"], record["shapes"][0]["median_us"])
+        stats = subprocess.run([CLI, "db", "stats", db], capture_output=True, text=True,
+                               timeout=120)
+        self.assertIn("1 variant lines", stats.stdout, stats.stdout + stats.stderr)
         last_prompt = s.requests[-1]["body"]["messages"][1]["content"]
         for words in ("compile_failed", "verify_failed", "timeout", "too slow", "global-state",
                       "streams", "libraries"):
