@@ -2,7 +2,6 @@
 // stored with their provenance under variants/NAME/ (python/hgemm/llm/rewrites.py writes them),
 // and their promotion into the source tree.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "commands.hpp"
 #include "core/file_io.hpp"
 #include "launch/sm90_jit.hpp"
+#include "tuner/db/database.hpp"
 #include "tuner/db/json.hpp"
 #include "tuner/variants/candidate.hpp"
 #include "tuner/variants/source_rules.hpp"
@@ -66,15 +66,6 @@ std::string read_or_throw(const std::string& path, const std::string& what) {
   auto text = read_file(path);
   if (!text) throw ArgError("cannot read " + what + " " + path);
   return *text;
-}
-
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64 || !std::islower(static_cast<unsigned char>(name[0])))
-    return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c)) ||
-           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-  });
 }
 
 int check(const ParsedArgs& args) {
@@ -195,7 +186,7 @@ int list(const ParsedArgs& args) {
 int promote(const ParsedArgs& args) {
   if (args.positional().size() != 1) throw ArgError("promote takes one variant NAME");
   const std::string name = args.positional()[0];
-  if (!valid_name(name))
+  if (!tuner::is_variant_name(name))
     throw ArgError("'" + name + "' is not a variant name (lower-case letters, digits and _, "
                    "starting with a letter, at most 64)");
   const fs::path dir = fs::path(args.get_or("dir", "variants")) / name;
@@ -246,10 +237,7 @@ int promote(const ParsedArgs& args) {
 }  // namespace
 
 int cmd_variants(const Args& argv) {
-  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
-    std::fputs(kHelp, argv.empty() ? stderr : stdout);
-    return argv.empty() ? 2 : 0;
-  }
+  if (const std::optional<int> code = subcommand_usage(argv, kHelp)) return *code;
   const std::string sub = argv[0];
   const ParsedArgs args(Args(argv.begin() + 1, argv.end()),
                         {"source", "config", "shape", "out", "compile-timeout-s",

@@ -98,13 +98,7 @@ Record record_from(const json::Object& o) {
 // A variant line, checked for what makes it traceable (its name, the instance its source was
 // built as, the problem, the time and the provenance) and kept as the parser writes it back.
 std::string variant_line(const json::Object& o) {
-  const std::string name = optional_string(o, "name");
-  auto name_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  };
-  const bool name_ok = !name.empty() && name.size() <= 64 && name[0] >= 'a' && name[0] <= 'z' &&
-                       std::all_of(name.begin(), name.end(), name_char);
-  if (!name_ok)
+  if (!is_variant_name(optional_string(o, "name")))
     throw json::ParseError("a variant's \"name\" must be lower-case letters, digits and _, "
                            "starting with a letter, at most 64");
   require_dim(o, "m");
@@ -136,6 +130,13 @@ bool parses(std::string_view line) {
 }
 
 }  // namespace
+
+bool is_variant_name(std::string_view name) {
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  return !name.empty() && name.size() <= 64 && lower(name[0]) &&
+         std::all_of(name.begin(), name.end(),
+                     [&](char c) { return lower(c) || (c >= '0' && c <= '9') || c == '_'; });
+}
 
 std::string format_header(const Fingerprint& fingerprint) {
   json::Object o;

@@ -51,6 +51,10 @@ struct Database {
   std::vector<std::string> errors;     // "<origin>:<line>: <reason>", one per skipped line
 };
 
+// A source rewrite's name (its folder under variants/, and its "variant" lines): lower-case
+// letters, digits and _, starting with a letter, at most 64 characters.
+bool is_variant_name(std::string_view name);
+
 std::string format_header(const Fingerprint& fingerprint);
 std::string format_record(const Record& record);
 std::string format_policy(const PolicyState& state);
