@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -87,6 +88,12 @@ std::vector<std::string> split(const std::string& text, char sep) {
     start = end + 1;
   }
   return out;
+}
+
+std::optional<int> subcommand_usage(const std::vector<std::string>& argv, const char* help) {
+  if (!argv.empty() && argv[0] != "--help" && argv[0] != "-h") return std::nullopt;
+  std::fputs(help, argv.empty() ? stderr : stdout);
+  return argv.empty() ? 2 : 0;
 }
 
 std::vector<Shape> parse_shapes(const std::string& list) {

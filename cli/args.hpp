@@ -43,6 +43,10 @@ class ParsedArgs {
 
 std::vector<std::string> split(const std::string& text, char sep);
 
+// The first argument of a command with subcommands: nullopt when it names one, else the exit
+// code after printing `help` (no argument: on stderr, 2; --help or -h: on stdout, 0).
+std::optional<int> subcommand_usage(const std::vector<std::string>& argv, const char* help);
+
 // Throws ArgError when `path` could not be written (a missing or read-only directory, a read-only
 // file), without creating or touching it, so a command refuses an unusable output before it
 // starts its work.

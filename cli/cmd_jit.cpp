@@ -47,10 +47,7 @@ std::vector<KernelConfig> parse_configs(const std::vector<std::string>& words) {
 }  // namespace
 
 int cmd_jit(const Args& argv) {
-  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
-    std::fputs(kHelp, argv.empty() ? stderr : stdout);
-    return argv.empty() ? 2 : 0;
-  }
+  if (const std::optional<int> code = subcommand_usage(argv, kHelp)) return *code;
   const std::string sub = argv[0];
   const ParsedArgs args(Args(argv.begin() + 1, argv.end()), {"jobs", "cache", "layout", "acc"},
                         {"help"});
