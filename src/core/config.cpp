@@ -111,10 +111,14 @@ Status validate_sm90(const KernelConfig& c) {
   const int rows_per_wg = ping_pong ? rows : rows / c.num_consumer_wgs;
   if (rows_per_wg != 64 && rows_per_wg != 128)
     return invalid(c, "each consumer warpgroup must own 64 or 128 rows");
-  const bool cluster_ok = (c.cluster_m == 1 && c.cluster_n == 1) ||
-                          (c.cluster_m == 2 && c.cluster_n == 1) ||
-                          (c.cluster_m == 1 && c.cluster_n == 2);
-  if (!cluster_ok) return invalid(c, "sm90 clusters are 1x1, 2x1 or 1x2");
+  if (!sm90_cluster_dim_ok(c.cluster_m) || !sm90_cluster_dim_ok(c.cluster_n) ||
+      c.cluster_m * c.cluster_n > kSm90MaxClusterSize)
+    return invalid(c, "sm90 cluster sides are 1, 2 or 4, at most 8 CTAs");
+  if (!sm90_cluster_parts_ok(v.block_m, v.block_n, v.block_k, v.cluster_m, v.cluster_n,
+                             v.layout == Layout::kTN))
+    return invalid(c, "sm90 cluster: each CTA multicasts a multiple of 8 rows of the tile it "
+                      "shares (block_m / cluster_n, and block_n / cluster_m in tn or "
+                      "block_k / cluster_m in nn)");
   if (!is_pow2(c.group_size) || c.group_size > 16)
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");

@@ -79,6 +79,24 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   return c;
 }
 
+// Clusters: each side 1, 2 or 4 CTAs, at most 8 in all (the portable cluster size). The CTAs
+// along one side each load a part of the operand tile they share (a slice of its rows, or of
+// NN's k-rows) and multicast it; a part must be whole 8-row swizzle atoms, so that it starts
+// on an atom boundary in every CTA's buffer (sm90_cluster_parts_ok).
+inline constexpr int kSm90MaxClusterSize = 8;
+
+constexpr bool sm90_cluster_dim_ok(int d) { return d == 1 || d == 2 || d == 4; }
+
+// In the kernel's terms (Sm90Variant): A's BM rows are cut among the cluster_n CTAs that share
+// them, B's BN rows (TN) or BK k-rows (NN) among the cluster_m CTAs.
+constexpr bool sm90_cluster_parts_ok(int block_m, int block_n, int block_k, int cluster_m,
+                                     int cluster_n, bool b_k_major) {
+  const int a_rows = block_m / cluster_n;
+  const int b_rows = (b_k_major ? block_n : block_k) / cluster_m;
+  return a_rows * cluster_n == block_m && a_rows % 8 == 0 &&
+         b_rows * cluster_m == (b_k_major ? block_n : block_k) && b_rows % 8 == 0;
+}
+
 // Registers per thread of the producer and of the consumers. The 64K registers of an SM are
 // divided evenly at entry (168 each for 384 threads, 128 for 512); setmaxnreg moves them from the
 // producer (40: it only issues TMA loads) to the consumers, in steps of 8, and a warpgroup can

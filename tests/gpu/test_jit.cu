@@ -105,7 +105,11 @@ void test_outside_catalog(hgemm::verify::Verifier& verifier) {
   for (char const* name : {"sm90_ws_64x64x64_s10_c1x1_w1_m8_st_sk1_f32_tn",
                            "sm90_pp_128x96x64_s5_c1x1_w2_m8_tma_sk1_f16_nn",
                            "sm90_ws_128x160x64_s4_c2x1_w2_m8_tma_sk1_f32_nn",
-                           "sm90_ws_64x96x64_s10_c1x2_w1_m8_st_sk1_f16_tn"}) {
+                           "sm90_ws_64x96x64_s10_c1x2_w1_m8_st_sk1_f16_tn",
+                           // Clusters of 8 and 4 along both sides: each CTA multicasts a part of
+                           // A to its row and of B to its column (N-major B: k-row parts).
+                           "sm90_ws_64x96x64_s10_c4x2_w1_m8_st_sk1_f32_tn",
+                           "sm90_ws_128x128x64_s4_c2x2_w2_m8_tma_sk1_f32_nn"}) {
     const hgemm::KernelConfig config = parse(name);
     bool in_catalog = false;
     for (hgemm::KernelConfig const& c : hgemm::catalog())

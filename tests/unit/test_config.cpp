@@ -183,7 +183,9 @@ TEST(KernelConfig, ValidationNamesTheRule) {
   KernelConfig n_120_tma = sm90(128, 120, 64, 4, 2, 1, 1);
   KernelConfig w3_wide = sm90(192, 256, 64, 3, 3, 1, 1);
   w3_wide.epilogue = Epilogue::kDirect;
-  KernelConfig bad_cluster = sm90(128, 128, 64, 4, 2, 2, 2);
+  KernelConfig bad_cluster = sm90(128, 128, 64, 4, 2, 4, 4);
+  KernelConfig cluster_part = sm90(64, 72, 64, 8, 1, 2, 1);  // 36 of B's 72 rows per CTA
+  cluster_part.epilogue = Epilogue::kDirect;
   KernelConfig too_much_smem = sm90(128, 128, 64, 8, 2, 1, 1);
   KernelConfig bad_rows = sm90(256, 128, 64, 4, 1, 1, 1);
   KernelConfig sm80_bad_k;
@@ -197,7 +199,9 @@ TEST(KernelConfig, ValidationNamesTheRule) {
   sm80_stages.num_stages = 1;
   for (const Case& c : {Case{too_many_acc, "accumulator"}, Case{odd_n, "multiple of 8"},
                         Case{n_120_tma, "8 mod 16 needs"}, Case{w3_wide, "three consumer"},
-                        Case{bad_cluster, "cluster"}, Case{too_much_smem, "shared memory"},
+                        Case{bad_cluster, "cluster sides"},
+                        Case{cluster_part, "multiple of 8 rows"},
+                        Case{too_much_smem, "shared memory"},
                         Case{bad_rows, "64 or 128 rows"}, Case{sm80_bad_k, "block_k"},
                         Case{sm80_warps, "warp"}, Case{sm80_acc, "accumulator"},
                         Case{sm80_stages, "stages"}}) {
@@ -273,4 +277,25 @@ TEST(KernelConfig, ThreeConsumerWarpgroupsTakeTheRegistersTheProducerGivesBack) 
   auto swap = KernelConfig::parse("sm90_ws_72x192x64_s6_c1x1_w3_m8_st_sk1_f32_tn_swap");
   ASSERT_TRUE(swap);
   EXPECT_TRUE(swap->validate().ok()) << swap->validate().message;
+}
+
+TEST(KernelConfig, ClustersOfUpToEightMulticastWholeSwizzleAtoms) {
+  // 64x96 in a 4x2 cluster: 24 of B's rows and 32 of A's per CTA.
+  EXPECT_TRUE(sm90(64, 96, 64, 8, 1, 4, 2).validate().ok());
+  EXPECT_TRUE(sm90(64, 96, 64, 8, 1, 2, 4).validate().ok());
+  EXPECT_TRUE(sm90(128, 128, 64, 4, 2, 2, 2).validate().ok());
+  // 4x4 is 16 CTAs; a side of 3 divides nothing in halves of the swizzle.
+  EXPECT_FALSE(sm90(128, 128, 64, 4, 2, 4, 4).validate().ok());
+  EXPECT_FALSE(sm90(128, 128, 64, 4, 2, 3, 1).validate().ok());
+  // 64 rows of A in 8 CTAs would be 8 rows each, but clusters are at most 4 a side.
+  EXPECT_FALSE(sm90(64, 128, 64, 4, 1, 1, 8).validate().ok());
+  // Swap-AB: the kernel's B is the problem's A, so cluster_n (the kernel's cluster_m) cuts the
+  // 168 rows of the swapped tile: 84 per CTA is not whole atoms.
+  KernelConfig swap = sm90(168, 64, 64, 7, 1, 2, 1);
+  swap.swap_ab = true;
+  swap.epilogue = Epilogue::kDirect;
+  EXPECT_TRUE(swap.validate().ok()) << swap.validate().message;
+  swap.cluster_m = 1;
+  swap.cluster_n = 2;
+  EXPECT_FALSE(swap.validate().ok());
 }

@@ -12,8 +12,10 @@
 //   Ping-pong: the two consumers take the CTA's work units in turn, each a whole tile, and their
 //   mainloops alternate on the tensor cores (two named barriers pass the turn), so one's
 //   epilogue overlaps the other's mainloop; the producer fills the ring unit after unit.
-//   Pipeline: a full/empty mbarrier pair per stage. In a cluster of 2 the CTAs multicast halves of
-//   the operand they share, so a slot is free only once the consumers of both CTAs released it.
+//   Pipeline: a full/empty mbarrier pair per stage. In a cluster (up to 4 CTAs a side, 8 in all)
+//   the CTAs that share an operand tile each load a part of it and multicast it to the others, so
+//   a slot is free only once the consumers of every CTA of the cluster released it (a CTA's peers
+//   along both sides write into its slots; releasing to all is the simple superset).
 //   Schedule: persistent; cluster c computes work units c, c + G, ...; a unit is a cluster tile
 //   of a grouped raster and, with split-K, one of the K-splits of that tile.
 //   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
@@ -163,8 +165,12 @@ struct Traits {
   static_assert(kNumConsumerWgs >= 1 && kNumConsumerWgs <= 3, "1 to 3 consumer warpgroups");
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(!kPingPong || kNumConsumerWgs == 2, "ping-pong alternates two warpgroups");
-  static_assert(kClusterSize == 1 || (kClusterSize == 2 && (kClusterM == 1 || kClusterN == 1)),
-                "clusters are 1x1, 2x1 or 1x2");
+  static_assert(sm90_cluster_dim_ok(kClusterM) && sm90_cluster_dim_ok(kClusterN) &&
+                    kClusterSize <= kSm90MaxClusterSize,
+                "cluster sides are 1, 2 or 4, at most 8 CTAs (sm90_cluster_dim_ok)");
+  static_assert(sm90_cluster_parts_ok(kBlockM, kBlockN, kBlockK, kClusterM, kClusterN,
+                                      kGeometry.b_k_major),
+                "each CTA multicasts whole 8-row swizzle atoms (sm90_cluster_parts_ok)");
   static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
                 "accumulators within the consumers' registers (sm90_max_acc_regs)");
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
@@ -187,7 +193,7 @@ struct Traits {
   static constexpr int kBChunkBytes = kBlockK * kBChunk * 2;  // NN only
   static constexpr uint32_t kStageBytes = kATileBytes + kBTileBytes;
 
-  // TMA boxes: with a cluster of 2, each CTA's half of the operand it multicasts.
+  // TMA boxes: in a cluster, each CTA's part of the operand tile it multicasts.
   static constexpr int kABoxInner = kGeometry.a_box_inner;
   static constexpr int kABoxOuter = kGeometry.a_box_outer;
   static constexpr int kBBoxInner = kGeometry.b_box_inner;
@@ -701,9 +707,18 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     // running ahead into the next tile while the consumers finish the current one.
     if constexpr (Traits::kReallocRegs) ptx::setmaxnreg_dec<Traits::kProducerRegs>();
     if (warp_idx == 0 && ptx::elect_one_sync()) {
-      constexpr uint16_t kMulticastMask = uint16_t((1u << kClusterSize) - 1);
-      const int rank_m = cta_rank % Traits::kClusterM;  // which half of B this CTA loads
-      const int rank_n = cta_rank / Traits::kClusterM;  // which half of A
+      // Cluster rank r = rank_m + rank_n * kClusterM (TileScheduler::cta_tile). A CTA shares
+      // its A tile with the CTAs of its rank_m (one per rank_n) and loads the rank_n-th part of
+      // it for all of them; its B tile with the CTAs of its rank_n, loading the rank_m-th part.
+      const int rank_m = cta_rank % Traits::kClusterM;
+      const int rank_n = cta_rank / Traits::kClusterM;
+      uint16_t mask_a = 0, mask_b = 0;
+#pragma unroll
+      for (int j = 0; j < Traits::kClusterN; ++j)
+        mask_a |= uint16_t(1u << (rank_m + j * Traits::kClusterM));
+#pragma unroll
+      for (int i = 0; i < Traits::kClusterM; ++i)
+        mask_b |= uint16_t(1u << (i + rank_n * Traits::kClusterM));
       kernels::PipelineState<kNumStages> stage;
       for (int u = cluster_idx; u < num_units; u += num_clusters) {
         const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
@@ -730,11 +745,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
               ptx::tma_load_2d(dst, map, full, c0, c1);
           };
           auto load_multicast = [&](uint32_t dst, CUtensorMap const* map, int c0, int c1,
-                                    bool by_batch) {
+                                    bool by_batch, uint16_t mask) {
             if (by_batch)
-              ptx::tma_load_3d_multicast(dst, map, full, c0, c1, batch, kMulticastMask);
+              ptx::tma_load_3d_multicast(dst, map, full, c0, c1, batch, mask);
             else
-              ptx::tma_load_2d_multicast(dst, map, full, c0, c1, kMulticastMask);
+              ptx::tma_load_2d_multicast(dst, map, full, c0, c1, mask);
           };
 
           const uint32_t a_dst = smem_a(stage.index);
@@ -748,7 +763,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           } else {
             const int row = rank_n * Traits::kABoxOuter;
             load_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, k0, m0 + row,
-                           batched_a);
+                           batched_a, mask_a);
           }
 
           const uint32_t b_dst = smem_b(stage.index);
@@ -758,7 +773,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
             } else {
               const int row = rank_m * Traits::kBBoxOuter;
               load_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, k0, n0 + row,
-                             batched_b);
+                             batched_b, mask_b);
             }
           } else {
             const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
@@ -770,7 +785,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
               if constexpr (Traits::kClusterM == 1)
                 load(dst, &params.tma_b, n, k0 + k_row, batched_b);
               else
-                load_multicast(dst, &params.tma_b, n, k0 + k_row, batched_b);
+                load_multicast(dst, &params.tma_b, n, k0 + k_row, batched_b, mask_b);
             }
           }
           stage.advance();
