@@ -356,6 +356,37 @@ class Proposals(Base):
                          ("4000x4096x4096", "d", "incorrect"))
 
 
+class FitSections(unittest.TestCase):
+    """Blocks, the sections a rewrite prompt's diffs go in: whole hunks or none, and a cut is
+    always said."""
+    HUNKS = (("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-a", "+b"),
+             ("@@ -9 +9 @@", "-c", "+" + "d" * 80), ("@@ -20 +20 @@", "-e", "+f"))
+
+    def fitted(self, budget):
+        section = props.Blocks(("head", "```diff"), self.HUNKS, ("```",))
+        messages = props.fit_sections("system", ["fixed"], [section], budget)
+        self.assertLessEqual(sum(llm.estimate_tokens(m["content"]) for m in messages), budget)
+        return messages[1]["content"].split("\n")
+
+    def test_hunks_go_in_whole_and_a_cut_is_said(self):
+        forms = {0: ["fixed"]}
+        for kept in range(1, len(self.HUNKS) + 1):
+            hunks = [line for hunk in self.HUNKS[:kept] for line in hunk]
+            forms[kept] = (["fixed", "head", "```diff"] + hunks + ["```"]
+                           + (["(truncated)"] if kept < len(self.HUNKS) else []))
+        whole = llm.estimate_tokens("system") + llm.estimate_tokens("\n".join(forms[3]))
+        seen = set()
+        for budget in range(llm.estimate_tokens("system") + 2, whole + 1):
+            lines = self.fitted(budget)
+            self.assertIn(lines, list(forms.values()), budget)
+            seen.add(next(k for k, form in forms.items() if form == lines))
+        self.assertEqual(seen, {0, 1, 2, 3})
+
+    def test_no_blocks_add_nothing(self):
+        messages = props.fit_sections("system", ["fixed"], [props.Blocks(("head",), ())], 1000)
+        self.assertEqual(messages[1]["content"], "fixed")
+
+
 class Command(Base):
     def run_main(self, argv):
         out = io.StringIO()

@@ -454,6 +454,132 @@ class Session(Base):
         self.assertEqual((out.tried, out.stored, out.stopped), ([], [], ""))
 
 
+class SimilarRewrites(Base):
+    """The accepted rewrites under variants/ go into the rewrite prompt as diffs against the
+    family header, nearest first with their speedups; a failed one never does."""
+    FAMILY = "// the family header\n" + "".join(f"int line_{i};\n" for i in range(300))
+    PROBLEMS = [props.Problem(4096, 4096, 4096)]
+
+    def edit(self, *changes):
+        source = self.FAMILY
+        for line, new in changes:
+            source = source.replace(f"int line_{line};\n", new + "\n")
+        return source
+
+    def record(self, speedup, problem, verdict="accepted"):
+        return {"verdict": verdict, "config": CONFIG, "family_path": rewrites.FAMILY_HEADER,
+                "source_hash": "ab" * 32, "mean_speedup": speedup,
+                "rules": {"checked": True, "passed": True, "violations": []},
+                "shapes": [{"shape": problem.split("_")[0], "problem": problem,
+                            "disposition": "passed" if verdict == "accepted" else "incorrect",
+                            "speedup": speedup if verdict == "accepted" else None}]}
+
+    def store(self, name, source, record):
+        if record["verdict"] == "accepted":
+            rewrites.store_variant(self.path("variants"), source, record, model="m",
+                                   prompt_hash="h", name=name)
+            return
+        # store_variant refuses a failed candidate, so this one is put there by hand, as a
+        # record from an older tool or a person would be.
+        os.makedirs(self.path("variants", name))
+        with open(self.path("variants", name, "record.json"), "w", encoding="utf-8") as f:
+            json.dump(dict(record, name=name), f)
+        with open(self.path("variants", name, "source.cuh"), "w", encoding="utf-8") as f:
+            f.write(source)
+
+    def setUp(self):
+        super().setUp()
+        # near's two hunks lie far apart, so that a budget can take the first without the second.
+        self.near = self.edit((10, "int near_change;"),
+                              (200, "\n".join(f"int near_block_{i};" for i in range(40))))
+        self.far = self.edit((50, "int far_change;"))
+        self.store("rw_near", self.near, self.record(1.31, "4096x4096x2048_tn_f32"))
+        self.store("rw_far", self.far, self.record(1.12, "256x256x256_tn_f32"))
+        self.store("rw_failed", self.edit((20, "int failed_change;")),
+                   self.record(3.0, "4096x4096x4096_tn_f32", verdict="verify_failed"))
+        self.store("rw_other_layout", self.edit((30, "int nn_change;")),
+                   self.record(2.0, "4096x4096x4096_nn_f32"))
+
+    def prompt(self, examples, token_budget=40000):
+        messages = rewrites.build_source_prompt(
+            self.FAMILY, CONFIG, self.PROBLEMS, [("4096x4096x2048", CONFIG, 0.97)],
+            ["round 1: planted failure"], "H100: 132 SMs", rewrites=examples,
+            token_budget=token_budget)
+        self.assertLessEqual(sum(llm.estimate_tokens(m["content"]) for m in messages),
+                             token_budget)
+        return messages[1]["content"]
+
+    def examples(self):
+        return rewrites.similar_rewrites(rewrites.stored_rewrites(self.path("variants")),
+                                         self.PROBLEMS)
+
+    def diff(self, source):
+        return "\n".join(line for hunk in rewrites.diff_hunks(self.FAMILY, source)
+                         for line in hunk)
+
+    def test_accepted_ones_nearest_first_with_their_speedups(self):
+        examples = self.examples()
+        self.assertEqual([(e.name, e.problem, e.speedup) for e in examples],
+                         [("rw_near", "4096x4096x2048_tn_f32", 1.31),
+                          ("rw_far", "256x256x256_tn_f32", 1.12)])
+        text = self.prompt(examples)
+        before = self.prompt([])
+        self.assertTrue(text.startswith(before + "\n"), "the examples come after all else")
+        near, far = text.index(self.diff(self.near)), text.index(self.diff(self.far))
+        self.assertLess(near, far)
+        self.assertIn("+int near_change;", text)
+        self.assertIn("-int line_10;", text)
+        self.assertIn(f"--- a/{rewrites.FAMILY_HEADER}", text)
+        self.assertIn("1.310x cuBLASLt on 4096x4096x2048_tn_f32", text)
+        self.assertIn("1.120x cuBLASLt on 256x256x256_tn_f32", text)
+        for absent in ("rw_failed", "failed_change", "3.000x", "rw_other_layout", "nn_change",
+                       "(truncated)"):
+            self.assertNotIn(absent, text)
+        # The whole file is what the fixed part carries; an example is only what it changed.
+        self.assertEqual(text.count("int line_150;"), 1)
+
+    def test_budget_cuts_at_a_hunk_or_drops_the_diffs(self):
+        examples = self.examples()
+        before = self.prompt([])
+        fixed_tokens = (llm.estimate_tokens(rewrites.SOURCE_SYSTEM_PROMPT)
+                        + llm.estimate_tokens(before))
+        self.assertEqual(self.prompt(examples, token_budget=fixed_tokens + 5), before)
+        head = self.prompt(examples)[len(before) + 1:].split("\n")[0]
+        first, second = rewrites.diff_hunks(self.FAMILY, self.near)
+        kept = [head, "```diff", *first, "```", "(truncated)"]
+        budget = fixed_tokens + llm.estimate_tokens("\n" + "\n".join(kept))
+        cut = self.prompt(examples, token_budget=budget)
+        self.assertTrue(cut.startswith(before + "\n"))
+        self.assertEqual(cut[len(before) + 1:].split("\n"), kept)
+        self.assertNotIn(second[0], cut)
+
+    def test_no_accepted_variants_leave_the_prompt_as_it_was(self):
+        self.assertEqual(rewrites.stored_rewrites(self.path("missing")), [])
+        for name in ("rw_near", "rw_far", "rw_other_layout"):
+            with open(self.path("variants", name, "record.json"), "w", encoding="utf-8") as f:
+                json.dump(self.record(1.5, "4096x4096x4096_tn_f32", "recheck_failed"), f)
+        self.assertEqual(self.examples(), [])
+        messages = rewrites.build_source_prompt(
+            self.FAMILY, CONFIG, self.PROBLEMS, [("4096x4096x2048", CONFIG, 0.97)],
+            ["round 1: planted failure"], "H100: 132 SMs")
+        self.assertEqual(self.prompt(self.examples()), messages[1]["content"])
+
+    def test_session_shows_them_from_its_variants_directory(self):
+        prompts = {}
+        for variants in (self.path("variants"), self.path("missing")):
+            with ScriptedServer([reply("no code block")]) as s:
+                rewrite_for_problems(
+                    llm.ChatClient(s.url, "test-model", sleep=lambda _: None,
+                                   transcript=self.path("transcript.jsonl")), CLI, CONFIG,
+                    self.PROBLEMS, self.FAMILY, [], "", self.path("rewrites"), variants,
+                    rounds=1, log=lambda _: None)
+            prompts[variants] = s.requests[0]["body"]["messages"][1]["content"]
+        self.assertIn(self.diff(self.near), prompts[self.path("variants")])
+        self.assertNotIn("failed_change", prompts[self.path("variants")])
+        unchanged = rewrites.build_source_prompt(self.FAMILY, CONFIG, self.PROBLEMS, [], [], "")
+        self.assertEqual(prompts[self.path("missing")], unchanged[1]["content"])
+
+
 class Command(Base):
     def test_propose_rewrite_dry_run(self):
         os.environ[llm.KEY_ENV] = KEY

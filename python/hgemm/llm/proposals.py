@@ -221,7 +221,9 @@ def load_records(paths):
     return records
 
 
-def _distance(problem, r):
+def log_distance(problem, r):
+    """How far the measured shape `r` (a dict with m, n and k) lies from `problem`: the sum over
+    M, N and K of |log(ratio)|, so that halving and doubling a size weigh the same."""
     return sum(abs(math.log(max(r[d], 1) / v)) for d, v in
                (("m", problem.m), ("n", problem.n), ("k", problem.k)))
 
@@ -239,7 +241,7 @@ def similar_best(records, problem, limit=8):
         key = (r["m"], r["n"], r["k"])
         if key not in best or r["speedup"] > best[key]["speedup"]:
             best[key] = r
-    ranked = sorted(best.values(), key=lambda r: (_distance(problem, r), -r["speedup"]))
+    ranked = sorted(best.values(), key=lambda r: (log_distance(problem, r), -r["speedup"]))
     return [(f"{r['m']}x{r['n']}x{r['k']}", r["config"], r["speedup"]) for r in ranked[:limit]]
 
 
@@ -248,7 +250,7 @@ def database_failures(records, problem, limit=8):
     failed = [r for r in records
               if (r.get("layout"), r.get("acc")) == (problem.layout, problem.acc)
               and r.get("disposition") in FAILED_DISPOSITIONS]
-    failed.sort(key=lambda r: _distance(problem, r))
+    failed.sort(key=lambda r: log_distance(problem, r))
     return [(f"{r['m']}x{r['n']}x{r['k']}", r["config"], r["disposition"],
              str(r.get("detail", ""))[:160]) for r in failed[:limit]]
 
@@ -281,26 +283,55 @@ def problem_features(problem):
             f"arithmetic intensity {intensity:.0f} FLOP/byte.")
 
 
+@dataclass(frozen=True)
+class Blocks:
+    """An optional section whose blocks of lines (a diff's hunks) go in whole or not at all, in
+    order, between `head` and `tail`: where one does not fit, `cut` follows the tail to say so,
+    and its room is held back while blocks remain, so that a cut is never silent. The section is
+    left out whole when not even its first block fits."""
+    head: tuple
+    blocks: tuple
+    tail: tuple = ()
+    cut: str = "(truncated)"
+
+
+def _fit_lines(section, fits):
+    lines = []
+    for line in section:
+        if not fits(lines + [line]):
+            break
+        lines.append(line)
+    return lines if len(lines) > 1 or (lines and len(section) == 1) else []
+
+
+def _fit_blocks(section, fits):
+    kept = list(section.head)
+    for i, block in enumerate(section.blocks):
+        ending = list(section.tail) + ([section.cut] if i + 1 < len(section.blocks) else [])
+        if not fits(kept + list(block) + ending):
+            return (kept + list(section.tail) + [section.cut]) if i else []
+        kept += block
+    return (kept + list(section.tail)) if section.blocks else []
+
+
 def fit_sections(system, fixed, optional, token_budget):
     """The chat messages: `system`, then a user message of the `fixed` lines (which must fit
-    `token_budget`, else ValueError) followed by as much of each `optional` section (a list of
-    lines, its heading first) as still fits, in order; a section is dropped whole when not even
-    its heading and first line fit."""
+    `token_budget`, else ValueError) followed by as much of each `optional` section as still
+    fits, in order. A section is a list of lines, its heading first, dropped whole when not even
+    its heading and first line fit, or a Blocks."""
     system_tokens = estimate_tokens(system)
     text = "\n".join(fixed)
     if system_tokens + estimate_tokens(text) > token_budget:
         raise ValueError(f"the prompt's fixed part needs about "
                          f"{system_tokens + estimate_tokens(text)} tokens, over the budget of "
                          f"{token_budget}")
+
+    def fits(lines):
+        return system_tokens + estimate_tokens("\n".join([text] + lines)) <= token_budget
+
     for section in optional:
-        lines = []
-        for line in section:
-            trial = "\n".join([text] + lines + [line])
-            if system_tokens + estimate_tokens(trial) > token_budget:
-                break
-            lines.append(line)
-        if len(lines) > 1 or (lines and len(section) == 1):
-            text = "\n".join([text] + lines)
+        fit = _fit_blocks if isinstance(section, Blocks) else _fit_lines
+        text = "\n".join([text] + fit(section, fits))
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 

@@ -1,21 +1,29 @@
 """Source rewrites from a language model: the prompt (the family header as the library embeds it,
-the problems' features, the fastest measured configs of similar shapes, the failures so far and
-hardware facts, within a token budget), the strict parse of the reply (one fenced block holding
-the whole file), and the store of accepted rewrites under variants/NAME/ with their provenance.
+the problems' features, the fastest measured configs of similar shapes, the failures so far,
+hardware facts and the accepted rewrites of similar shapes as diffs, within a token budget), the
+strict parse of the reply (one fenced block holding the whole file), and the store of accepted
+rewrites under variants/NAME/ with their provenance.
 The rules a rewrite must keep are the library's (`hgemm variants check`), not a copy of them."""
 
 import datetime
+import difflib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 
-from .proposals import ProposalError, context_sections, fit_sections, problem_features
+from .proposals import (Blocks, ProposalError, context_sections, fit_sections, log_distance,
+                        problem_features)
 
 FAMILY_HEADER = "kernels/sm90/sm90_ws.cuh"
+SOURCE_FILE = "source.cuh"
+# Diffs are long, so fewer than the config prompt's eight similar shapes.
+SIMILAR_REWRITES = 3
 MAX_SOURCE_BYTES = 256 * 1024  # the source rules' limit (src/tuner/variants/source_rules.hpp)
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
@@ -53,11 +61,12 @@ def family_text(cli):
 
 
 def build_source_prompt(family, config, problems, similar, failures, hardware, *,
-                        token_budget=40000):
+                        rewrites=(), token_budget=40000):
     """The chat messages of one rewrite request. The task, the config the rewrite is instantiated
     as, the problems and the whole family file are always there (ValueError when they do not fit
-    `token_budget`); hardware facts, similar shapes' best configs and the failures so far follow
-    as far as they fit."""
+    `token_budget`); hardware facts, similar shapes' best configs, the failures so far and the
+    accepted `rewrites` (SimilarRewrite, nearest first) as diffs against `family` follow as far
+    as they fit."""
     fixed = [f"Rewrite {FAMILY_HEADER} to run these problems faster than cuBLASLt.",
              f"It is instantiated as {config} (the config's tile, stages, cluster and epilogue "
              "become Traits<kVariant>) and measured on:"]
@@ -67,7 +76,118 @@ def build_source_prompt(family, config, problems, similar, failures, hardware, *
         hardware, similar, failures,
         similar_head=["Fastest measured configs of similar shapes (speedup over cuBLASLt):"],
         failures_head="Earlier candidates and why they failed (do not repeat them):")
+    # Last, so that the examples never crowd out what the prompt carried before there were any.
+    optional += [_rewrite_section(family, r) for r in rewrites]
     return fit_sections(SOURCE_SYSTEM_PROMPT, fixed, optional, token_budget)
+
+
+@dataclass(frozen=True)
+class SimilarRewrite:
+    """An accepted rewrite from variants/ and its measurement nearest the problems at hand."""
+    name: str
+    config: str
+    source: str
+    problem: str         # that measurement's problem, e.g. 4096x4096x4096_tn_f32
+    speedup: float       # over cuBLASLt on it
+    mean_speedup: float  # over every shape the rewrite was measured on
+    shapes: int
+    distance: float      # log-distance to the nearest problem at hand
+
+
+def _rewrite_section(family, rewrite):
+    head = (f"An accepted rewrite for a similar shape, {rewrite.name}, instantiated as "
+            f"{rewrite.config}: {rewrite.speedup:.3f}x cuBLASLt on {rewrite.problem}, "
+            f"{rewrite.mean_speedup:.3f}x mean over the {rewrite.shapes} shape(s) it was "
+            f"measured on. Its diff against the current {FAMILY_HEADER}:", "```diff")
+    return Blocks(head, diff_hunks(family, rewrite.source), ("```",))
+
+
+def diff_hunks(family, source):
+    """The unified diff of `source` against `family` as a tuple of hunks (tuples of lines), the
+    file names with the first; () when they are the same."""
+    lines = list(difflib.unified_diff(family.splitlines(), source.splitlines(),
+                                      f"a/{FAMILY_HEADER}", f"b/{FAMILY_HEADER}", lineterm=""))
+    # Every other diff line starts with " ", "+" or "-", so "@@" starts a hunk.
+    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    bounds = [0] + starts[1:] + [len(lines)]
+    return tuple(tuple(lines[a:b]) for a, b in zip(bounds, bounds[1:])) if starts else ()
+
+
+def stored_rewrites(variants_dir):
+    """[(name, record, source)] of the accepted rewrites of FAMILY_HEADER that store_variant left
+    under `variants_dir`, by name. Anything else there (a record of a failed candidate, the
+    variant database, a half-written or unreadable entry) is passed over; no directory: []."""
+    try:
+        names = sorted(n for n in os.listdir(variants_dir) if NAME.match(n))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            with open(os.path.join(variants_dir, name, "record.json"), encoding="utf-8") as f:
+                record = json.load(f)
+            with open(os.path.join(variants_dir, name, SOURCE_FILE), encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, ValueError):
+            continue
+        if _is_example(record):
+            found.append((name, record, source))
+    return found
+
+
+def _is_example(record):
+    return (isinstance(record, dict) and record.get("verdict") == "accepted"
+            and _passed_rules(record) and _finite(record.get("mean_speedup"))
+            and record.get("family_path", FAMILY_HEADER) == FAMILY_HEADER)
+
+
+def _passed_rules(record):
+    rules = record.get("rules")
+    return isinstance(rules, dict) and rules.get("checked") is True and rules.get("passed") is True
+
+
+def _finite(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def similar_rewrites(stored, problems, limit=SIMILAR_REWRITES):
+    """The SimilarRewrite of each of `stored` (stored_rewrites) with a passing measurement of
+    `problems`' layout and accumulation (where its record names them), nearest first by the
+    config prompt's log-distance over M, N and K, the faster first at equal distance."""
+    found = []
+    for name, record, source in stored:
+        shapes = record.get("shapes")
+        shapes = shapes if isinstance(shapes, list) else []
+        nearest = min((match for entry in shapes for match in _matches(entry, problems)),
+                      default=None)
+        if nearest is not None:
+            distance, minus_speedup, problem = nearest
+            found.append(SimilarRewrite(name, str(record.get("config", "")), source, problem,
+                                        -minus_speedup, record["mean_speedup"], len(shapes),
+                                        distance))
+    found.sort(key=lambda r: (r.distance, -r.speedup, r.name))
+    return found[:limit]
+
+
+# A record's problem names its layout and accumulation; its bare shape, where that is all it has,
+# does not. Any other problem (bf16) is not one a prompt's Problem can be.
+_MEASURED = re.compile(r"^(\d+)x(\d+)x(\d+)(?:_(nn|tn)_(f32|f16))?$")
+
+
+def _matches(entry, problems):
+    """(distance, -speedup, problem name) of a record's shape entry for each of `problems` it may
+    stand for: a passing measurement with a speedup, of the same layout and accumulation."""
+    if not (isinstance(entry, dict) and entry.get("disposition") == "passed"
+            and _finite(entry.get("speedup"))):
+        return []
+    label = str(entry.get("problem") or entry.get("shape") or "")
+    found = _MEASURED.match(label)
+    if not found:
+        return []
+    m, n, k, layout, acc = found.groups()
+    sizes = {"m": int(m), "n": int(n), "k": int(k)}
+    return [(log_distance(p, sizes), -entry["speedup"], label) for p in problems
+            if layout in (None, p.layout) and acc in (None, p.acc)]
 
 
 _FENCE = re.compile(r"```([A-Za-z0-9_+.-]*)[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.S)
@@ -154,9 +274,7 @@ def store_variant(variants_dir, source, record, *, model, prompt_hash, name=None
     if not isinstance(record, dict) or record.get("verdict") != "accepted":
         raise ValueError("only an accepted rewrite is stored (its record's verdict is "
                          f"{record.get('verdict') if isinstance(record, dict) else None!r})")
-    rules = record.get("rules")
-    if not (isinstance(rules, dict) and rules.get("checked") is True
-            and rules.get("passed") is True):
+    if not _passed_rules(record):
         raise ValueError("only a rewrite that passed the source rules is stored (a record made "
                          "with --no-source-rules, for the tests of the run-time defences, is not)")
     name = name or variant_name(record)
@@ -165,19 +283,19 @@ def store_variant(variants_dir, source, record, *, model, prompt_hash, name=None
                          "starting with a letter, at most 64)")
     path = os.path.join(variants_dir, name)
     if os.path.isdir(path):
-        with open(os.path.join(path, "source.cuh"), encoding="utf-8") as f:
+        with open(os.path.join(path, SOURCE_FILE), encoding="utf-8") as f:
             if f.read() == source:
                 return path
         raise FileExistsError(f"{path} holds another source")
     os.makedirs(variants_dir, exist_ok=True)
     full = dict(record)
     full.update({"name": name, "model": model, "prompt_sha256": prompt_hash,
-                 "source_file": "source.cuh",
+                 "source_file": SOURCE_FILE,
                  "created": datetime.datetime.now(datetime.timezone.utc)
                  .strftime("%Y-%m-%dT%H:%M:%SZ")})
     tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=variants_dir)
     try:
-        with open(os.path.join(tmp, "source.cuh"), "w", encoding="utf-8") as f:
+        with open(os.path.join(tmp, SOURCE_FILE), "w", encoding="utf-8") as f:
             f.write(source)
         with open(os.path.join(tmp, "record.json"), "w", encoding="utf-8") as f:
             json.dump(full, f, indent=1)

@@ -10,7 +10,8 @@ from .client import BudgetExhausted, LLMError
 from .proposals import (ProposalError, build_prompt, check_legality, database_failures,
                         parse_proposals, similar_best)
 from .rewrites import (append_variant_lines, build_source_prompt, parse_source_reply,
-                       prompt_sha256, store_variant, variant_db_lines)
+                       prompt_sha256, similar_rewrites, store_variant, stored_rewrites,
+                       variant_db_lines)
 from .sandbox import try_candidate
 
 
@@ -95,23 +96,24 @@ def rewrite_for_problems(client, cli, config, problems, family, records, hardwar
                          variants_dir, *, rounds=2, prompt_tokens=40000, reply_tokens=32000,
                          min_reward=1.0, sandbox=None, variant_db=None, log=print):
     """Asks `client` for rewrites of the family header (`family`, its text) instantiated as
-    `config`, runs each through the sandbox on `problems` (files under `workdir`), feeds every
-    failure back into the next prompt, and stores the first accepted rewrite whose reward
-    reaches `min_reward` under `variants_dir`, and its measurements with their provenance as
-    "variant" lines in the database `variant_db` (default variants_dir/variants.jsonl).
-    `sandbox`: keyword arguments for
-    sandbox.try_candidate (limits, memcheck, stop). Errors of the model, the transport or a
-    candidate end in the outcome, never in an exception."""
+    `config`, showing it the accepted rewrites already under `variants_dir` nearest `problems`
+    with their speedups, runs each through the sandbox on `problems` (files under `workdir`),
+    feeds every failure back into the next prompt, and stores the first accepted rewrite whose
+    reward reaches `min_reward` under `variants_dir`, and its measurements with their provenance
+    as "variant" lines in the database `variant_db` (default variants_dir/variants.jsonl).
+    `sandbox`: keyword arguments for sandbox.try_candidate (limits, memcheck, stop). Errors of
+    the model, the transport or a candidate end in the outcome, never in an exception."""
     outcome = RewriteOutcome(list(problems))
     if client is None:
         return outcome
     first = problems[0]
     failures = [f"{s} {c}: {d} ({why})" for s, c, d, why in database_failures(records, first)]
     similar = similar_best(records, first)
+    examples = similar_rewrites(stored_rewrites(variants_dir), problems)
     shapes = [p.shape for p in problems]
     for r in range(1, rounds + 1):
         messages = build_source_prompt(family, config, problems, similar, failures, hardware,
-                                       token_budget=prompt_tokens)
+                                       rewrites=examples, token_budget=prompt_tokens)
         reply = _ask(client, messages, outcome, r, max_tokens=reply_tokens)
         if reply is None:
             break
