@@ -1,0 +1,105 @@
+// Microbenchmark: cycles per 64-deep k-block (four m64nNk16 wgmma, SS, fp32 acc, 128B-swizzled
+// K-major operands resident in shared memory) for W consumer warpgroups issuing side by side,
+// with the kernel's loop shape (fence, 4 wgmma, commit, wait<kWait>).
+#include <cstdio>
+#include <cuda_runtime.h>
+#include "ptx/wgmma.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/fence.cuh"
+using namespace hgemm;
+
+template <int N, int kWait, bool kOwnB>
+__global__ void __launch_bounds__(256) rate(long long* out, int iters, int random, int rotate, int bars) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const int wg = threadIdx.x / 128;
+  // A: 64 rows x 128 B; B: N rows x 128 B (one per warpgroup when kOwnB).
+  // kStages rotating stages of A (64 x 128 B) and B (N x 128 B), like the kernel's ring.
+  constexpr int kStages = 8;
+  const uint32_t a0 = base;
+  const uint32_t b0 = base + kStages * 64 * 128;
+  for (int i = threadIdx.x; i < kStages * (64 + N) * 128 / 4; i += blockDim.x)
+    if (random) {
+      uint32_t x = i * 2654435761u + 12345u;
+      x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
+      // two halves with random sign, exponent 13..16 (0.125 to 2) and mantissa
+      const uint32_t lo = (x & 0x83ffu) | ((13u + ((x >> 10) & 3u)) << 10);
+      const uint32_t hi = ((x >> 16) & 0x83ffu) | ((13u + ((x >> 26) & 3u)) << 10);
+      reinterpret_cast<uint32_t*>(smem)[i] = lo | (hi << 16);
+    } else {
+      reinterpret_cast<uint32_t*>(smem)[i] = 0x3c003c00u * ((i & 7) == 0);
+    }
+  __shared__ __align__(8) uint64_t full[8];
+  const uint32_t full0 = static_cast<uint32_t>(__cvta_generic_to_shared(&full[0]));
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 8; ++i) ptx::mbarrier_init(full0 + 8 * i, 1);
+    ptx::fence_mbarrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < 8; ++i) ptx::mbarrier_arrive(full0 + 8 * i);
+  __syncthreads();
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  uint32_t phase = 0;
+  constexpr uint64_t kDesc = ptx::make_smem_desc_base(16, 8 * 128, 128);
+  float acc[N / 2];
+  for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
+  long long t0 = 0;
+  for (int it = -8; it < iters; ++it) {
+    if (it == 0) t0 = clock64();
+    const int st = rotate ? (it & 7) : 0;
+    if (bars) ptx::mbarrier_wait(full0 + 8 * (it & 7), phase);
+    const uint32_t a = a0 + st * 64 * 128;
+    const uint32_t b = b0 + st * N * 128;
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      ptx::wgmma_ss<N, true, 0>(acc, ptx::make_smem_desc(kDesc, a + kk * 32),
+                                ptx::make_smem_desc(kDesc, b + kk * 32), 1u);
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<kWait>();
+    if (bars) {
+      // Complete the slot's next phase at once: a producer with no latency.
+      if (threadIdx.x == 0 && it > -8) ptx::mbarrier_arrive(full0 + 8 * ((it + 7) & 7));
+      if ((it & 7) == 7) phase ^= 1;
+    }
+  }
+  ptx::wgmma_wait<0>();
+  const long long t1 = clock64();
+  float s = 0;
+  for (int i = 0; i < N / 2; ++i) s += acc[i];
+  if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = (t1 - t0) + (s == 12345.f);
+}
+
+template <int N, int kWait, bool kOwnB>
+void run(int wgs, int blocks, int random, int rotate, int bars) {
+  long long* d;
+  cudaMalloc(&d, 132 * 2 * sizeof(long long));
+  const int smem = 8 * (64 + N) * 128;
+  cudaFuncSetAttribute(rate<N, kWait, kOwnB>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  const int iters = 2000;
+  rate<N, kWait, kOwnB><<<blocks, 128 * wgs, smem>>>(d, iters, random, rotate, bars);
+  cudaError_t e = cudaDeviceSynchronize();
+  long long h[2];
+  cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+  const double per = double(h[0]) / iters;
+  const double flop = 2.0 * 64 * N * 64 * wgs;
+  printf("bars=%d %s %s N=%3d wait<%d> wgs=%d ownB=%d blocks=%3d: %7.1f cycles/k-block  %6.0f FLOP/clk/SM (peak 4096)  %s\n",
+         bars, random ? "random" : "zeros ", rotate ? "8 stages" : "1 stage ", N, kWait, wgs, int(kOwnB), blocks, per, flop / per, e == cudaSuccess ? "" : cudaGetErrorString(e));
+  cudaFree(d);
+}
+
+template <int N>
+void all() {
+  for (int bars : {0, 1}) {
+    run<N, 1, false>(1, 132, 1, 1, bars);
+    run<N, 1, false>(2, 132, 1, 1, bars);
+  }
+}
+
+int main() {
+  all<64>();
+  all<96>();
+  all<128>();
+
+}
