@@ -9,7 +9,7 @@
 using namespace hgemm;
 
 template <int N, int kWait, bool kOwnB>
-__global__ void __launch_bounds__(256) rate(long long* out, int iters, int random, int rotate, int bars) {
+__global__ void __launch_bounds__(384) rate(long long* out, int iters, int random, int rotate, int bars, int spin, int release) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   const int wg = threadIdx.x / 128;
@@ -30,9 +30,13 @@ __global__ void __launch_bounds__(256) rate(long long* out, int iters, int rando
       reinterpret_cast<uint32_t*>(smem)[i] = 0x3c003c00u * ((i & 7) == 0);
     }
   __shared__ __align__(8) uint64_t full[8];
+  __shared__ __align__(8) uint64_t never;
+  __shared__ __align__(8) uint64_t empty;
   const uint32_t full0 = static_cast<uint32_t>(__cvta_generic_to_shared(&full[0]));
   if (threadIdx.x == 0) {
     for (int i = 0; i < 8; ++i) ptx::mbarrier_init(full0 + 8 * i, 1);
+    ptx::mbarrier_init(static_cast<uint32_t>(__cvta_generic_to_shared(&never)), 1);
+    ptx::mbarrier_init(static_cast<uint32_t>(__cvta_generic_to_shared(&empty)), (1u << 20) - 1);
     ptx::fence_mbarrier_init();
   }
   __syncthreads();
@@ -41,6 +45,15 @@ __global__ void __launch_bounds__(256) rate(long long* out, int iters, int rando
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   uint32_t phase = 0;
+  const int consumers = spin ? int(blockDim.x) - 128 : int(blockDim.x);
+  if (int(threadIdx.x) >= consumers) {
+    // A producer warpgroup: one thread polls a barrier that completes when the consumers finish.
+    if (threadIdx.x == consumers) {
+      const uint32_t nv = static_cast<uint32_t>(__cvta_generic_to_shared(&never));
+      ptx::mbarrier_wait(nv, 0);
+    }
+    return;
+  }
   constexpr uint64_t kDesc = ptx::make_smem_desc_base(16, 8 * 128, 128);
   float acc[N / 2];
   for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
@@ -63,42 +76,48 @@ __global__ void __launch_bounds__(256) rate(long long* out, int iters, int rando
       if (threadIdx.x == 0 && it > -8) ptx::mbarrier_arrive(full0 + 8 * ((it + 7) & 7));
       if ((it & 7) == 7) phase ^= 1;
     }
+    if (release && threadIdx.x % 32 == 0)
+      ptx::mbarrier_arrive(static_cast<uint32_t>(__cvta_generic_to_shared(&empty)));
   }
   ptx::wgmma_wait<0>();
   const long long t1 = clock64();
+  if (spin && threadIdx.x == 0)
+    ptx::mbarrier_arrive(static_cast<uint32_t>(__cvta_generic_to_shared(&never)));
   float s = 0;
   for (int i = 0; i < N / 2; ++i) s += acc[i];
   if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = (t1 - t0) + (s == 12345.f);
 }
 
 template <int N, int kWait, bool kOwnB>
-void run(int wgs, int blocks, int random, int rotate, int bars) {
+void run(int wgs, int blocks, int random, int rotate, int bars, int spin = 0, int release = 0,
+         int big_smem = 0) {
   long long* d;
   cudaMalloc(&d, 132 * 2 * sizeof(long long));
-  const int smem = 8 * (64 + N) * 128;
+  const int smem = big_smem ? 207 * 1024 : 8 * (64 + N) * 128;
   cudaFuncSetAttribute(rate<N, kWait, kOwnB>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   const int iters = 2000;
-  rate<N, kWait, kOwnB><<<blocks, 128 * wgs, smem>>>(d, iters, random, rotate, bars);
+  rate<N, kWait, kOwnB><<<blocks, 128 * (wgs + spin), smem>>>(d, iters, random, rotate, bars, spin,
+                                                              release);
   cudaError_t e = cudaDeviceSynchronize();
   long long h[2];
   cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
   const double per = double(h[0]) / iters;
   const double flop = 2.0 * 64 * N * 64 * wgs;
-  printf("bars=%d %s %s N=%3d wait<%d> wgs=%d ownB=%d blocks=%3d: %7.1f cycles/k-block  %6.0f FLOP/clk/SM (peak 4096)  %s\n",
-         bars, random ? "random" : "zeros ", rotate ? "8 stages" : "1 stage ", N, kWait, wgs, int(kOwnB), blocks, per, flop / per, e == cudaSuccess ? "" : cudaGetErrorString(e));
+  printf("spin=%d release=%d bigsmem=%d bars=%d %s %s N=%3d wait<%d> wgs=%d ownB=%d blocks=%3d: %7.1f cycles/k-block  %6.0f FLOP/clk/SM (peak 4096)  %s\n",
+         spin, release, big_smem, bars, random ? "random" : "zeros ", rotate ? "8 stages" : "1 stage ", N, kWait, wgs, int(kOwnB), blocks, per, flop / per, e == cudaSuccess ? "" : cudaGetErrorString(e));
   cudaFree(d);
 }
 
 template <int N>
 void all() {
-  for (int bars : {0, 1}) {
-    run<N, 1, false>(1, 132, 1, 1, bars);
-    run<N, 1, false>(2, 132, 1, 1, bars);
-  }
+  run<N, 1, false>(1, 132, 1, 1, 1);
+  run<N, 1, false>(1, 132, 1, 1, 1, 1);
+  run<N, 1, false>(1, 132, 1, 1, 1, 0, 1);
+  run<N, 1, false>(1, 132, 1, 1, 1, 0, 0, 1);
+  run<N, 1, false>(1, 132, 1, 1, 1, 1, 1, 1);
 }
 
 int main() {
-  all<64>();
   all<96>();
   all<128>();
 
