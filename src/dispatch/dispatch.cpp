@@ -33,9 +33,8 @@ std::string shape(const Problem& p) {
 // Compiled, or buildable by the JIT when it is on; the JIT is never invoked here, so a decision
 // never waits for a compiler.
 bool runnable(const KernelConfig& config) {
-  for (const auto& inst : registry::instances())
-    if (inst.config.instance() == config.instance()) return true;
-  return config.family == Family::kSm90Ws && jit::enabled();
+  return registry::compiled_ahead(config) ||
+         (config.family == Family::kSm90Ws && jit::enabled());
 }
 
 // One warning per process: the first table problem is the one worth reading; `hgemm info` and

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "dispatch/cost.hpp"
+#include "registry/registry.hpp"
 
 namespace hgemm::dispatch {
 
@@ -57,6 +59,27 @@ const std::vector<int>& block_n_values(Family family) {
 
 namespace {
 
+// The ring depths at which `tile` competes: those the catalog compiles for it, or, for a tile
+// only the JIT builds, the deepest one the scope allows. NOTE: not every legal depth: the cost
+// model charges a tile its ring's depth (the fill term), so with the JIT on, where every depth
+// is legal, it chose the shallowest: 1000x576x2048 ran a 72-wide swap-AB tile with 3 stages,
+// 15.0 us, where the catalog's 112-wide with 8 takes 8.9 (bench/results/2026-11-24-h100-clusters,
+// c-1000x576x2048.csv). Without the JIT only compiled depths are legal, so nothing changes there.
+std::vector<int> ring_depths(const Problem& problem, KernelConfig tile,
+                             const NeighborScope& scope) {
+  std::vector<int> depths;
+  for (int stages : kSm90Stages) {
+    tile.num_stages = stages;
+    if (registry::compiled_ahead(tile)) depths.push_back(stages);
+  }
+  if (!depths.empty()) return depths;
+  for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
+    tile.num_stages = *it;
+    if (scope.legal(problem, tile) && !scope.blocked(tile)) return {*it};
+  }
+  return depths;
+}
+
 // A pick and the alternatives offered to it: an alternative that can run here and the cost model
 // finds strictly cheaper than the best so far replaces it (ties keep the earlier).
 class Cheapest {
@@ -90,14 +113,15 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
   if (winner.swap_ab) {
     // A swap-AB tile's width is M's: the neighbour's M was another one, so every compiled
     // width (each with the ring depth its row compiles) competes for this M.
-    for (int block_m : swap_block_m_values())
-      for (int stages : kSm90Stages) {
+    for (int block_m : swap_block_m_values()) {
+      KernelConfig sibling = winner;
+      sibling.block_m = block_m;
+      for (int stages : ring_depths(problem, sibling, scope)) {
         if (block_m == winner.block_m && stages == winner.num_stages) continue;
-        KernelConfig sibling = winner;
-        sibling.block_m = block_m;
         sibling.num_stages = stages;
         cheapest.consider(sibling);
       }
+    }
     return;
   }
   // A neighbour's cluster fits its own tile count; where this shape's count along the cluster
@@ -107,17 +131,18 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
   std::vector<KernelConfig> bases{winner};
   if (winner.family == Family::kSm90Ws && cluster_pads_tiles(problem, winner))
     for (Schedule schedule : {Schedule::kCooperative, Schedule::kPingPong})
-      for (int stages : kSm90Stages)
-        for (Epilogue epilogue : {Epilogue::kDirect, Epilogue::kTmaStore}) {
-          KernelConfig plain = winner;
-          plain.cluster_m = plain.cluster_n = 1;
-          plain.schedule = schedule;
+      for (Epilogue epilogue : {Epilogue::kDirect, Epilogue::kTmaStore}) {
+        KernelConfig plain = winner;
+        plain.cluster_m = plain.cluster_n = 1;
+        plain.schedule = schedule;
+        plain.epilogue = epilogue;
+        for (int stages : ring_depths(problem, plain, scope)) {
           plain.num_stages = stages;
-          plain.epilogue = epilogue;
           if (!scope.legal(problem, plain) || scope.blocked(plain)) continue;
           bases.push_back(plain);
           cheapest.consider(plain);
         }
+      }
   for (const KernelConfig& base : bases)
     for (int block_n : block_n_values(base.family)) {  // ties keep the pick, then axis order
       if (block_n == base.block_n) continue;
@@ -141,22 +166,23 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   Cheapest cheapest(problem, pick, scope);
   for (int width : swap_block_m_values()) {
     if (padded(width) >= padded(base.block_m)) continue;
-    for (int rows : {64, 128, 192})
-      for (int stages : kSm90Stages) {
-        KernelConfig swap{};
-        swap.family = Family::kSm90Ws;
-        swap.swap_ab = true;
-        swap.block_m = width;
-        swap.block_n = rows;
-        swap.block_k = 64;
+    for (int rows : {64, 128, 192}) {
+      KernelConfig swap{};
+      swap.family = Family::kSm90Ws;
+      swap.swap_ab = true;
+      swap.block_m = width;
+      swap.block_n = rows;
+      swap.block_k = 64;
+      swap.num_consumer_wgs = rows / 64;
+      swap.epilogue = Epilogue::kDirect;
+      swap.split_k = base.split_k;
+      swap.layout = base.layout;
+      swap.accum = base.accum;
+      for (int stages : ring_depths(problem, swap, scope)) {
         swap.num_stages = stages;
-        swap.num_consumer_wgs = rows / 64;
-        swap.epilogue = Epilogue::kDirect;
-        swap.split_k = base.split_k;
-        swap.layout = base.layout;
-        swap.accum = base.accum;
         cheapest.consider(swap);
       }
+    }
   }
 }
 

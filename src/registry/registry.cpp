@@ -24,6 +24,12 @@ const KernelInstance* find(const KernelConfig& config) {
   return nullptr;
 }
 
+bool compiled_ahead(const KernelConfig& config) {
+  for (const auto& inst : instances())
+    if (inst.config.instance() == config.instance()) return true;
+  return false;
+}
+
 Status can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                      const DeviceInfo& device) {
   if (Status s = problem.validate(); !s.ok()) return s;

@@ -16,6 +16,10 @@ const std::vector<KernelInstance>& instances();
 // instance. nullptr if not compiled.
 const KernelInstance* find(const KernelConfig& config);
 
+// Whether `config`'s instance is compiled into this build: the catalog alone, never the JIT
+// (which find() invokes when it is on).
+bool compiled_ahead(const KernelConfig& config);
+
 // Whether `config` (compiled or not) can run this call, with the reason when not.
 Status can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                      const DeviceInfo& device);

@@ -822,6 +822,41 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
             narrow_nn);
 }
 
+// With the JIT on every ring depth of a tile is legal, and the cost model charges a tile its
+// ring's depth, so the swap-AB widths a pick varies over would all come with the shallowest ring
+// (1000x576x2048 ran a 72-wide tile with 3 stages at 1.7x the catalog's 112-wide time). A width
+// competes at the depths the catalog compiles for it, and a width only the JIT builds at the
+// deepest legal one.
+TEST(TunerDb, VariedSwapWidthsKeepADeepRing) {
+  std::vector<KernelConfig> compiled = catalog_like();
+  auto swap = [](int width, int stages) {
+    KernelConfig c = sm90(width, 64, 64, stages, 1, 1, 1, Epilogue::kDirect, Layout::kTN,
+                          Accum::kF32);
+    c.swap_ab = true;
+    return c;
+  };
+  const KernelConfig winner = swap(48, 12);
+  compiled.push_back(winner);
+  // As the JIT would make them legal: the widths at a shallow and a deep ring.
+  for (int width : {72, 80})
+    for (int stages : {3, 10}) {
+      ASSERT_TRUE(swap(width, stages).validate().ok());
+      compiled.push_back(swap(width, stages));
+    }
+  const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  Database db;
+  db.header = kH100;
+  db.records = {timed_record({48, 4096, 4096, Layout::kTN, Accum::kF32}, winner, 20, 21)};
+  const TunedTable table(db, space, /*exact=*/true);
+  // M = 70, N = 8192: one 72-wide tile per 64 columns (128 CTAs, one wave) instead of two
+  // 48-wide ones (256, two waves). 72x64 is not in this build's catalog, so it competes at its
+  // deepest legal ring, 10, not at 3, which the cost model would prefer.
+  const std::optional<KernelConfig> pick =
+      table.predict_nearest({70, 8192, 4096, Layout::kTN, Accum::kF32}, NeighborRule::kSiblings);
+  ASSERT_TRUE(pick.has_value());
+  EXPECT_EQ(*pick, swap(72, 10)) << pick->name();
+}
+
 // hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
 // own measurement there; a pick never measured there is not scored.
 TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
