@@ -1,6 +1,12 @@
 // Microbenchmark: cycles per 64-deep k-block (four m64nNk16 wgmma, SS, fp32 acc, 128B-swizzled
 // K-major operands resident in shared memory) for W consumer warpgroups issuing side by side,
-// with the kernel's loop shape (fence, 4 wgmma, commit, wait<kWait>).
+// with the kernel's loop shape (fence, 4 wgmma, commit, wait<kWait>). Per run (all() lists
+// them): rotate (8 stages, as the kernel's ring), bars (an mbarrier wait per k-block, each slot
+// completed at once by a producer with no latency), spin (a producer warpgroup polling a barrier
+// beside the consumer), release (a per-warp arrive after each group), big_smem (207 KB of dynamic
+// shared memory), tma (operands loaded by TMA). Results and reading: README.md beside it.
+// Build from the repository root: nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a
+//   -Isrc -Iinclude bench/results/2026-11-24-h100-clusters/k-block/wgmma_rate.cu
 #include <cstdio>
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -61,7 +67,7 @@ __global__ void __launch_bounds__(384) rate(long long* out, int iters, int rando
   if (threadIdx.x == 0)
     for (int i = 0; i < 8; ++i) ptx::mbarrier_arrive(full0 + 8 * i);
   __syncthreads();
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  ptx::fence_proxy_async_shared_cta();
   uint32_t phase = 0;
   const int consumers = spin ? int(blockDim.x) - 128 : int(blockDim.x);
   if (int(threadIdx.x) >= consumers) {
