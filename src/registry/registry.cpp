@@ -17,18 +17,25 @@ const std::vector<KernelInstance>& instances() {
   return all;
 }
 
-const KernelInstance* find(const KernelConfig& config) {
+namespace {
+
+// The catalog's instance for `config`, nullptr where it has none.
+const KernelInstance* find_compiled(const KernelConfig& config) {
+  const KernelConfig wanted = config.instance();
   for (const auto& inst : instances())
-    if (inst.config.instance() == config.instance()) return &inst;
+    if (inst.config.instance() == wanted) return &inst;
+  return nullptr;
+}
+
+}  // namespace
+
+const KernelInstance* find(const KernelConfig& config) {
+  if (const KernelInstance* inst = find_compiled(config)) return inst;
   if (config.family == Family::kSm90Ws && jit::enabled()) return jit::instance(config);
   return nullptr;
 }
 
-bool compiled_ahead(const KernelConfig& config) {
-  for (const auto& inst : instances())
-    if (inst.config.instance() == config.instance()) return true;
-  return false;
-}
+bool compiled_ahead(const KernelConfig& config) { return find_compiled(config) != nullptr; }
 
 Status can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                      const DeviceInfo& device) {
