@@ -107,8 +107,9 @@ Status validate_sm90(const KernelConfig& c) {
   const bool ping_pong = c.schedule == Schedule::kPingPong;
   if (ping_pong && c.num_consumer_wgs != 2)
     return invalid(c, "ping-pong alternates two consumer warpgroups");
-  // Ping-pong: each warpgroup computes the whole tile; cooperative: a band of its rows.
-  const int rows_per_wg = ping_pong ? rows : rows / c.num_consumer_wgs;
+  // Ping-pong: each warpgroup computes the whole tile; cooperative: a band of its rows, or on a
+  // 64-row tile with two warpgroups every other k-block (sm90_splits_k_blocks).
+  const int rows_per_wg = ping_pong || sm90_splits_k_blocks(v) ? rows : rows / c.num_consumer_wgs;
   if (rows_per_wg != 64 && rows_per_wg != 128)
     return invalid(c, "each consumer warpgroup must own 64 or 128 rows");
   if (!sm90_cluster_dim_ok(c.cluster_m) || !sm90_cluster_dim_ok(c.cluster_n) ||

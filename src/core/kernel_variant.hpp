@@ -133,6 +133,8 @@ struct Sm90Geometry {
   bool b_k_major = true;  // TN: B is N x K
   bool tma_store = false;
   int wg_rows = 0;              // rows of a tile each consumer warpgroup owns
+  // Two consumer warpgroups on a 64-row tile take its k-blocks in turn (sm90_splits_k_blocks).
+  bool split_k_blocks = false;
   int slot_consumer_warps = 0;  // consumer warps of one CTA that release each ring slot
   // setmaxnreg: with two or three consumer warpgroups the producer gives registers back and the
   // consumers take them (sm90_register_split); with one the entry cap of 255 covers both.
@@ -150,18 +152,36 @@ struct Sm90Geometry {
   constexpr bool operator==(Sm90Geometry const&) const = default;
 };
 
+// Two cooperative consumer warpgroups on a 64-row tile (one m64 atom, no rows to share) take its
+// k-blocks in turn, each into its own accumulators, and the second adds its sum into the first's
+// through shared memory before the epilogue. A lone warpgroup waiting on a full barrier before
+// each k-block leaves the tensor pipe idle meanwhile (a 64x96 k-block: 192 cycles of wgmma at
+// the SM's peak, 275-330 with the wait); two warpgroups on alternate slots wait while the other's
+// wgmma run (docs/notes/2026-11-24-k-block-turns.md).
+constexpr bool sm90_splits_k_blocks(Sm90Variant const& v) {
+  return v.schedule == Schedule::kCooperative && v.block_m == 64 && v.num_consumer_wgs == 2;
+}
+
+// The shared memory the second warpgroup's accumulators pass through: 128 threads' registers.
+constexpr int sm90_reduce_bytes(Sm90Variant const& v) {
+  return sm90_splits_k_blocks(v) ? 64 * v.block_n * (v.accum == Accum::kF32 ? 4 : 2) : 0;
+}
+
 constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   Sm90Geometry g;
   g.ping_pong = v.schedule == Schedule::kPingPong;
+  g.split_k_blocks = sm90_splits_k_blocks(v);
   g.num_threads = 128 * (v.num_consumer_wgs + 1);
   g.tma_store = v.epilogue == Epilogue::kTmaStore;
-  g.smem = sm90_smem_plan(v.block_m, v.block_n, v.block_k, v.num_stages, g.tma_store, g.ping_pong);
+  g.smem = sm90_smem_plan(v.block_m, v.block_n, v.block_k, v.num_stages, g.tma_store, g.ping_pong,
+                          sm90_reduce_bytes(v));
   g.smem_bytes = g.smem.dynamic_bytes;
   g.cluster_size = v.cluster_m * v.cluster_n;
   g.b_k_major = v.layout == Layout::kTN;
-  // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows.
-  g.wg_rows = g.ping_pong ? v.block_m : v.block_m / v.num_consumer_wgs;
-  g.slot_consumer_warps = (g.ping_pong ? 1 : v.num_consumer_wgs) * 4;
+  // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows, or
+  // on a 64-row tile its k-blocks in turn. One warpgroup reads a slot in both of those.
+  g.wg_rows = g.ping_pong || g.split_k_blocks ? v.block_m : v.block_m / v.num_consumer_wgs;
+  g.slot_consumer_warps = (g.ping_pong || g.split_k_blocks ? 1 : v.num_consumer_wgs) * 4;
   const Sm90RegisterSplit regs = sm90_register_split(v.num_consumer_wgs);
   g.realloc_regs = v.num_consumer_wgs > 1;
   g.producer_regs = regs.producer;

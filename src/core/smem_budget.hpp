@@ -14,8 +14,9 @@ constexpr int swizzle_chunk_elems(int extent) {
   return extent % 64 == 0 ? 64 : extent % 32 == 0 ? 32 : 16;
 }
 
-// The sm90 family's layout: an operand ring, the TMA-store epilogue's C staging, 1 KiB of
-// barriers (the storage is padded to the 1 KiB swizzle period), and 1 KiB of slack to align the
+// The sm90 family's layout: an operand ring, the TMA-store epilogue's C staging, the buffer
+// through which a second warpgroup's accumulators reach the first (reduce_bytes, where two
+// warpgroups take a 64-row tile's k-blocks in turn), 1 KiB of barriers (the storage is padded to the 1 KiB swizzle period), and 1 KiB of slack to align the
 // dynamic base.
 //
 // The staging holds the whole C tile when that fits beside the ring: the epilogue then writes
@@ -29,28 +30,31 @@ struct Sm90SmemPlan {
   int staging_chunk_elems = 0;  // columns per staged chunk
   int staging_buffers = 0;      // chunk buffers per consumer warpgroup (0: direct stores)
   int staging_bytes = 0;
+  int reduce_bytes = 0;
   int storage_bytes = 0;  // the kernel's SharedStorage
   int dynamic_bytes = 0;  // what the launch requests
 };
 
 constexpr Sm90SmemPlan sm90_smem_plan(int block_m, int block_n, int block_k, int num_stages,
-                                      bool tma_store, bool ping_pong) {
+                                      bool tma_store, bool ping_pong, int reduce_bytes = 0) {
   constexpr int kBarrierBytes = 1024;
   constexpr int kAlignSlack = 1024;
   Sm90SmemPlan p;
   p.operand_bytes = num_stages * (block_m + block_n) * block_k * 2;
+  p.reduce_bytes = reduce_bytes;
   if (tma_store) {
     p.staging_chunk_elems = swizzle_chunk_elems(block_n);
     const int chunks = block_n / p.staging_chunk_elems;
     const int tiles = ping_pong ? 2 : 1;
     const int whole_tile = tiles * block_m * block_n * 2;
     const bool whole_fits =
-        p.operand_bytes + whole_tile + kBarrierBytes + kAlignSlack <= kMaxSmemPerBlock;
+        p.operand_bytes + reduce_bytes + whole_tile + kBarrierBytes + kAlignSlack <=
+        kMaxSmemPerBlock;
     p.staging_buffers = whole_fits ? chunks : chunks >= 2 ? 2 : 1;
     // Cooperative warpgroups own block_m / wgs rows of each buffer, so the total is per tile.
     p.staging_bytes = tiles * p.staging_buffers * block_m * p.staging_chunk_elems * 2;
   }
-  p.storage_bytes = p.operand_bytes + p.staging_bytes + kBarrierBytes;
+  p.storage_bytes = p.operand_bytes + p.staging_bytes + reduce_bytes + kBarrierBytes;
   p.dynamic_bytes = p.storage_bytes + kAlignSlack;
   return p;
 }

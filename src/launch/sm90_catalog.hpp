@@ -98,6 +98,12 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 64, .block_n = 160, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    // Two consumer warpgroups taking the 64-row tile's k-blocks in turn (sm90_splits_k_blocks):
+    // against one warpgroup, 64x96 runs 1024x576x7168 in 21.9 us instead of 24.1 and the swapped
+    // 48- and 32-wide tiles 4-14% faster at K >= 768, where tiles of 64 to 168 columns lost 1-25%
+    // (docs/notes/2026-11-24-k-block-turns.md). The rows where it won, at the same depth.
+    {{.block_m = 64, .block_n = 96, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
 
     // 256x256 for fp16 accumulation only. Half-width accumulators let each consumer warpgroup own
     // 128x256 (two m64n256 atoms, 128 registers), halving the operand traffic per FLOP of
@@ -154,6 +160,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},

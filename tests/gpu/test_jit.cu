@@ -109,7 +109,13 @@ void test_outside_catalog(hgemm::verify::Verifier& verifier) {
                            // Clusters of 8 and 4 along both sides: each CTA multicasts a part of
                            // A to its row and of B to its column (N-major B: k-row parts).
                            "sm90_ws_64x96x64_s10_c4x2_w1_m8_st_sk1_f32_tn",
-                           "sm90_ws_128x128x64_s4_c2x2_w2_m8_tma_sk1_f32_nn"}) {
+                           "sm90_ws_128x128x64_s4_c2x2_w2_m8_tma_sk1_f32_nn",
+                           // Two warpgroups taking a 64-row tile's k-blocks in turn: units of
+                           // one k-block (the second has none), odd counts, split-K, swap-AB,
+                           // N-major B and TMA stores, several tiles per CTA (4096^3).
+                           "sm90_ws_64x96x64_s8_c1x1_w2_m8_st_sk1_f32_tn",
+                           "sm90_ws_64x128x64_s8_c1x1_w2_m8_tma_sk1_f16_nn",
+                           "sm90_ws_168x64x64_s6_c1x1_w2_m8_st_sk1_f32_tn_swap"}) {
     const hgemm::KernelConfig config = parse(name);
     bool in_catalog = false;
     for (hgemm::KernelConfig const& c : hgemm::catalog())

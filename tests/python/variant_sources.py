@@ -105,7 +105,7 @@ EDITS = {
     "hang": [(GRID_WAIT, "  if (params.k > 0)\n    for (;;) __nanosleep(1000000);\n", "after")],
     "crash": [(GRID_WAIT, "  if (params.k > 0 && threadIdx.x == 0) __trap();\n", "after")],
     "slow": [("      uint32_t prev_stage = 0;\n", SPIN, "after")],
-    "wrong": [("(kb > kb_begin || kk > 0) ? 1u : 0u", "(kb > kb_begin) ? 1u : 0u", "replace")],
+    "wrong": [("(kb > kb_first || kk > 0) ? 1u : 0u", "(kb > kb_first) ? 1u : 0u", "replace")],
     "does_not_compile": [("const int warp_idx = ", "const int warp_idx = not_declared_anywhere + ",
                           "replace")],
 }

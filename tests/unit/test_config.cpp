@@ -299,3 +299,41 @@ TEST(KernelConfig, ClustersOfUpToEightMulticastWholeSwizzleAtoms) {
   swap.cluster_n = 2;
   EXPECT_FALSE(swap.validate().ok());
 }
+
+TEST(KernelConfig, TwoWarpgroupsTakeASixtyFourRowTilesKBlocksInTurn) {
+  // w2 on a 64-row tile: each warpgroup owns the whole tile's rows and every other k-block, one
+  // warpgroup releases each slot, and the second's accumulators pass through shared memory.
+  KernelConfig c = sm90(64, 96, 64, 10, 2, 1, 1);
+  c.epilogue = Epilogue::kDirect;
+  ASSERT_TRUE(c.validate().ok()) << c.validate().message;
+  const hgemm::Sm90Geometry g = hgemm::sm90_geometry(hgemm::sm90_variant(c));
+  EXPECT_TRUE(g.split_k_blocks);
+  EXPECT_EQ(g.wg_rows, 64);
+  EXPECT_EQ(g.slot_consumer_warps, 4);
+  EXPECT_EQ(g.num_threads, 384);
+  EXPECT_EQ(g.smem.reduce_bytes, 64 * 96 * 4);
+  EXPECT_EQ(g.smem.storage_bytes, 10 * (64 + 96) * 64 * 2 + 64 * 96 * 4 + 1024);
+  // Half the buffer with fp16 accumulators; none where two warpgroups own 64 rows each.
+  c.accum = Accum::kF16;
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(c)).smem.reduce_bytes, 64 * 96 * 2);
+  const hgemm::Sm90Geometry cooperative = hgemm::sm90_geometry(hgemm::sm90_variant(sm90(128, 96, 64, 6, 2, 1, 1)));
+  EXPECT_FALSE(cooperative.split_k_blocks);
+  EXPECT_EQ(cooperative.smem.reduce_bytes, 0);
+  EXPECT_EQ(cooperative.slot_consumer_warps, 8);
+  // The buffer counts against the budget: eleven stages of 64x96 fit alone, not beside it.
+  c.accum = Accum::kF32;
+  c.num_stages = 11;
+  EXPECT_FALSE(c.validate().ok());
+  c.num_consumer_wgs = 1;
+  EXPECT_TRUE(c.validate().ok()) << c.validate().message;
+  // Swap-AB: the kernel's 64 rows are the problem's N (block_n 64), M its width.
+  KernelConfig swap = sm90(48, 64, 64, 12, 2, 1, 1);
+  swap.swap_ab = true;
+  swap.epilogue = Epilogue::kDirect;
+  EXPECT_TRUE(swap.validate().ok()) << swap.validate().message;
+  EXPECT_TRUE(hgemm::sm90_geometry(hgemm::sm90_variant(swap)).split_k_blocks);
+  // Three warpgroups cannot share one m64 atom's rows or its k-blocks.
+  c.num_consumer_wgs = 3;
+  c.num_stages = 4;
+  EXPECT_FALSE(c.validate().ok());
+}

@@ -136,6 +136,11 @@ struct Traits {
 
   // Each consumer warpgroup owns kWgRows rows of a tile: kWgAtomsM m64 atoms of width BN.
   static constexpr int kWgRows = kGeometry.wg_rows;
+  // Two warpgroups on a 64-row tile take its k-blocks in turn (sm90_splits_k_blocks): the first
+  // owns even k-blocks and the epilogue, the second odd ones, its sum passed through `reduce`.
+  static constexpr bool kSplitKBlocks = kGeometry.split_k_blocks;
+  // The first row of a tile a consumer warpgroup owns is consumer_wg * kWgRowStep.
+  static constexpr int kWgRowStep = kPingPong || kSplitKBlocks ? 0 : kWgRows;
   // Consumer warps that release each ring slot (of every CTA of the cluster).
   static constexpr int kSlotConsumerWarps = kGeometry.slot_consumer_warps;
   static constexpr int kWgAtomsM = kWgRows / 64;
@@ -212,7 +217,9 @@ struct Traits {
   static constexpr int kCBuffers = kTmaStore ? kSmemPlan.staging_buffers : 1;
   static constexpr bool kCWholeTile = kCBuffers == kCChunks;
   static constexpr int kCBufferBytes = kWgRows * kCChunk * 2;
-  static constexpr int kCStagingBytes = kNumConsumerWgs * kCBuffers * kCBufferBytes;
+  // Warpgroups that stage C: each cooperative one its rows, each ping-pong one its own tiles.
+  static constexpr int kStoringWgs = kSplitKBlocks ? 1 : kNumConsumerWgs;
+  static constexpr int kCStagingBytes = kStoringWgs * kCBuffers * kCBufferBytes;
   static constexpr int kCBoxInner = kGeometry.c_box_inner;
   static constexpr int kCBoxOuter = kGeometry.c_box_outer;
 
@@ -230,7 +237,7 @@ struct Traits {
   // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
   // 128x192 and 64x256 with one consumer lost 4-11%, so smaller tiles store at the tile's end.
   static constexpr bool kDeferEpilogue =
-      !kPingPong && kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
+      !kPingPong && !kSplitKBlocks && kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
       (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
   static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
@@ -244,6 +251,11 @@ struct Traits {
     alignas(1024) uint8_t c[kCStagingBytes];  // (kWgRows, kCChunk, buffers, consumer WGs)
   };
   struct NoEpilogueSmem {};
+  // The second warpgroup's accumulators, register i of thread t at word i * 128 + t.
+  struct ReduceSmem {
+    alignas(1024) uint32_t words[kAccRegs * 128];
+  };
+  struct NoReduceSmem {};
 
   struct alignas(1024) SharedStorage {
     alignas(1024) uint16_t a[kNumStages][kBlockM * kBlockK];  // (BM, BK, stages) swizzled
@@ -251,11 +263,15 @@ struct Traits {
     alignas(1024) std::conditional_t<kTmaStore, EpilogueSmem, NoEpilogueSmem> epi;
     uint64_t full_barrier[kNumStages];   // TMA bytes landed (producer -> consumers)
     uint64_t empty_barrier[kNumStages];  // slot released (consumers of the cluster -> producer)
+    // Last: empty, it shares the barriers' 1 KiB, as an empty `epi` does.
+    std::conditional_t<kSplitKBlocks, ReduceSmem, NoReduceSmem> reduce;
   };
   static_assert(kATileBytes % 1024 == 0 && kBTileBytes % 1024 == 0,
                 "every stage buffer starts on a 1024-B swizzle boundary");
   static_assert(!kTmaStore || kCStagingBytes == kSmemPlan.staging_bytes,
                 "the C staging matches core/smem_budget.hpp");
+  static_assert(!kSplitKBlocks || int(sizeof(ReduceSmem)) == kSmemPlan.reduce_bytes,
+                "the reduction buffer matches core/smem_budget.hpp");
   static_assert(int(sizeof(SharedStorage)) == kSmemPlan.storage_bytes,
                 "SharedStorage matches core/smem_budget.hpp");
   // Dynamic smem: the storage plus slack to align the dynamic base up to 1024 B.
@@ -300,6 +316,41 @@ __device__ __forceinline__ void pack_tile(
       packed[mt][2 * j] = acc_pair<Traits, false>(acc[mt], j);
       packed[mt][2 * j + 1] = acc_pair<Traits, true>(acc[mt], j);
     }
+}
+
+// Two warpgroups that took a 64-row tile's k-blocks in turn (Traits::kSplitKBlocks): the second
+// writes its sums to `words`, the first adds them to its own. Named barriers 3 and 4 (1 and 2 are
+// the epilogue's, and ping-pong, which uses 3 and 4 too, never splits k-blocks) pass the buffer
+// there and back, so the second writes its next tile's sums only once these are read.
+template <class Traits>
+__device__ __forceinline__ void join_k_block_sums(typename Traits::AccReg (&acc)[Traits::kAccRegs],
+                                                  uint32_t* words, int consumer_wg,
+                                                  int thread_in_wg) {
+  constexpr uint32_t kWritten = 3, kRead = 4;
+  if (consumer_wg == 1) {
+#pragma unroll
+    for (int i = 0; i < Traits::kAccRegs; ++i)
+      if constexpr (Traits::kAccF32)
+        words[i * 128 + thread_in_wg] = __float_as_uint(acc[i]);
+      else
+        words[i * 128 + thread_in_wg] = acc[i];
+    ptx::named_barrier_arrive(kWritten, 256);
+    ptx::named_barrier_sync(kRead, 256);
+  } else {
+    ptx::named_barrier_sync(kWritten, 256);
+#pragma unroll
+    for (int i = 0; i < Traits::kAccRegs; ++i) {
+      const uint32_t other = words[i * 128 + thread_in_wg];
+      if constexpr (Traits::kAccF32) {
+        acc[i] += __uint_as_float(other);
+      } else {
+        __half2 sum = __hadd2(*reinterpret_cast<__half2 const*>(&acc[i]),
+                              *reinterpret_cast<__half2 const*>(&other));
+        acc[i] = *reinterpret_cast<uint32_t*>(&sum);
+      }
+    }
+    ptx::named_barrier_arrive(kRead, 256);
+  }
 }
 
 // Calls f(lo, hi, row, col) on every pair of fp32 accumulators of the tile: a thread holds each
@@ -867,7 +918,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       if constexpr (Traits::kGeneral) {
         const kernels::TileCoord tile = scheduler.cta_tile(pending_unit % num_tiles, cta_rank);
         store_packed(tile.m_block * Traits::kBlockM +
-                         (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows),
+                         consumer_wg * Traits::kWgRowStep,
                      tile.n_block * Traits::kBlockN, batch_of(pending_unit), pending_part, end);
       } else {
         store_packed(pending_m, pending_n, -1, pending_part, end);
@@ -896,12 +947,17 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (local > 0) ptx::named_barrier_sync(kOrderBarrier + consumer_wg, 256);
       }
       const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+      // This warpgroup's k-blocks: every one, or every other from kb_first.
+      const int kb_first = Traits::kSplitKBlocks ? kb_begin + consumer_wg : kb_begin;
       uint32_t prev_stage = 0;
       for (int kb = kb_begin; kb < kb_end; ++kb) {
+        if (Traits::kSplitKBlocks && ((kb - kb_begin) & 1) != consumer_wg) {
+          stage.advance();
+          continue;
+        }
         ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);
-        const uint32_t a_base =
-            smem_a(stage.index) +
-            (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows * Traits::kBlockK * 2);
+        const uint32_t a_base = smem_a(stage.index) +
+                                consumer_wg * Traits::kWgRowStep * Traits::kBlockK * 2;
         const uint32_t b_base = smem_b(stage.index);
         ptx::wgmma_fence();
 #pragma unroll
@@ -919,12 +975,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                   *reinterpret_cast<Part*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
                   ptx::make_smem_desc(kDescB, b_base + kk * kBStepK +
                                                   h * Traits::kWgmmaN * Traits::kBSwizzle),
-                  (kb > kb_begin || kk > 0) ? 1u : 0u);
+                  (kb > kb_first || kk > 0) ? 1u : 0u);
           }
         }
         ptx::wgmma_commit();
         // The previous k-block's wgmma have finished reading their slot: hand it back.
-        if (kb > kb_begin) {
+        if (kb > kb_first) {
           ptx::wgmma_wait<1>();
           release(prev_stage);
         }
@@ -942,12 +998,20 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (local + 1 < num_local_units)
           ptx::named_barrier_arrive(kOrderBarrier + (1 - consumer_wg), 256);
       ptx::wgmma_wait<0>();
-      release(prev_stage);
+      // A unit of one k-block leaves the second of two warpgroups in turn nothing to release.
+      if (!Traits::kSplitKBlocks || kb_first < kb_end) release(prev_stage);
 #pragma unroll
       for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) ptx::fence_registers(acc[mt]);
+      if constexpr (Traits::kSplitKBlocks) {
+        // The second warpgroup's sum joins the first's in a fixed order (bitwise repeatable),
+        // where it has one; the second waits until it is read before its next tile.
+        if (kb_end - kb_begin >= 2)
+          detail::join_k_block_sums<Traits>(acc[0], shared.reduce.words, consumer_wg,
+                                            thread_in_wg);
+        if (consumer_wg == 1) continue;
+      }
 
-      const int m_origin =
-          tile.m_block * Traits::kBlockM + (Traits::kPingPong ? 0 : consumer_wg * Traits::kWgRows);
+      const int m_origin = tile.m_block * Traits::kBlockM + consumer_wg * Traits::kWgRowStep;
       const int n_origin = tile.n_block * Traits::kBlockN;
       const int batch = batch_of(u);
       if (params.num_splits > 1) {
