@@ -48,8 +48,15 @@ bool cluster_pads_tiles(const Problem& p, const KernelConfig& c) {
   return grid.cluster_tiles_m != grid.tiles_m || grid.cluster_tiles_n != grid.tiles_n;
 }
 
+double formula_tile_efficiency(const KernelConfig& c) { return tile_efficiency(c); }
+
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
                      int64_t batches) {
+  return estimate_cost_at(p, c, device, tile_efficiency(c), batches);
+}
+
+double estimate_cost_at(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
+                        double efficiency, int64_t batches) {
   if (c.family == Family::kDecode) {
     // A stream of B: the DRAM bytes of A, B and C, or, where larger, the L2 traffic of B plus A
     // re-read by every CTA (L2 taken as twice DRAM's bandwidth); slower in proportion where the
@@ -78,7 +85,7 @@ double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& 
   const double fill =
       c.schedule == Schedule::kPingPong ? 0.0 : double(c.num_stages) * c.block_k;
   double cost = waves * double(c.block_m) * c.block_n * (per_split * c.block_k + fill) /
-                tile_efficiency(c);
+                efficiency;
   if (splits > 1) {
     // fp32 partials written once and read once, then C written.
     const double bytes = 2.0 * splits * double(p.m) * double(p.n) * 4 + double(p.m) * p.n * 2;

@@ -17,6 +17,12 @@ namespace hgemm::dispatch {
 double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device,
                      int64_t batches = 1);
 
+// The same with the tile's efficiency given (a fitted one) in place of formula_tile_efficiency's:
+// the relative throughput of a full tile, 1.0 for sm90's 128x256. Not for the decode family.
+double estimate_cost_at(const Problem& problem, const KernelConfig& config,
+                        const DeviceInfo& device, double efficiency, int64_t batches = 1);
+double formula_tile_efficiency(const KernelConfig& config);
+
 // Whether config's cluster leaves CTAs of its last cluster outside the problem (the tile count
 // along M or N is no multiple of the cluster's extent there): the padding estimate_cost charges.
 bool cluster_pads_tiles(const Problem& problem, const KernelConfig& config);

@@ -127,6 +127,8 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   };
   std::sort(by_shape_.begin(), by_shape_.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
   std::sort(table_->blocked.begin(), table_->blocked.end());
+  fitted_tn_ = std::make_unique<FittedEfficiency>(Layout::kTN, table_->accum, points_, device);
+  fitted_nn_ = std::make_unique<FittedEfficiency>(Layout::kNN, table_->accum, points_, device);
 }
 
 LoadedTable LoadedTable::none(std::string path, std::string status) {
@@ -287,7 +289,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                           [&](const Problem& p, const KernelConfig& c) {
                             return legal(p, c, device, runnable(c));
                           },
-                          [&](const KernelConfig& c) { return source->blocked(c); }};
+                          [&](const KernelConfig& c) { return source->blocked(c); },
+                          source->fitted(problem.layout)};
       if (auto pick = predict_from_neighbors(problem, source->points(), kDefaultNeighborRule,
                                              scope)) {
         const std::string nearest = std::to_string(kNeighbors) + " nearest tuned shapes";

@@ -29,6 +29,7 @@
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ class LoadedTable {
   const Table* table() const { return table_ ? &*table_ : nullptr; }
   const TableEntry* find(const Problem& problem) const;
   const std::vector<TunedPoint>& points() const { return points_; }
+  // The points' fitted tile efficiencies for one layout, fitted once at load.
+  const FittedEfficiency* fitted(Layout layout) const {
+    return layout == Layout::kTN ? fitted_tn_.get() : fitted_nn_.get();
+  }
   bool blocked(const KernelConfig& config) const;
 
  private:
@@ -86,6 +91,7 @@ class LoadedTable {
   std::string status_;
   bool usable_ = false;
   std::vector<TunedPoint> points_;
+  std::unique_ptr<FittedEfficiency> fitted_tn_, fitted_nn_;
   std::vector<size_t> by_shape_;  // entry indices sorted by (m, n, k, layout)
 };
 

@@ -6,7 +6,9 @@
 //   cost     among the winners of the kNeighbors nearest, the one the cost model
 //            (estimate_cost) finds cheapest for this shape (on the LLM suite it ran 0.963 of
 //            cuBLASLt in graph mode against nearest's 0.959, 0.986 against 0.975 offline;
-//            bench/results/2026-11-23-h100-86bd4cd)
+//            bench/results/2026-11-23-h100-86bd4cd). Here and wherever a rule lets the model rank
+//            different tiles, each tile's efficiency is fitted to the points' times
+//            (FittedEfficiency, below)
 //   nearest  the winner of the nearest tuned shape, which carries that shape's wave quantization
 //            along (64x64 fills one wave at 128x4096 and two at 128x5120)
 //   scaled   among the same winners, the highest neighbour speedup times the cost model's ratio
@@ -41,6 +43,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/device.hpp"
@@ -84,10 +87,41 @@ struct TunedPoint {
 
 // What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the
 // device, the shape's constraints); `blocked` whether a config failed somewhere (never a sibling).
+// Each sm90 tile's throughput as measured in tuned points, in place of the cost model's formula
+// (operand reuse alone), wherever the rules rank different tiles against each other (the cost
+// rule, the siblings' and the swap widths' variations). The formula rates a 48-wide swap-AB tile
+// at 0.57 of 128x256 and a 136-wide one at 0.71, so at 129x4608x3584 it preferred three 48-wide
+// tiles in two waves to one 136-wide in one: measured, 21.7 us against 16.7. A tile's measured
+// efficiency is the geometric mean, over its unsplit times in the points of one layout and
+// accumulation, of the work the model counts at full efficiency per microsecond, in the
+// formula's units (its own geomean over the same times); a tile timed at fewer than kMinSamples
+// shapes keeps the formula's. docs/notes/2026-11-24-k-block-turns.md has the scores.
+class FittedEfficiency {
+ public:
+  static constexpr int kMinSamples = 3;
+  // `leave_out`: a problem whose own times do not count (`hgemm db loo`).
+  FittedEfficiency(Layout layout, Accum accum, const std::vector<TunedPoint>& points,
+                   const DeviceInfo& device, const Problem* leave_out = nullptr);
+  // estimate_cost with the tile's fitted efficiency where it has one.
+  double cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device) const;
+
+ private:
+  static uint64_t key(const KernelConfig& config);
+  struct Sum {
+    double log = 0;
+    int n = 0;
+  };
+  std::unordered_map<uint64_t, Sum> sums_;
+  double units_log_ = 0;
+};
+
 struct NeighborScope {
   const DeviceInfo* device = nullptr;
   std::function<bool(const Problem&, const KernelConfig&)> legal;
   std::function<bool(const KernelConfig&)> blocked;
+  // The points' fitted efficiencies, where the caller keeps them (dispatch fits once per table);
+  // null: predict_from_neighbors fits the points it is given.
+  const FittedEfficiency* fitted = nullptr;
 };
 
 struct Prediction {

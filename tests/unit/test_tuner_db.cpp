@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/suite.hpp"
+#include "dispatch/cost.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/leave_one_out.hpp"
 #include "tuner/db/json.hpp"
@@ -692,7 +693,8 @@ TEST(TunerDb, PredictionWeighsNeighboursByThisShapesWaves) {
 }
 
 // The transfer rule predicts each config's time here from its own times at the nearest shapes,
-// where the cost rule ranks different tiles by the model alone. Around 4096^3 (K varies, so the
+// where the cost rule ranks different tiles by the model (its tile efficiencies fitted to all the
+// table's times, half way from the formula's). Around 4096^3 (K varies, so the
 // model's ratio here/there is the same for every tile) 128x128 was measured faster than 128x256
 // at two of three shapes and 128x256 won the third by a hair: the model prefers 128x256 for its
 // reuse, the measurements say 128x128. The siblings pick stays unless the predicted gain exceeds
@@ -717,7 +719,8 @@ TEST(TunerDb, TransferRulePredictsEachConfigFromItsOwnTimes) {
   const Problem query{4096, 4096, 4096, Layout::kTN, Accum::kF32};
   const TunedTable clear = table_where_wide_takes(1.3);  // 7% by the weights of the distances
   ASSERT_EQ(clear.find({4096, 4096, 3072, Layout::kTN, Accum::kF32})->config, wide);
-  EXPECT_EQ(clear.predict_nearest(query, NeighborRule::kSiblings), wide);
+  // The siblings rule's model, its tile efficiencies fitted to these times, agrees here.
+  EXPECT_EQ(clear.predict_nearest(query, NeighborRule::kSiblings)->instance(), square.instance());
   EXPECT_EQ(clear.predict_nearest(query, NeighborRule::kTransfer), square);
   EXPECT_EQ(clear.predict(query), square);  // the default rule
   // A predicted gain of 0.2%: inside the noise, so the siblings pick stays.
@@ -822,6 +825,14 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
             narrow_nn);
 }
 
+// A swap-AB tile `width` wide over 64 rows of N with one consumer warpgroup (TN, fp32).
+KernelConfig swap_tile(int width, int stages) {
+  KernelConfig c =
+      sm90(width, 64, 64, stages, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  c.swap_ab = true;
+  return c;
+}
+
 // With the JIT on every ring depth of a tile is legal, and the cost model charges a tile its
 // ring's depth, so the swap-AB widths a pick varies over would all come with the shallowest ring
 // (1000x576x2048 ran a 72-wide tile with 3 stages at 1.7x the catalog's 112-wide time). A width
@@ -829,19 +840,13 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
 // deepest legal one.
 TEST(TunerDb, VariedSwapWidthsKeepADeepRing) {
   std::vector<KernelConfig> compiled = catalog_like();
-  auto swap = [](int width, int stages) {
-    KernelConfig c = sm90(width, 64, 64, stages, 1, 1, 1, Epilogue::kDirect, Layout::kTN,
-                          Accum::kF32);
-    c.swap_ab = true;
-    return c;
-  };
-  const KernelConfig winner = swap(48, 12);
+  const KernelConfig winner = swap_tile(48, 12);
   compiled.push_back(winner);
   // As the JIT would make them legal: the widths at a shallow and a deep ring.
   for (int width : {72, 80})
     for (int stages : {3, 10}) {
-      ASSERT_TRUE(swap(width, stages).validate().ok());
-      compiled.push_back(swap(width, stages));
+      ASSERT_TRUE(swap_tile(width, stages).validate().ok());
+      compiled.push_back(swap_tile(width, stages));
     }
   const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
   Database db;
@@ -854,7 +859,48 @@ TEST(TunerDb, VariedSwapWidthsKeepADeepRing) {
   const std::optional<KernelConfig> pick =
       table.predict_nearest({70, 8192, 4096, Layout::kTN, Accum::kF32}, NeighborRule::kSiblings);
   ASSERT_TRUE(pick.has_value());
-  EXPECT_EQ(*pick, swap(72, 10)) << pick->name();
+  EXPECT_EQ(*pick, swap_tile(72, 10)) << pick->name();
+}
+
+// Where the rules rank different tiles, each tile's efficiency is fitted to its times in the table
+// (half way to the formula's): the formula rates a 48-wide swap-AB tile close enough to a 136-wide
+// one that at M = 129 three 48-wide tiles in two waves look cheaper than one 136-wide in one;
+// measured on the H100, 21.7 us against 16.7. Here the 136-wide tile's times at three shapes
+// say it runs twice the formula's speed, and the 48-wide's what the formula says.
+TEST(TunerDb, FittedEfficiencyRanksTilesByTheirTimes) {
+  std::vector<KernelConfig> compiled = catalog_like();
+  const KernelConfig narrow = swap_tile(48, 12), wide = swap_tile(136, 8);
+  compiled.push_back(narrow);
+  compiled.push_back(wide);
+  const DeviceInfo device = nominal_device("NVIDIA H100 80GB HBM3", 132);
+  const SearchSpace space(compiled, device);
+  auto build = [&](double wide_speed) {
+    Database db;
+    db.header = kH100;
+    for (int64_t m : {48, 40, 32}) {
+      const Problem p{m, 4096, 4096, Layout::kTN, Accum::kF32};
+      // Times in proportion to the formula's cost: the fit's scale cancels.
+      const double narrow_us = dispatch::estimate_cost(p, narrow, device) / 1e6;
+      const double wide_us = dispatch::estimate_cost(p, wide, device) / 1e6 / wide_speed;
+      db.records.push_back(timed_record(p, narrow, narrow_us, 10));
+      db.records.push_back(timed_record(p, wide, wide_us, 10));
+    }
+    return db;
+  };
+  const Problem target{129, 4608, 3584, Layout::kTN, Accum::kF32};
+  ASSERT_LT(dispatch::estimate_cost(target, narrow, device),
+            dispatch::estimate_cost(target, wide, device))
+      << "the formula alone prefers the narrow tile here";
+  const TunedTable fast_wide(build(2.0), space, /*exact=*/true);
+  const std::optional<KernelConfig> pick = fast_wide.predict_nearest(target, NeighborRule::kSiblings);
+  ASSERT_TRUE(pick.has_value());
+  EXPECT_EQ(pick->instance(), wide.instance()) << pick->name();
+  // Times that agree with the formula leave its ranking.
+  const TunedTable as_formula(build(1.0), space, /*exact=*/true);
+  const std::optional<KernelConfig> plain =
+      as_formula.predict_nearest(target, NeighborRule::kSiblings);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->instance(), narrow.instance()) << plain->name();
 }
 
 // hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
