@@ -127,8 +127,16 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   };
   std::sort(by_shape_.begin(), by_shape_.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
   std::sort(table_->blocked.begin(), table_->blocked.end());
-  fitted_tn_ = std::make_unique<FittedEfficiency>(Layout::kTN, table_->accum, points_, device);
-  fitted_nn_ = std::make_unique<FittedEfficiency>(Layout::kNN, table_->accum, points_, device);
+  device_ = device;
+}
+
+const FittedEfficiency* LoadedTable::fitted(Layout layout) const {
+  if (!usable_ || !fitted_tn_ || !fitted_nn_) return nullptr;  // none, or moved from
+  LazyFit& lazy = layout == Layout::kTN ? *fitted_tn_ : *fitted_nn_;
+  std::call_once(lazy.once, [&] {
+    lazy.fit = std::make_unique<FittedEfficiency>(layout, table_->accum, points_, device_);
+  });
+  return lazy.fit.get();
 }
 
 LoadedTable LoadedTable::none(std::string path, std::string status) {

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -79,10 +80,9 @@ class LoadedTable {
   const Table* table() const { return table_ ? &*table_ : nullptr; }
   const TableEntry* find(const Problem& problem) const;
   const std::vector<TunedPoint>& points() const { return points_; }
-  // The points' fitted tile efficiencies for one layout, fitted once at load.
-  const FittedEfficiency* fitted(Layout layout) const {
-    return layout == Layout::kTN ? fitted_tn_.get() : fitted_nn_.get();
-  }
+  // The points' fitted tile efficiencies for one layout, fitted at its first unseen shape (a
+  // few milliseconds, which a first call that the table answers never pays).
+  const FittedEfficiency* fitted(Layout layout) const;
   bool blocked(const KernelConfig& config) const;
 
  private:
@@ -91,7 +91,13 @@ class LoadedTable {
   std::string status_;
   bool usable_ = false;
   std::vector<TunedPoint> points_;
-  std::unique_ptr<FittedEfficiency> fitted_tn_, fitted_nn_;
+  struct LazyFit {
+    std::once_flag once;
+    std::unique_ptr<FittedEfficiency> fit;
+  };
+  DeviceInfo device_;
+  std::unique_ptr<LazyFit> fitted_tn_ = std::make_unique<LazyFit>();
+  std::unique_ptr<LazyFit> fitted_nn_ = std::make_unique<LazyFit>();
   std::vector<size_t> by_shape_;  // entry indices sorted by (m, n, k, layout)
 };
 
