@@ -8,7 +8,8 @@
 //   ring, then the epilogue (stmatrix -> swizzled smem chunk buffers -> TMA store, or 16-byte
 //   direct stores), where registers allow deferred into the next tile's mainloop (a TMA store
 //   one chunk per k-block). Cooperative: each consumer owns BM / kNumConsumerWgs rows of every
-//   tile.
+//   tile; on a 64-row tile two consumers own all of it and take its k-blocks in turn, the
+//   second's sums added to the first's through shared memory before the first's epilogue.
 //   Ping-pong: the two consumers take the CTA's work units in turn, each a whole tile, and their
 //   mainloops alternate on the tensor cores (two named barriers pass the turn), so one's
 //   epilogue overlaps the other's mainloop; the producer fills the ring unit after unit.
@@ -230,14 +231,16 @@ struct Traits {
   // k-block is issued, and are stored while the next tile's wgmma run, instead of keeping the
   // tensor cores idle through the whole epilogue. It needs the packed tile beside the
   // accumulators (at most the consumers' registers less 40: 192 of two warpgroups' 232). Not for a
-  // ping-pong kernel, which overlaps its epilogues already. A TMA store goes out one chunk after
-  // each k-block (Params::spread_epilogue; docs/notes/perf-notes.md, step 16): with two chunk buffers
-  // that beat storing every chunk after the first k-block by 5-12% at K <= 1024. A whole-tile
+  // ping-pong kernel, which overlaps its epilogues already, nor (untried) for two warpgroups
+  // taking k-blocks in turn. A TMA store goes out one chunk after each k-block
+  // (Params::spread_epilogue; docs/notes/perf-notes.md, step 16): with two chunk buffers that
+  // beat storing every chunk after the first k-block by 5-12% at K <= 1024. A whole-tile
   // staging, which can store at the tile's end without waiting, gains from it only where a
   // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
   // 128x192 and 64x256 with one consumer lost 4-11%, so smaller tiles store at the tile's end.
   static constexpr bool kDeferEpilogue =
-      !kPingPong && !kSplitKBlocks && kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
+      !kPingPong && !kSplitKBlocks &&
+      kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
       (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
   static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
