@@ -16,8 +16,8 @@ constexpr int swizzle_chunk_elems(int extent) {
 
 // The sm90 family's layout: an operand ring, the TMA-store epilogue's C staging, the buffer
 // through which a second warpgroup's accumulators reach the first (reduce_bytes, where two
-// warpgroups take a 64-row tile's k-blocks in turn), 1 KiB of barriers (the storage is padded to the 1 KiB swizzle period), and 1 KiB of slack to align the
-// dynamic base.
+// warpgroups take a 64-row tile's k-blocks in turn), 1 KiB of barriers (the storage is padded to
+// the 1 KiB swizzle period), and 1 KiB of slack to align the dynamic base.
 //
 // The staging holds the whole C tile when that fits beside the ring: the epilogue then writes
 // every chunk without waiting, and the tile's TMA stores drain while the next tile's mainloop

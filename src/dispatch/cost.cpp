@@ -7,19 +7,20 @@
 #include "launch/workspace.hpp"
 
 namespace hgemm::dispatch {
-namespace {
 
 // Relative throughput of a full tile of this shape, from the tile's operand reuse (bm*bn/(bm+bn))
 // and the family's peak; 128x256 on sm90 is 1.0. The sm80 peak (0.12) was fitted on the H100 to
 // the 120 long-K grid shapes timed with and without split-K (bench/results/2026-11-22-h100-split-k):
 // at 0.35 dispatch split 43 shapes where the unsplit sm90 kernel was faster, at 0.12 none, and
 // 7 measured wins are left unsplit. One CTA of the mma.sync kernel per SM is latency bound.
-double tile_efficiency(const KernelConfig& c) {
+double formula_tile_efficiency(const KernelConfig& c) {
   const double reuse = double(c.block_m) * c.block_n / (c.block_m + c.block_n);
   const double reuse_ref = 128.0 * 256.0 / (128 + 256);
   const double family_peak = c.family == Family::kSm90Ws ? 1.0 : 0.12;
   return family_peak * std::pow(std::min(1.0, reuse / reuse_ref), 0.5);
 }
+
+namespace {
 
 // Cost units are multiply-adds of one SM at its peak (about 3.75e12/s on an H100), so one byte
 // of DRAM traffic (about 3e12 B/s for the whole chip) is worth about 1.25 units and the launch and
@@ -48,11 +49,9 @@ bool cluster_pads_tiles(const Problem& p, const KernelConfig& c) {
   return grid.cluster_tiles_m != grid.tiles_m || grid.cluster_tiles_n != grid.tiles_n;
 }
 
-double formula_tile_efficiency(const KernelConfig& c) { return tile_efficiency(c); }
-
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
                      int64_t batches) {
-  return estimate_cost_at(p, c, device, tile_efficiency(c), batches);
+  return estimate_cost_at(p, c, device, formula_tile_efficiency(c), batches);
 }
 
 double estimate_cost_at(const Problem& p, const KernelConfig& c, const DeviceInfo& device,

@@ -17,10 +17,11 @@ namespace hgemm::dispatch {
 double estimate_cost(const Problem& problem, const KernelConfig& config, const DeviceInfo& device,
                      int64_t batches = 1);
 
-// The same with the tile's efficiency given (a fitted one) in place of formula_tile_efficiency's:
-// the relative throughput of a full tile, 1.0 for sm90's 128x256. Not for the decode family.
+// The same with the tile's efficiency given (a fitted one) in place of formula_tile_efficiency's.
 double estimate_cost_at(const Problem& problem, const KernelConfig& config,
                         const DeviceInfo& device, double efficiency, int64_t batches = 1);
+// The model's relative throughput of a full tile, from its operand reuse alone (1.0 for sm90's
+// 128x256); the decode family does not use it.
 double formula_tile_efficiency(const KernelConfig& config);
 
 // Whether config's cluster leaves CTAs of its last cluster outside the problem (the tile count

@@ -85,8 +85,6 @@ struct TunedPoint {
   std::span<const TimedConfig> timed;
 };
 
-// What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the
-// device, the shape's constraints); `blocked` whether a config failed somewhere (never a sibling).
 // Each sm90 tile's throughput as measured in tuned points, in place of the cost model's formula
 // (operand reuse alone), wherever the rules rank different tiles against each other (the cost
 // rule, the siblings' and the swap widths' variations). The formula rates a 48-wide swap-AB tile
@@ -95,7 +93,7 @@ struct TunedPoint {
 // efficiency is the geometric mean, over its unsplit times in the points of one layout and
 // accumulation, of the work the model counts at full efficiency per microsecond, in the
 // formula's units (its own geomean over the same times); a tile timed at fewer than kMinSamples
-// shapes keeps the formula's. docs/notes/2026-11-24-k-block-turns.md has the scores.
+// shapes keeps the formula's. docs/notes/2026-11-24-fitted-tile-efficiency.md has the scores.
 class FittedEfficiency {
  public:
   static constexpr int kMinSamples = 3;
@@ -115,6 +113,8 @@ class FittedEfficiency {
   double units_log_ = 0;
 };
 
+// What a rule may pick: `legal` says whether a config can run a problem (compiled, fits the
+// device, the shape's constraints); `blocked` whether a config failed somewhere (never a sibling).
 struct NeighborScope {
   const DeviceInfo* device = nullptr;
   std::function<bool(const Problem&, const KernelConfig&)> legal;
