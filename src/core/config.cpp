@@ -90,13 +90,15 @@ Status validate_sm90(const KernelConfig& c) {
                                   "steps)");
   // stmatrix stores and N-major B chunks come in 16 columns; a K-major B tile of 8 mod 16 rows
   // still fills whole 1 KiB swizzle periods with BK = 64.
-  if (cols % 16 != 0 &&
-      (c.layout != Layout::kTN || c.epilogue != Epilogue::kDirect || c.block_k != 64))
+  const bool b_k_major = c.layout == Layout::kTN || c.swap_ab;  // sm90_geometry's b_k_major
+  if (cols % 16 != 0 && (!b_k_major || c.epilogue != Epilogue::kDirect || c.block_k != 64))
     return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs block_k 64"
                                 : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "
                                   "block_k 64");
-  if (c.swap_ab && c.layout != Layout::kTN)
-    return invalid(c, "swap-AB needs both operands K-major (tn): the swapped A is B");
+  // NN's swapped A is the problem's K x N B, which TMA loads M-major in 64-row chunks of BK
+  // k-rows, never multicast (the kernel's cluster along N is the config's cluster_m).
+  if (c.swap_ab && c.layout == Layout::kNN && (c.block_k != 64 || c.cluster_m != 1))
+    return invalid(c, "swap-AB in nn reads B M-major: block_k 64 and cluster_m 1");
   if (c.swap_ab && c.epilogue != Epilogue::kDirect)
     return invalid(c, "swap-AB stores C^T directly (st)");
   if (c.block_k != 32 && c.block_k != 64)
@@ -116,7 +118,7 @@ Status validate_sm90(const KernelConfig& c) {
       c.cluster_m * c.cluster_n > kSm90MaxClusterSize)
     return invalid(c, "sm90 cluster sides are 1, 2 or 4, at most 8 CTAs");
   if (!sm90_cluster_parts_ok(v.block_m, v.block_n, v.block_k, v.cluster_m, v.cluster_n,
-                             v.layout == Layout::kTN))
+                             b_k_major))
     return invalid(c, "sm90 cluster: each CTA multicasts a multiple of 8 rows of the tile it "
                       "shares (block_m / cluster_n, and block_n / cluster_m in tn or "
                       "block_k / cluster_m in nn)");

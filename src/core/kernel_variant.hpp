@@ -38,7 +38,9 @@ struct Sm90Variant {
   // The launcher picks the flavour per call (launch/sm90_launch.cu).
   bool general = false;
   // A flavour of the general one: A read M-major (column-major A, or with column-major C the
-  // transposed B), which TMA loads in 64-row chunks and wgmma transposes (its tnspA bit).
+  // transposed B), which TMA loads in 64-row chunks and wgmma transposes (its tnspA bit). A
+  // swap-AB variant in NN reads its A (the problem's K x N B) M-major without this flag: that is
+  // its layout, not a flavour (sm90_geometry).
   bool a_mn_major = false;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
@@ -177,7 +179,9 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
                           sm90_reduce_bytes(v));
   g.smem_bytes = g.smem.dynamic_bytes;
   g.cluster_size = v.cluster_m * v.cluster_n;
-  g.b_k_major = v.layout == Layout::kTN;
+  // Swap-AB's B is the problem's row-major A, K-major in either layout; its A is the problem's
+  // B, K-major in TN and M-major in NN (K x N, the kernel's M = the problem's N contiguous).
+  g.b_k_major = v.layout == Layout::kTN || v.swap_ab;
   // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows, or
   // on a 64-row tile its k-blocks in turn. One warpgroup reads a slot in both of those.
   g.wg_rows = g.ping_pong || g.split_k_blocks ? v.block_m : v.block_m / v.num_consumer_wgs;
@@ -189,9 +193,9 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
   // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
   // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.
-  // M-major A (never multicast: the general tiles have no cluster along N) is BM / 64 chunks of
-  // 64 rows, each BK k-rows of 128 bytes, like NN's B.
-  g.a_k_major = !v.a_mn_major;
+  // M-major A (never multicast: the general tiles and NN's swap-AB tiles have no cluster along
+  // the kernel's N) is BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes, like NN's B.
+  g.a_k_major = !v.a_mn_major && !(v.swap_ab && v.layout == Layout::kNN);
   g.a_chunk = g.a_k_major ? v.block_k : 64;
   g.a_swizzle = g.a_chunk * 2;
   g.a_box_inner = g.a_chunk;

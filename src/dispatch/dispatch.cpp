@@ -244,6 +244,32 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
   return best;
 }
 
+// The decode rule in NN: the narrowest swap-AB instance that runs the call (the first in catalog
+// order among equals), with the split the cost model finds cheapest. nullopt when none runs it.
+std::optional<Decision> narrowest_swap_tile(const Problem& problem, const GemmArgs& args,
+                                            const DeviceInfo& device) {
+  const KernelInstance* narrow = nullptr;
+  for (const auto& inst : registry::instances())
+    if (inst.config.swap_ab && (!narrow || inst.config.block_m < narrow->config.block_m) &&
+        registry::can_implement(problem, inst.config, args, device).ok())
+      narrow = &inst;
+  if (!narrow) return std::nullopt;
+  Decision d{narrow, narrow->config, Source::kDecode, {}};
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int split : split_candidates(problem, narrow->config, device)) {
+    KernelConfig config = narrow->config;
+    config.split_k = split;
+    if (const double cost = estimate_cost(problem, config, device); cost < best_cost) {
+      best_cost = cost;
+      d.config = config;
+    }
+  }
+  d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile (" +
+             std::to_string(narrow->config.block_m) + " wide), split-K " +
+             std::to_string(d.config.split_k) + " by the cost model";
+  return d;
+}
+
 // decide() for tables whose configs have the problem's element type.
 Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                           const Tables& tables) {
@@ -266,6 +292,16 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                       "tuned winner of " + shape(problem) + " on " + tables.shipped->table()->gpu,
                       e->searched_split_k};
   // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile.
+  // In NN the decode kernels transpose B in registers and ran 1.6-3x slower than a swap-AB tile
+  // 32 tokens wide (docs/notes/2026-11-25-nn-swap-ab.md): there the rule takes the narrowest
+  // swap-AB tile that runs the call, K split as the cost model prefers; the decode kernels only
+  // where no such tile can.
+  if (!advice && problem.m <= kDecodeMaxM && problem.layout == Layout::kNN)
+    if (std::optional<Decision> d = narrowest_swap_tile(problem, args, device)) {
+      const bool tabled = usable(tables.user) || usable(tables.shipped);
+      d->reason += "; " + (tabled ? "no table entry for " + shape(problem) : no_advice);
+      return *d;
+    }
   std::string decode_refusal;
   if (!advice && problem.m <= kDecodeMaxM) {
     std::vector<const KernelInstance*> runnable;

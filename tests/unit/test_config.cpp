@@ -273,10 +273,43 @@ TEST(KernelConfig, ThreeConsumerWarpgroupsTakeTheRegistersTheProducerGivesBack) 
   KernelConfig two = c;
   two.num_consumer_wgs = 2;
   EXPECT_FALSE(two.validate().ok());
-  // A swapped 72-token tile over 192 rows of N (wgmma N = 72, 8 mod 16) is legal in TN only.
-  auto swap = KernelConfig::parse("sm90_ws_72x192x64_s6_c1x1_w3_m8_st_sk1_f32_tn_swap");
-  ASSERT_TRUE(swap);
-  EXPECT_TRUE(swap->validate().ok()) << swap->validate().message;
+  // A swapped 72-token tile over 192 rows of N (wgmma N = 72, 8 mod 16): its B is the problem's
+  // A, K-major in either layout.
+  for (const char* name : {"sm90_ws_72x192x64_s6_c1x1_w3_m8_st_sk1_f32_tn_swap",
+                           "sm90_ws_72x192x64_s6_c1x1_w3_m8_st_sk1_f32_nn_swap"}) {
+    auto swap = KernelConfig::parse(name);
+    ASSERT_TRUE(swap) << name;
+    EXPECT_TRUE(swap->validate().ok()) << swap->validate().message;
+  }
+}
+
+TEST(KernelConfig, SwapAbInNnReadsTheProblemsBAsAnMMajorA) {
+  auto tn = KernelConfig::parse("sm90_ws_48x64x64_s12_c1x1_w1_m8_st_sk1_f32_tn_swap");
+  auto nn = KernelConfig::parse("sm90_ws_48x64x64_s12_c1x1_w1_m8_st_sk1_f32_nn_swap");
+  ASSERT_TRUE(tn && nn);
+  ASSERT_TRUE(nn->validate().ok()) << nn->validate().message;
+  EXPECT_EQ(KernelConfig::parse(nn->name()), nn);
+  const hgemm::Sm90Geometry g_tn = hgemm::sm90_geometry(hgemm::sm90_variant(*tn));
+  const hgemm::Sm90Geometry g_nn = hgemm::sm90_geometry(hgemm::sm90_variant(*nn));
+  // Both read the problem's row-major A as a K-major B; NN's A (the K x N B) is M-major, loaded
+  // as 64-row chunks of block_k k-rows, with the bytes and stages of the TN twin.
+  EXPECT_TRUE(g_tn.a_k_major && g_tn.b_k_major && g_nn.b_k_major);
+  EXPECT_FALSE(g_nn.a_k_major);
+  EXPECT_EQ(g_nn.a_chunk, 64);
+  EXPECT_EQ(g_nn.a_box_outer, 64);
+  EXPECT_EQ(g_nn.smem_bytes, g_tn.smem_bytes);
+  // The M-major A is never multicast (the kernel's cluster along N is the config's cluster_m),
+  // and its chunks are 64 k-rows deep.
+  KernelConfig cluster = *nn;
+  cluster.cluster_m = 2;
+  EXPECT_FALSE(cluster.validate().ok());
+  cluster.layout = hgemm::Layout::kTN;
+  EXPECT_TRUE(cluster.validate().ok()) << cluster.validate().message;
+  KernelConfig shallow = *nn;
+  shallow.block_k = 32;
+  EXPECT_FALSE(shallow.validate().ok());
+  EXPECT_NE(shallow.validate().message.find("M-major"), std::string::npos)
+      << shallow.validate().message;
 }
 
 TEST(KernelConfig, ClustersOfUpToEightMulticastWholeSwizzleAtoms) {

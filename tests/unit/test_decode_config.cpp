@@ -250,8 +250,8 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
   for (Accum acc : {Accum::kF32, Accum::kF16})
     for (Case c : {Case{1, 4608, 3584, Layout::kTN, 16}, Case{8, 14336, 4096, Layout::kTN, 32},
                    Case{16, 14336, 4096, Layout::kTN, 64}, Case{16, 4096, 14336, Layout::kTN, 16},
-                   Case{4, 576, 7168, Layout::kTN, 8}, Case{1, 4608, 3584, Layout::kNN, 64},
-                   Case{3, 1, 8, Layout::kTN, 8}, Case{16, 100, 1000, Layout::kTN, 8}}) {
+                   Case{4, 576, 7168, Layout::kTN, 8}, Case{3, 1, 8, Layout::kTN, 8},
+                   Case{16, 100, 1000, Layout::kTN, 8}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
@@ -263,6 +263,29 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
       EXPECT_EQ(hgemm::registry::find(d.config), d.instance);
       EXPECT_NE(d.reason.find("decode rule"), std::string::npos) << d.reason;
     }
+}
+
+TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTile) {
+  for (Accum acc : {Accum::kF32, Accum::kF16})
+    for (const Problem& p : {Problem{1, 1536, 7168, Layout::kNN, acc},
+                             Problem{16, 14336, 4096, Layout::kNN, acc},
+                             Problem{3, 2048, 1408, Layout::kNN, acc}}) {
+      const hgemm::dispatch::Decision d = decide(p);
+      ASSERT_NE(d.instance, nullptr) << p.name();
+      EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
+      EXPECT_EQ(d.config.family, Family::kSm90Ws) << p.name();
+      EXPECT_TRUE(d.config.swap_ab) << d.config.name();
+      EXPECT_EQ(d.config.layout, Layout::kNN);
+      EXPECT_EQ(d.config.accum, acc);
+      // No compiled NN swap-AB tile is narrower.
+      for (const hgemm::KernelInstance& inst : hgemm::registry::instances())
+        if (inst.config.swap_ab && inst.config.layout == Layout::kNN)
+          EXPECT_GE(inst.config.block_m, d.config.block_m) << inst.config.name();
+      EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
+      EXPECT_NE(d.reason.find("narrowest swap-AB tile"), std::string::npos) << d.reason;
+    }
+  // 24 tiles of 64 rows of N leave most SMs idle unsplit: the cost model splits K.
+  EXPECT_GT(decide({1, 1536, 7168, Layout::kNN, Accum::kF32}).config.split_k, 1);
 }
 
 TEST(DecodeDispatch, WhatDecodeCannotRunGoesElsewhereWithTheReason) {

@@ -26,15 +26,16 @@ TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
   ASSERT_EQ(compiled.size(), hgemm::sm90::kCatalog.size());
   for (size_t i = 0; i < compiled.size(); ++i)
     EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();
-  // Each row gives every layout its config is valid in (swap-AB: TN alone) of each of its
-  // accumulations and element types (bf16: fp32 accumulation alone): the catalog's rule and
-  // KernelConfig::validate agree.
+  // Each row gives every layout its config is valid in (swap-AB: NN only in the rows marked
+  // swap_nn) of each of its accumulations and element types (bf16: fp32 accumulation alone): the
+  // catalog's rule and KernelConfig::validate agree.
   size_t expanded = 0;
   for (auto const& row : hgemm::sm90::kCatalogRows)
     for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
       for (hgemm::DType dtype : {hgemm::DType::kF16, hgemm::DType::kBF16})
         for (hgemm::Layout layout : {hgemm::Layout::kNN, hgemm::Layout::kTN}) {
           if (row.fp16_only && accum == hgemm::Accum::kF32) continue;
+          if (row.variant.swap_ab && layout == hgemm::Layout::kNN && !row.swap_nn) continue;
           Sm90Variant v = row.variant;
           v.accum = accum;
           v.dtype = dtype;
@@ -153,9 +154,12 @@ TEST(Sm90Variant, SwapAbConfigsNameTheProblemAndVariantsTheKernel) {
 
 TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
   KernelConfig c = *KernelConfig::parse("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  // NN reads the problem's B as an M-major A, which is never multicast.
   KernelConfig nn = c;
   nn.layout = Layout::kNN;
-  EXPECT_NE(nn.validate().message.find("K-major"), std::string::npos) << nn.validate().message;
+  EXPECT_TRUE(nn.validate().ok()) << nn.validate().message;
+  nn.cluster_m = 2;
+  EXPECT_NE(nn.validate().message.find("M-major"), std::string::npos) << nn.validate().message;
   KernelConfig tma = c;
   tma.epilogue = Epilogue::kTmaStore;
   EXPECT_NE(tma.validate().message.find("directly"), std::string::npos);

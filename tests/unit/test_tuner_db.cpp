@@ -816,7 +816,7 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
   EXPECT_EQ(table.predict(eighty), swap80);
   // 128 rows in two 80-wide tiles would pad more than the 64-row tile does.
   EXPECT_EQ(table.predict({128, 4000, 4096, Layout::kTN, Accum::kF32}), narrow);
-  // NN has no swap-AB.
+  // No swap-AB tile is compiled for NN here, so NN keeps its pick.
   Database nn = db;
   KernelConfig narrow_nn = narrow;
   narrow_nn.layout = Layout::kNN;

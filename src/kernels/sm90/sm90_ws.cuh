@@ -21,9 +21,9 @@
 //   of a grouped raster and, with split-K, one of the K-splits of that tile.
 //   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
 //   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
-//   Swap-AB (TN only): the launcher passes B as the kernel's A and A as its B, with M and N
-//   exchanged, so that a small M lands on wgmma's N (any multiple of 8) instead of filling a
-//   64-row atom; the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
+//   Swap-AB: the launcher passes B as the kernel's A and A as its B, with M and N exchanged, so
+//   that a small M lands on wgmma's N (any multiple of 8) instead of filling a 64-row atom (in
+//   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is); the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
 //   partials in C's own orientation, so the reduction is the unswapped one.
 //   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + beta * C
 //   + bias) per element in fp32 before the rounding; with split-K the reduction applies them.
@@ -182,8 +182,9 @@ struct Traits {
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
                 "swap-AB needs K-major operands and stores C^T directly");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
-  static_assert(kAKMajor || (kGeneral && kClusterN == 1 && !kSwapAB),
-                "M-major A is a flavour of the general kernel, never multicast, never swapped");
+  static_assert(kAKMajor || (kClusterN == 1 && (kGeneral || kSwapAB)),
+                "M-major A (the general kernel's column-major A, or swap-AB's NN B) is never "
+                "multicast");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes. M-major A:
   // BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes; a chunk is one m64 atom's A, and it
