@@ -1,4 +1,5 @@
-// The decode rule: the kernel dispatch runs for an M <= 16 call that no table lists. Such a call
+// The decode rule: the kernel dispatch runs for a TN call with M <= 16 that no table lists (in NN
+// the narrowest swap-AB tile runs instead: dispatch.cpp, narrowest_swap_tile). Such a call
 // streams B once (N x K halves) and its time is B's bytes over DRAM bandwidth, so the choice is
 // only how many columns each CTA takes:
 //

@@ -98,8 +98,9 @@ void test_repeatable() {
   for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
 }
 
-// Dispatch on this device: untabled M <= 16 shapes run the decode family and pass the verifier;
-// what the family refuses (M = 17, K % 8 != 0, unaligned pointers) runs elsewhere and passes too.
+// Dispatch on this device: untabled M <= 16 shapes run the decode family in TN and a swap-AB
+// tile in NN (dispatch.cpp: NN's decode kernels are the slower) and pass the verifier; what the
+// family refuses (M = 17, K % 8 != 0, unaligned pointers) runs elsewhere and passes too.
 void test_dispatch(hgemm::verify::Verifier& verifier) {
   __half* buf = nullptr;
   CUDA_OK(cudaMalloc(&buf, 3 * 4608 * 3584 * 2));
@@ -108,8 +109,12 @@ void test_dispatch(hgemm::verify::Verifier& verifier) {
       const Problem p{1, 4608, 3584, layout, accum};
       const KernelConfig picked =
           hgemm::select_config(p, buf, buf + 4608 * 3584, buf + 2 * 4608 * 3584);
-      check(picked.family == hgemm::Family::kDecode,
-            "dispatch runs the decode family for " + p.name() + ": " + picked.name());
+      if (layout == hgemm::Layout::kTN)
+        check(picked.family == hgemm::Family::kDecode,
+              "dispatch runs the decode family for " + p.name() + ": " + picked.name());
+      else
+        check(picked.family == hgemm::Family::kSm90Ws && picked.swap_ab,
+              "dispatch runs a swap-AB tile for " + p.name() + ": " + picked.name());
       auto report = verifier.check(p, gemm_dispatched());
       check(report.passed(), "dispatch " + p.name() + ": " + report.summary());
     }

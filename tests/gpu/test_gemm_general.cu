@@ -524,7 +524,8 @@ void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
           const hgemm::GemmPlan twin = hgemm::explain(plain_call, a, b, c);
           // Where the plain call runs the predicated sm80 kernel, which applies no epilogue, or
           // an sm90 kernel with fp16 accumulators, which fuse none, dispatch's rules pick among
-          // the others or the safety net takes the call.
+          // the others (the decode kernels fuse at either accumulation) or the safety net takes
+          // the call.
           const bool twin_fuses =
               twin.kernel.rfind("decode_", 0) == 0 ||
               (twin.kernel.rfind("sm90_", 0) == 0 && t.accum == hgemm::Accum::kF32);
@@ -533,8 +534,9 @@ void test_fused_epilogue(Buffers& buf, const std::vector<Shape>& shapes) {
                                            plan.reason.find("fused") != std::string::npos
                                      : plan.path == HGEMM_PATH_SAFETY_NET ||
                                            (plan.path == HGEMM_PATH_DISPATCH &&
-                                            plan.kernel.rfind("sm80_", 0) != 0 &&
-                                            t.accum == hgemm::Accum::kF32);
+                                            (plan.kernel.rfind("decode_", 0) == 0 ||
+                                             (plan.kernel.rfind("sm80_", 0) != 0 &&
+                                              t.accum == hgemm::Accum::kF32)));
           check(ok, d.name() + " beside the plain call's " + twin.kernel + ": plan " +
                         plan.kernel + " [" + plan.source + "] " + plan.reason);
         } catch (const hgemm::Error& e) {
