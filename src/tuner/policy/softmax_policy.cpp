@@ -199,6 +199,10 @@ void SoftmaxPolicy::warm_start(const std::vector<ReplayGroup>& groups) {
   for (const ReplayGroup& g : groups) count_measured(g);
 }
 
+std::vector<double> SoftmaxPolicy::probabilities(const std::vector<Candidate>& candidates) const {
+  return softmax(features_of(candidates), 1.0);
+}
+
 std::optional<size_t> SoftmaxPolicy::predict(const Problem&,
                                              const std::vector<Candidate>& candidates) const {
   if (candidates.empty()) return std::nullopt;

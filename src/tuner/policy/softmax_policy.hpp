@@ -79,6 +79,9 @@ class SoftmaxPolicy : public SearchPolicy {
 
   double score(const Features& f) const;
   double baseline(const Features& f) const;
+  // The policy's preferences over `candidates`: the softmax of their scores at temperature 1,
+  // the distribution replay trains (sampling adds its temperature and the exploration bonus).
+  std::vector<double> probabilities(const std::vector<Candidate>& candidates) const;
   const SoftmaxPolicyOptions& options() const { return options_; }
 
  private:
