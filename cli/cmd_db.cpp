@@ -55,11 +55,13 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   ~/.cache/hgemm/tables/<gpu>-<acc>.table
   merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
                                   refuses files of different devices
-  predict [PATH] (--shape LIST | --suite S) [--rule R]
+  predict [PATH] (--shape LIST | --suite S) [--rule R] [--rank all|LIST]
                                   per shape x layout, the config the database gives on its own
                                   device (tuned winner, else rule R's pick from the tuned
                                   neighbours, default siblings as dispatch, else the saved
-                                  policy's pick) and both predictions; no GPU needed
+                                  policy's pick) and both predictions; no GPU needed. --rank:
+                                  then the saved policy's rank, probability and score of every
+                                  candidate (all) or of those whose names contain one of LIST
   loo [PATH] [--table FILE] [--rule LIST]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
                                   siblings, transfer) offline: each measured problem of FILE
@@ -72,6 +74,7 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
   --layout L     show/export/predict/loo: only this layout
   --shape LIST   predict: e.g. 4096x4096x4096,128x16384x1024
   --suite S      predict: a named suite or a file of "M N K" lines
+  --rank LIST    predict: e.g. all, or 128x256x64_s3,_swap (substrings, as tune --include)
 )";
 
 struct Row {
@@ -282,8 +285,34 @@ int export_user_table(const std::string& path, const std::optional<std::string>&
   return db.errors.empty() ? 0 : 1;
 }
 
+// The policy's whole distribution, not only its argmax: how far a config is from being picked
+// (issue 22 asks whether proposals move the policy's preferences, which the argmax rarely shows).
+void print_ranks(const TunedTable& table, const std::vector<Problem>& problems,
+                 const std::vector<std::string>& rank) {
+  const bool all = std::find(rank.begin(), rank.end(), "all") != rank.end();
+  std::printf("\npolicy ranks: the saved policy's softmax (temperature 1) over each shape's "
+              "candidates (legal here, not blocklisted); rank 1 is its pick\n");
+  std::printf("%-8s %-8s %-8s %-3s %-4s %10s %5s %12s %10s %s\n", "m", "n", "k", "lay", "acc",
+              "candidates", "rank", "probability", "score", "config");
+  for (const Problem& p : problems) {
+    const std::vector<PolicyRank> ranking = table.policy_ranking(p);
+    for (const PolicyRank& r : ranking) {
+      const std::string name = r.config.name();
+      if (!all && std::none_of(rank.begin(), rank.end(), [&](const std::string& part) {
+            return name.find(part) != std::string::npos;
+          }))
+        continue;
+      std::printf("%-8lld %-8lld %-8lld %-3s %-4s %10zu %5d %12.6e %10.4f %s\n", (long long)p.m,
+                  (long long)p.n, (long long)p.k, std::string(to_string(p.layout)).c_str(),
+                  std::string(to_string(p.accum)).c_str(), ranking.size(), r.rank, r.probability,
+                  r.score, name.c_str());
+    }
+  }
+}
+
 int predict(const std::string& path, Accum accum, const std::vector<Shape>& shapes,
-            const std::optional<Layout>& layout, NeighborRule rule) {
+            const std::optional<Layout>& layout, NeighborRule rule,
+            const std::vector<std::string>& rank) {
   const Database db = load_reporting(path, false);
   print_header(path, db);
   const TunedTable table = table_of(db);
@@ -309,6 +338,17 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
                   name(nearest).c_str(), name(policy).c_str());
     }
   std::printf("without a decision from the database (\"none\"), dispatch uses the cost heuristic\n");
+  if (!rank.empty()) {
+    if (!table.has_policy()) {
+      std::fprintf(stderr, "hgemm db: --rank: %s has no readable rl policy state\n", path.c_str());
+      return 1;
+    }
+    std::vector<Problem> problems;
+    for (const Shape& sh : shapes)
+      for (Layout l : {Layout::kNN, Layout::kTN})
+        if (!layout || l == *layout) problems.push_back({sh.m, sh.n, sh.k, l, accum});
+    print_ranks(table, problems, rank);
+  }
   return db.errors.empty() ? 0 : 1;
 }
 
@@ -383,7 +423,8 @@ std::string default_path(Accum accum) {
 
 int cmd_db(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule"},
+    ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule",
+                          "rank"},
                     {"help", "user-table"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
@@ -410,6 +451,7 @@ int cmd_db(const Args& raw) {
     if (pos.size() > 2) throw ArgError("unexpected argument '" + pos[2] + "'");
     if (args.flag("user-table") && sub != "export")
       throw ArgError("--user-table belongs to export");
+    if (args.get("rank") && sub != "predict") throw ArgError("--rank belongs to predict");
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
@@ -433,7 +475,9 @@ int cmd_db(const Args& raw) {
       const auto rule = parse_neighbor_rule(rule_name);
       if (!rule)
         throw ArgError("unknown --rule '" + rule_name + "' (nearest, cost, scaled, siblings, transfer)");
-      return predict(path, *accum, shapes, layout, *rule);
+      std::vector<std::string> rank;
+      if (args.get("rank")) rank = args.list_or("rank", "");
+      return predict(path, *accum, shapes, layout, *rule, rank);
     }
     if (sub == "loo") {
       std::vector<NeighborRule> rules;

@@ -31,7 +31,8 @@ double Tuner::reward_of(const Record& record) const {
 std::optional<Observation> Tuner::observation(const Record& record) const {
   const auto config = KernelConfig::parse(record.config);
   if (!config) return std::nullopt;
-  return Observation{*config, space_.features(record.problem, *config), reward_of(record)};
+  return Observation{*config, space_.features(record.problem, *config), reward_of(record),
+                     record.included};
 }
 
 void Tuner::note_winner(const Record& record, double reward) {
@@ -112,6 +113,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
   while (!open.empty() && history.size() < budget) {
     const ProposalState state{problem, space_, open, measured};
     auto forced = std::find_if(open.begin(), open.end(), included);
+    const bool by_include = forced != open.end();
     if (forced == open.end()) forced = std::find_if(open.begin(), open.end(), seeded);
     const size_t pick = forced != open.end() ? size_t(forced - open.begin())
                                              : std::min(policy_.propose(state), open.size() - 1);
@@ -124,6 +126,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     record.policy = std::string(policy_.name());
     record.timestamp = options_.clock();
     record.reward = reward_of(record);
+    record.included = by_include;
     sink(record);
 
     // A forced pick is not the policy's action: it learns from it only through the replay.
@@ -136,7 +139,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     } else if (record.measurement.disposition == Disposition::kNotSupported) {
       ++result.failures_now;
     }
-    measured.push_back({chosen.config, chosen.features, record.reward});
+    measured.push_back({chosen.config, chosen.features, record.reward, by_include});
     note_winner(record, record.reward);
     history.push_back(std::move(record));
     open.erase(open.begin() + std::ptrdiff_t(pick));

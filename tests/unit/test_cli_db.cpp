@@ -1,15 +1,21 @@
 // `hgemm db` on inputs it cannot use: no device (it needs none when it is told which database),
-// a path that names nothing, a file that is not a database, a saved policy state that is corrupt.
+// a path that names nothing, a file that is not a database, a saved policy state that is corrupt;
+// and `db predict --rank`, the saved policy's whole ranking, against a policy of known order.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
+#include "tuner/policy/softmax_policy.hpp"
+#include "tuner/space/space.hpp"
 
 namespace {
 
@@ -96,4 +102,116 @@ TEST(CliDb, WarnsAboutACorruptPolicyState) {
   EXPECT_NE(r.output.find("policy state unreadable"), std::string::npos) << r.output;
   r = run_cli("db stats " + db);
   EXPECT_NE(r.output.find("policy state unreadable"), std::string::npos) << r.output;
+}
+
+// A policy whose preferences are known without the tuner: every weight zero but the one on
+// log2(block_n) / 8, set to 8 ln 2, so a config's score is ln(block_n) and its probability
+// block_n / (the sum of block_n over the shape's candidates). Ranks follow block_n, equal ones in
+// enumeration order (as the policy's argmax breaks ties).
+TEST(CliDb, PredictRanksTheSavedPolicysCandidates) {
+  using namespace hgemm;
+  using namespace hgemm::tuner;
+  constexpr int kBlockN = 2;  // Features::config_names(): "log_block_n", times the bias (1)
+  constexpr int kCost = Features::kProblem * Features::kConfig + Features::kJoint - 1;
+  ASSERT_EQ(Features::config_names()[kBlockN], "log_block_n");
+  ASSERT_EQ(Features::joint_names()[Features::kJoint - 1], "neg_log_cost");
+  std::vector<std::string> tokens;
+  {
+    std::istringstream in(SoftmaxPolicy().save());
+    for (std::string t; in >> t;) tokens.push_back(t);
+  }
+  ASSERT_EQ(tokens.size(), size_t(3 + SoftmaxPolicy::kDim + Features::kProblem));
+  for (int i = 0; i < SoftmaxPolicy::kDim; ++i) tokens[3 + i] = "0";
+  tokens[3 + kBlockN] = "5.545177444479562";  // 8 ln 2
+  ASSERT_NE(kCost, kBlockN);
+  std::string state;
+  for (const std::string& t : tokens) state += (state.empty() ? "" : " ") + t;
+  ASSERT_TRUE(SoftmaxPolicy::load(state).has_value());
+
+  TempDir dir;
+  const std::string db = dir.file("policy.jsonl");
+  write(db, "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":"
+            "\"132\"}\n{\"type\":\"policy\",\"policy\":\"rl\",\"state\":\"" + state + "\"}\n");
+  const Problem p{1000, 3584, 4096, Layout::kTN, Accum::kF32};
+  const SearchSpace space =
+      SearchSpace::from_catalog(nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const std::vector<KernelConfig> candidates = space.enumerate(p);
+  ASSERT_GT(candidates.size(), 100u);
+  double sum = 0;
+  for (const KernelConfig& c : candidates) sum += c.block_n;
+  std::map<std::string, std::pair<int, double>> expected;  // name -> rank, probability
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    int rank = 1;
+    for (size_t j = 0; j < candidates.size(); ++j)
+      if (candidates[j].block_n > candidates[i].block_n ||
+          (candidates[j].block_n == candidates[i].block_n && j < i))
+        ++rank;
+    expected[candidates[i].name()] = {rank, candidates[i].block_n / sum};
+  }
+
+  struct Line {
+    size_t candidates;
+    int rank;
+    double probability, score;
+  };
+  auto ranks = [&](const std::string& list, std::string* pick) {
+    const CliResult r =
+        run_cli("db predict " + db + " --shape 1000x3584x4096 --layout tn --rank " + list);
+    EXPECT_EQ(r.code, 0) << r.output;
+    std::map<std::string, Line> out;
+    std::istringstream in(r.output);
+    bool table = false;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream f(line);
+      std::string m, n, k, lay, acc, name;
+      Line l{};
+      if (!table) {
+        if (f >> m >> n >> k >> lay >> acc >> name >> name >> name >> name && m == "1000" && pick)
+          *pick = name;  // the "policy" column of the prediction table
+        table = line.rfind("policy ranks:", 0) == 0;
+        continue;
+      }
+      if (f >> m >> n >> k >> lay >> acc >> l.candidates >> l.rank >> l.probability >> l.score >>
+          name)
+        out[name] = l;
+    }
+    return out;
+  };
+  std::string pick;
+  const std::map<std::string, Line> all = ranks("all", &pick);
+  ASSERT_EQ(all.size(), candidates.size());
+  double total = 0;
+  for (const auto& [name, l] : all) {
+    ASSERT_TRUE(expected.count(name)) << name;
+    EXPECT_EQ(l.candidates, candidates.size());
+    EXPECT_EQ(l.rank, expected[name].first) << name;
+    EXPECT_NEAR(l.probability, expected[name].second, 1e-6 * expected[name].second) << name;
+    EXPECT_NEAR(l.score, std::log(double(KernelConfig::parse(name)->block_n)), 1e-4) << name;
+    if (l.rank == 1) EXPECT_EQ(name, pick);
+    total += l.probability;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-4);
+
+  // A list keeps the lines of the names containing one of its parts, ranked among all.
+  const std::map<std::string, Line> some = ranks("_swap,x256x64_s3_", nullptr);
+  size_t matching = 0;
+  for (const KernelConfig& c : candidates) {
+    const std::string name = c.name();
+    if (name.find("_swap") == std::string::npos && name.find("x256x64_s3_") == std::string::npos)
+      continue;
+    ++matching;
+    ASSERT_TRUE(some.count(name)) << name;
+    EXPECT_EQ(some.at(name).rank, expected[name].first) << name;
+  }
+  EXPECT_GT(matching, 0u);
+  EXPECT_EQ(some.size(), matching);
+
+  const std::string without = dir.file("no-policy.jsonl");
+  write(without, kDatabase);
+  CliResult r = run_cli("db predict " + without + " --shape 1000x3584x4096 --rank all");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("has no readable rl policy state"), std::string::npos) << r.output;
+  r = run_cli("db show " + db + " --rank all");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--rank belongs to predict"), std::string::npos) << r.output;
 }

@@ -112,6 +112,7 @@ void expect_same(const Record& a, const Record& b) {
   EXPECT_EQ(a.measurement.detail, b.measurement.detail);
   EXPECT_EQ(a.policy, b.policy);
   EXPECT_EQ(a.timestamp, b.timestamp);
+  EXPECT_EQ(a.included, b.included);
 }
 
 TEST(TunerJson, RoundTripAndErrors) {
@@ -155,6 +156,7 @@ TEST(TunerDb, RoundTrip) {
   failed.measurement.median_us = failed.measurement.p20_us = failed.measurement.p80_us = kNaN;
   failed.measurement.sm_clock_mhz = -1;
   failed.reward = -1;
+  failed.included = true;
   {
     DatabaseWriter writer(path, kH100);
     writer.append(sample_record());
@@ -175,6 +177,18 @@ TEST(TunerDb, RoundTrip) {
   EXPECT_EQ(text.rfind(R"({"type":"header","schema":1,"gpu":"NVIDIA H100 80GB HBM3")", 0), 0u);
   EXPECT_NE(text.find("\"speedup\":"), std::string::npos);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
+  // "included" is written only when true: lines without proposals read as they always did.
+  const size_t second = text.find("\"type\":\"measurement\"", text.find("measurement") + 1);
+  EXPECT_EQ(text.find("\"included\""), text.find("\"included\":true", second));
+  EXPECT_NE(text.find("\"included\":true"), std::string::npos);
+  const std::string odd = dir.file("odd.jsonl");
+  spit(odd, R"({"type":"measurement","m":1,"n":1,"k":1,"layout":"tn","acc":"f32",)"
+            R"("config":"sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn",)"
+            R"("disposition":"passed","included":"yes"})" "\n");
+  const Database odd_db = load_database(odd);
+  ASSERT_EQ(odd_db.errors.size(), 1u);
+  EXPECT_NE(odd_db.errors.front().find("\"included\" must be true or false"), std::string::npos)
+      << odd_db.errors.front();
 
   // Reopening appends after what is there; the header is not repeated.
   { DatabaseWriter(path, kH100).append(sample_record()); }
@@ -376,6 +390,7 @@ TEST(TunerDb, ResumeAfterAKillMidWrite) {
     for (const Problem& p : problems)
       tuner.tune(p, [&](const Record& rec) {
         EXPECT_NE(rec.config.find(part), std::string::npos) << rec.config;
+        EXPECT_TRUE(rec.included) << rec.config;
         EXPECT_TRUE(keys.insert(rec.problem.name() + " " + rec.config).second) << rec.config;
         writer.append(rec);
       });
@@ -454,7 +469,10 @@ TEST(TunerDb, NearestWinnersSeedANewProblem) {
     Tuner tuner(space, policy, measurer, options);
     tuner.load_history(history, /*resume=*/false);
     std::vector<std::string> measured;
-    tuner.tune(fresh, [&](const Record& r) { measured.push_back(r.config); });
+    tuner.tune(fresh, [&](const Record& r) {
+      measured.push_back(r.config);
+      EXPECT_FALSE(r.included) << "a seed is forced, but not included";
+    });
     ASSERT_EQ(measured.size(), 3u) << "seeds stay inside the budget";
     if (seeds > 0)
       EXPECT_EQ(measured.front(), winner.name());

@@ -169,6 +169,52 @@ TEST(TunerPolicy, ReplayAloneTeachesUnseenShapes) {
   EXPECT_GT(after, 0.9);
 }
 
+// Replay's expected-reward gradient weights a candidate by the policy's own probability of it,
+// so a winner it ranks last barely moves it. An included candidate (a proposal from outside the
+// policy) that wins or nearly wins its problem is pulled toward at full weight; one that loses
+// is not, and without the flag, or with the pull off, replay is what it was.
+TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
+  const SearchSpace space(wide_catalog(), nominal_device());
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  std::vector<Candidate> candidates;
+  for (const KernelConfig& c : space.enumerate(p)) candidates.push_back({c, space.features(p, c)});
+  const std::vector<double> prior = SoftmaxPolicy().probabilities(candidates);
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return prior[a] > prior[b];
+  });
+  const size_t last = order.back();  // the untrained policy's least favourite
+  auto probability_after = [&](double last_reward, bool included, double pull,
+                               double top_reward = 1.0) {
+    ReplayGroup group{p, {}};
+    const double rewards[] = {top_reward, 0.98, 0.95, 0.9, 0.85};
+    for (size_t r = 0; r < 5; ++r)
+      group.observations.push_back({candidates[order[r]].config, candidates[order[r]].features,
+                                    rewards[r]});
+    group.observations.push_back({candidates[last].config, candidates[last].features,
+                                  last_reward, included});
+    SoftmaxPolicyOptions o;
+    o.included_pull = pull;
+    SoftmaxPolicy policy(o);
+    policy.warm_start({group});
+    return policy.probabilities(candidates)[last];
+  };
+  const double pull = SoftmaxPolicyOptions{}.included_pull;
+  ASSERT_GT(pull, 0);
+  const double plain = probability_after(1.3, false, pull);
+  const double proposed = probability_after(1.3, true, pull);
+  std::printf("p(last) %.3g untrained, %.3g after replay, %.3g as an included winner\n",
+              prior[last], plain, proposed);
+  EXPECT_GT(plain, prior[last]);     // the expected reward moves toward it ...
+  EXPECT_GT(proposed, 3 * plain);    // ... the pull much further
+  EXPECT_EQ(probability_after(1.3, true, 0.0), plain);
+  EXPECT_GT(probability_after(1.29, true, pull, 1.3), 3 * probability_after(1.29, false, pull, 1.3))
+      << "a near-winner (within near_win of the best) is pulled toward too";
+  EXPECT_EQ(probability_after(0.5, true, pull), probability_after(0.5, false, pull))
+      << "a beaten proposal gets no pull";
+}
+
 // The landscape with one instance made much faster than anything else: a kernel added to the
 // catalog after the history was measured, that turns out to be the best everywhere.
 class NewInstanceMeasurer : public Measurer {

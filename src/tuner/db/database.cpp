@@ -92,6 +92,11 @@ Record record_from(const json::Object& o) {
   r.reward = optional_number(o, "reward");
   r.policy = optional_string(o, "policy");
   r.timestamp = optional_string(o, "timestamp");
+  if (const json::Value* v = o.find("included")) {
+    const bool* b = std::get_if<bool>(v);
+    if (!b) throw json::ParseError("\"included\" must be true or false");
+    r.included = *b;
+  }
   return r;
 }
 
@@ -169,6 +174,8 @@ std::string format_record(const Record& r) {
       .set("policy", r.policy)
       .set("timestamp", r.timestamp)
       .set("detail", m.detail);
+  // Only when true, so that databases without proposals read and write as they always did.
+  if (r.included) o.set("included", true);
   return json::write(o);
 }
 

@@ -32,6 +32,9 @@ struct Record {
   double reward = kNaN;    // as computed when measured; readers recompute it with their weights
   std::string policy;      // which policy proposed the candidate
   std::string timestamp;   // UTC, ISO 8601
+  // Measured because --include named it (a proposal from outside the policy), not because the
+  // policy or a neighbour seed picked it: replay pulls toward such a candidate when it wins.
+  bool included = false;
 };
 
 struct PolicyState {

@@ -108,14 +108,33 @@ const TunedEntry* TunedTable::find(const Problem& problem) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) const {
-  if (!policy_ || !space_) return std::nullopt;
+std::vector<Candidate> TunedTable::policy_candidates(const Problem& problem) const {
   std::vector<Candidate> candidates;
   for (const KernelConfig& c : space_->enumerate(problem))
     if (!blocklist_.count(c.name())) candidates.push_back({c, space_->features(problem, c)});
+  return candidates;
+}
+
+std::optional<KernelConfig> TunedTable::predict_policy(const Problem& problem) const {
+  if (!policy_ || !space_) return std::nullopt;
+  const std::vector<Candidate> candidates = policy_candidates(problem);
   const auto pick = policy_->predict(problem, candidates);
   if (!pick) return std::nullopt;
   return candidates[*pick].config;
+}
+
+std::vector<PolicyRank> TunedTable::policy_ranking(const Problem& problem) const {
+  if (!policy_ || !space_) return {};
+  const std::vector<Candidate> candidates = policy_candidates(problem);
+  const std::vector<double> pi = policy_->probabilities(candidates);
+  std::vector<PolicyRank> out;
+  out.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i)
+    out.push_back({candidates[i].config, 0, policy_->score(candidates[i].features), pi[i]});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PolicyRank& a, const PolicyRank& b) { return a.score > b.score; });
+  for (size_t i = 0; i < out.size(); ++i) out[i].rank = int(i) + 1;
+  return out;
 }
 
 std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,

@@ -66,6 +66,14 @@ struct TunedEntry {
   double speedup() const { return reference_us / median_us; }
 };
 
+// One candidate as the saved policy sees it (TunedTable::policy_ranking).
+struct PolicyRank {
+  KernelConfig config;
+  int rank = 0;  // 1: predict_policy()'s pick
+  double score = 0;
+  double probability = 0;  // SoftmaxPolicy::probabilities over the same candidates
+};
+
 using dispatch::kDefaultNeighborRule;
 using dispatch::kNeighbors;
 using dispatch::NeighborRule;
@@ -95,6 +103,10 @@ class TunedTable {
   std::optional<KernelConfig> lookup(const Problem& problem) const;
   // The two halves of predict(), for comparisons.
   std::optional<KernelConfig> predict_policy(const Problem& problem) const;
+  // Every candidate predict_policy() chooses among, best first (equal scores in enumeration
+  // order, as predict_policy breaks ties); empty without a readable policy state.
+  std::vector<PolicyRank> policy_ranking(const Problem& problem) const;
+  bool has_policy() const { return policy_.has_value(); }
   // `leave_out_self`: ignore the problem's own entry, as if it had never been tuned (how
   // `hgemm db loo` scores the rules on measured problems).
   std::optional<KernelConfig> predict_nearest(const Problem& problem,
@@ -113,6 +125,9 @@ class TunedTable {
   const std::unordered_map<TunedKey, TunedEntry, TunedKeyHash>& entries() const { return entries_; }
 
  private:
+  // The problem's legal configs that are not blocklisted, with their features.
+  std::vector<Candidate> policy_candidates(const Problem& problem) const;
+
   std::vector<dispatch::TunedPoint> points_;  // entries_ as the neighbour rule reads them
   std::optional<SearchSpace> space_;
   bool exact_ = true;

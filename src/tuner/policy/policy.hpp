@@ -30,6 +30,7 @@ struct Observation {
   KernelConfig config;
   Features features;
   double reward = 0;
+  bool included = false;  // Record::included
 };
 
 // One problem's measurements: the unit of replay.

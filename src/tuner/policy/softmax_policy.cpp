@@ -169,9 +169,23 @@ void SoftmaxPolicy::replay_step(const ReplayGroup& group) {
     hi = std::max(hi, obs[a].reward);
   }
   const double spread = std::max(hi - lo, options_.min_spread);
+  // The expected-reward gradient weights a candidate by pi_a, so a winner the policy ranks low
+  // barely moves it. For its own picks that is right (it sampled them: the online step already
+  // took them at full weight), but an included candidate was never its choice: a proposal that
+  // won is evidence the policy lacked. Toward those, the gradient of log pi(winners) over the
+  // measured candidates, target q uniform over the included near-winners: (q_a - pi_a) x_a,
+  // large while the policy ranks them low, vanishing once it would pick them.
+  std::vector<size_t> winners;
+  if (options_.included_pull > 0 && hi > lo)
+    for (size_t a = 0; a < obs.size(); ++a)
+      if (obs[a].included && obs[a].reward >= hi - options_.near_win) winners.push_back(a);
   std::vector<double> grad(kDim, 0.0);
   for (size_t a = 0; a < obs.size(); ++a) {
-    const double weight = pi[a] * (obs[a].reward - mean) / spread;
+    double weight = pi[a] * (obs[a].reward - mean) / spread;
+    if (!winners.empty()) {
+      const bool target = std::find(winners.begin(), winners.end(), a) != winners.end();
+      weight += options_.included_pull * ((target ? 1.0 / double(winners.size()) : 0.0) - pi[a]);
+    }
     for_each_input(*fs[a], [&](int i, double x) { grad[i] += weight * x; });
   }
   for (int i = 0; i < kDim; ++i)
@@ -197,6 +211,10 @@ void SoftmaxPolicy::warm_start(const std::vector<ReplayGroup>& groups) {
   }
   memory_.insert(memory_.end(), groups.begin(), groups.end());
   for (const ReplayGroup& g : groups) count_measured(g);
+}
+
+std::vector<double> SoftmaxPolicy::probabilities(const std::vector<Candidate>& candidates) const {
+  return softmax(features_of(candidates), 1.0);
 }
 
 std::optional<size_t> SoftmaxPolicy::predict(const Problem&,

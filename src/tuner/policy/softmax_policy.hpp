@@ -15,7 +15,10 @@
 //            on that problem and on `replay_groups` earlier ones drawn from memory. The
 //            advantage is normalised by the spread of the group's rewards (at least
 //            `min_spread`), so that a shape whose candidates all run close to each other still
-//            teaches its ranking, but its noise is not blown up.
+//            teaches its ranking, but its noise is not blown up. Where included candidates
+//            (--include: proposals from outside the policy) win or nearly win the group, plus
+//            included_pull * sum_a (q_a - pi_a) x_a, q uniform over them: the gradient of
+//            log pi(them), which a low pi does not scale down.
 // Proposals: the first for a problem is the argmax (the policy's prediction, what dispatch would
 // run); later ones are sampled from the softmax over the open candidates, or, with probability
 // `local_fraction`, from those that are neighbors() of the best measured so far.
@@ -52,6 +55,11 @@ struct SoftmaxPolicyOptions {
   int warm_start_epochs = 4;  // passes over the database before a run
   double weight_decay = 1e-4;  // toward the initial weights, so noise cannot erase the prior
   double min_spread = 0.1;     // floor of the replay's advantage normalisation
+  // Replay's pull toward included candidates (Observation::included) that win or nearly win
+  // their problem: their reward within `near_win` of the best. 1 weighs log pi(those) over the
+  // measured candidates as much as the expected reward's normalised gradient; 0: no pull.
+  double included_pull = 1.0;
+  double near_win = 0.02;  // "nearly wins": within this of the best reward (about 2% of speed)
   // Score added to a never-measured instance (0: no bonus). 4 lets a new instance be sampled on
   // most problems within a budget of 6 in the synthetic test, and leaves the ablation replay
   // (bench/results/ablation-h100-f32.md) where it was; 2 reached 60% of the problems.
@@ -79,6 +87,9 @@ class SoftmaxPolicy : public SearchPolicy {
 
   double score(const Features& f) const;
   double baseline(const Features& f) const;
+  // The policy's preferences over `candidates`: the softmax of their scores at temperature 1,
+  // the distribution replay trains (sampling adds its temperature and the exploration bonus).
+  std::vector<double> probabilities(const std::vector<Candidate>& candidates) const;
   const SoftmaxPolicyOptions& options() const { return options_; }
 
  private:
