@@ -13,6 +13,14 @@ __device__ __forceinline__ uint32_t smem_addr(void const* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// `x`, held in a register from here on. ptxas otherwise recomputes a shared address from the
+// CTA's id (S2UR SR_CgaCtaId, then ULEA: tens of cycles of latency) wherever it is used, the
+// consumers' k-block loop included, where that latency sat before each k-block's barrier wait.
+__device__ __forceinline__ uint32_t pinned(uint32_t x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+
 // Sets the arrival count of the first phase. One thread, before any use; follow with
 // fence_mbarrier_init() and a CTA or cluster barrier.
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrival_count) {

@@ -702,10 +702,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   const uint32_t raw_addr = ptx::smem_addr(smem_raw);
   SharedStorage& shared =
       *reinterpret_cast<SharedStorage*>(smem_raw + (((raw_addr + 1023) & ~1023u) - raw_addr));
-  const uint32_t smem_a0 = ptx::smem_addr(&shared.a[0][0]);
-  const uint32_t smem_b0 = ptx::smem_addr(&shared.b[0][0]);
-  const uint32_t full0 = ptx::smem_addr(&shared.full_barrier[0]);
-  const uint32_t empty0 = ptx::smem_addr(&shared.empty_barrier[0]);
+  // Pinned: recomputed at each k-block, these cost a lone consumer warpgroup 3-6% of a 64x96
+  // tile's time (docs/notes/2026-11-25-nn-swap-ab.md).
+  const uint32_t smem_a0 = ptx::pinned(ptx::smem_addr(&shared.a[0][0]));
+  const uint32_t smem_b0 = ptx::pinned(ptx::smem_addr(&shared.b[0][0]));
+  const uint32_t full0 = ptx::pinned(ptx::smem_addr(&shared.full_barrier[0]));
+  const uint32_t empty0 = ptx::pinned(ptx::smem_addr(&shared.empty_barrier[0]));
   auto smem_a = [&](uint32_t s) { return smem_a0 + s * Traits::kATileBytes; };
   auto smem_b = [&](uint32_t s) { return smem_b0 + s * Traits::kBTileBytes; };
   auto full_barrier = [&](uint32_t s) { return full0 + s * 8; };
