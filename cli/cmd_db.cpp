@@ -379,10 +379,11 @@ int loo(const std::string& path, const std::string& table_path,
     std::printf("\n");
   }
   std::printf(
-      "\neach problem is left out of its own neighbours. ratio: geomean of the fastest measured "
-      "time over the pick's, over the covered problems (those whose pick was measured there); "
-      "speedup: the picks' over cuBLASLt; ceiling: the fastest measured config's; common: the "
-      "problems every rule covered\n");
+      "\neach problem is left out of its own neighbours. ratio: geomean of the pick's speedup "
+      "over the best measured config's (each time over its own interleaved cuBLASLt reference: "
+      "a problem's configs ran at different clocks), over the covered problems (those whose "
+      "pick was measured there); speedup: the picks' over cuBLASLt; ceiling: the best measured "
+      "config's; common: the problems every rule covered\n");
   return db.errors.empty() && table.errors.empty() ? 0 : 1;
 }
 

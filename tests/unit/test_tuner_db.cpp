@@ -958,6 +958,31 @@ TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
   EXPECT_EQ(leave_one_out(table, db, {NeighborRule::kNearest}, Layout::kNN)[0].problems, 0);
 }
 
+// The scores compare speedups, each time over its own interleaved reference: a config timed
+// while the card ran a faster clock has the lower time but is not the better one.
+TEST(TunerDb, LeaveOneOutRanksConfigsByTheirSpeedupsNotTheirTimes) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const KernelConfig narrow =
+      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  const KernelConfig square =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  auto at = [](int64_t n) { return Problem{128, n, 4096, Layout::kTN, Accum::kF32}; };
+  Database db;
+  db.header = kH100;
+  // At 8192 narrow ran 10 us beside a reference of 8 (a fast clock), square 12 beside 11.
+  db.records = {timed_record(at(4096), narrow, 10, 12), timed_record(at(4096), square, 12, 12),
+                timed_record(at(8192), narrow, 10, 8), timed_record(at(8192), square, 12, 11)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const RuleScore nearest = leave_one_out(table, db, {NeighborRule::kNearest}, Layout::kTN)[0];
+  // Each takes the other's winner (the table's winners are by speedup too): 4096 square, 1.0
+  // against narrow's 1.2; 8192 narrow, the lower time there (10 us against 12) but the worse
+  // speedup (0.8 against 11 / 12). By times 8192's pick would have scored as its best.
+  EXPECT_EQ(nearest.covered, 2);
+  EXPECT_EQ(nearest.best, 0);
+  EXPECT_NEAR(nearest.ratio, std::sqrt(1.0 / 1.2 * 0.8 / (11.0 / 12)), 1e-12);
+  EXPECT_EQ(nearest.within_2pct, 0.0);
+}
+
 // Whether a problem's winner was ever compared with a split-K config is tracked per problem:
 // a database tuned before the split-K axis existed must not hide a split from dispatch.
 TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {

@@ -19,10 +19,11 @@ struct RuleScore {
   NeighborRule rule = NeighborRule::kCost;
   int problems = 0;  // problems with at least one passing measurement in the table
   int covered = 0;   // of those, where the rule's pick was measured
-  int best = 0;      // of the covered, where the pick was the fastest measured config
-  // Over the covered problems, geometric means of: the fastest measured time over the pick's
-  // time (1 is perfect); the pick's speedup over the table's cuBLASLt reference; the fastest
-  // measured config's speedup (the ceiling for the same problems).
+  int best = 0;      // of the covered, where the pick was the best measured config
+  // Over the covered problems, geometric means of: the pick's speedup over the best measured
+  // config's, each time over its own interleaved cuBLASLt reference (1 is perfect; speedups, not
+  // times, because a problem's configs were timed at different clocks); the pick's speedup; the
+  // best measured config's speedup (the ceiling for the same problems).
   double ratio = 0;
   double speedup = 0;
   double best_speedup = 0;
