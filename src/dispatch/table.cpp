@@ -160,8 +160,13 @@ std::string format_table(const Table& table) {
     out += std::to_string(e.m) + " " + std::to_string(e.n) + " " + std::to_string(e.k) + " " +
            std::string(to_string(e.layout)) + " " + std::to_string(entry_config[i]) + " " +
            (e.searched_split_k ? "1" : "0");
+    // Appended piece by piece: `" " + std::string&&` trips gcc 12's -Wrestrict (a false
+    // positive in its inlined memcpy).
     for (const TimedConfig& t : e.timed) {
-      out += " " + std::to_string(number.at(t.config.name())) + ":" + format_us(t.us);
+      out += ' ';
+      out += std::to_string(number.at(t.config.name()));
+      out += ':';
+      out += format_us(t.us);
     }
     out += "\n";
   }

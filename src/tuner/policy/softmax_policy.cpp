@@ -234,7 +234,11 @@ std::optional<size_t> SoftmaxPolicy::predict(const Problem&,
 
 std::string SoftmaxPolicy::save() const {
   std::string out(kStateTag);
-  out += " " + std::to_string(kDim) + " " + std::to_string(kP);
+  // Appended piece by piece: `" " + std::string&&` trips gcc 12's -Wrestrict (a false positive).
+  out += ' ';
+  out += std::to_string(kDim);
+  out += ' ';
+  out += std::to_string(kP);
   char buf[32];
   for (const auto* v : {&w_, &u_})
     for (double x : *v) {
