@@ -215,6 +215,55 @@ TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
       << "a beaten proposal gets no pull";
 }
 
+// A proposal beaten only by its own kernel at another raster or group confirms the kernel: the
+// pull goes to the launch that won.
+TEST(TunerPolicy, ReplayPullsTowardTheWinningLaunchOfAProposedKernel) {
+  const SearchSpace space(wide_catalog(), nominal_device());
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  std::vector<Candidate> candidates;
+  for (const KernelConfig& c : space.enumerate(p)) candidates.push_back({c, space.features(p, c)});
+  const std::vector<double> prior = SoftmaxPolicy().probabilities(candidates);
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return prior[a] > prior[b];
+  });
+  // The least favourite config that has a sibling launch (same kernel and split, another raster
+  // or group) among the candidates.
+  size_t proposal = candidates.size(), sibling = candidates.size();
+  for (auto it = order.rbegin(); it != order.rend() && proposal == candidates.size(); ++it)
+    for (size_t s = 0; s < candidates.size(); ++s) {
+      const KernelConfig &a = candidates[*it].config, &b = candidates[s].config;
+      if (s != *it && a.instance() == b.instance() && a.split_k == b.split_k) {
+        proposal = *it;
+        sibling = s;
+        break;
+      }
+    }
+  ASSERT_LT(proposal, candidates.size());
+  auto sibling_after = [&](bool included, double sibling_reward) {
+    ReplayGroup group{p, {}};
+    const double rewards[] = {1.0, 0.98, 0.95, 0.9, 0.85};
+    for (size_t r = 0; r < 5; ++r)
+      if (order[r] != proposal && order[r] != sibling)
+        group.observations.push_back({candidates[order[r]].config, candidates[order[r]].features,
+                                      rewards[r]});
+    group.observations.push_back({candidates[proposal].config, candidates[proposal].features,
+                                  0.5, included});
+    group.observations.push_back({candidates[sibling].config, candidates[sibling].features,
+                                  sibling_reward});
+    SoftmaxPolicy policy;
+    policy.warm_start({group});
+    return policy.probabilities(candidates)[sibling];
+  };
+  const double plain = sibling_after(false, 1.3), confirmed = sibling_after(true, 1.3);
+  std::printf("p(sibling) %.3g untrained, %.3g after replay, %.3g when its kernel was proposed\n",
+              prior[sibling], plain, confirmed);
+  EXPECT_GT(confirmed, 2 * plain);
+  EXPECT_EQ(sibling_after(true, 0.9), sibling_after(false, 0.9))
+      << "a sibling that did not win the group gets no pull";
+}
+
 // The landscape with one instance made much faster than anything else: a kernel added to the
 // catalog after the history was measured, that turns out to be the best everywhere.
 class NewInstanceMeasurer : public Measurer {

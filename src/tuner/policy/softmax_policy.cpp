@@ -175,10 +175,23 @@ void SoftmaxPolicy::replay_step(const ReplayGroup& group) {
   // won is evidence the policy lacked. Toward those, the gradient of log pi(winners) over the
   // measured candidates, target q uniform over the included near-winners: (q_a - pi_a) x_a,
   // large while the policy ranks them low, vanishing once it would pick them.
+  // A proposal also counts as confirmed when the best measured candidate is its own kernel with
+  // another raster or group: local refinement found the kernel's better launch, and the pull
+  // goes to that launch.
   std::vector<size_t> winners;
-  if (options_.included_pull > 0 && hi > lo)
-    for (size_t a = 0; a < obs.size(); ++a)
+  if (options_.included_pull > 0 && hi > lo) {
+    size_t best = 0;
+    for (size_t a = 0; a < obs.size(); ++a) {
+      if (obs[a].reward > obs[best].reward) best = a;
       if (obs[a].included && obs[a].reward >= hi - options_.near_win) winners.push_back(a);
+    }
+    auto same_kernel = [&](const Observation& o) {
+      return o.included && o.config.instance() == obs[best].config.instance() &&
+             o.config.split_k == obs[best].config.split_k;
+    };
+    if (!obs[best].included && std::any_of(obs.begin(), obs.end(), same_kernel))
+      winners.push_back(best);
+  }
   std::vector<double> grad(kDim, 0.0);
   for (size_t a = 0; a < obs.size(); ++a) {
     double weight = pi[a] * (obs[a].reward - mean) / spread;

@@ -16,8 +16,9 @@
 //            advantage is normalised by the spread of the group's rewards (at least
 //            `min_spread`), so that a shape whose candidates all run close to each other still
 //            teaches its ranking, but its noise is not blown up. Where included candidates
-//            (--include: proposals from outside the policy) win or nearly win the group, plus
-//            included_pull * sum_a (q_a - pi_a) x_a, q uniform over them: the gradient of
+//            (--include: proposals from outside the policy) win or nearly win the group, or
+//            the group's best is an included candidate's kernel at another raster or group,
+//            plus included_pull * sum_a (q_a - pi_a) x_a, q uniform over those: the gradient of
 //            log pi(them), which a low pi does not scale down.
 // Proposals: the first for a problem is the argmax (the policy's prediction, what dispatch would
 // run); later ones are sampled from the softmax over the open candidates, or, with probability
@@ -56,7 +57,8 @@ struct SoftmaxPolicyOptions {
   double weight_decay = 1e-4;  // toward the initial weights, so noise cannot erase the prior
   double min_spread = 0.1;     // floor of the replay's advantage normalisation
   // Replay's pull toward included candidates (Observation::included) that win or nearly win
-  // their problem: their reward within `near_win` of the best. 1 weighs log pi(those) over the
+  // their problem (their reward within `near_win` of the best), and toward the best where it is
+  // an included candidate's kernel at another raster or group. 1 weighs log pi(those) over the
   // measured candidates as much as the expected reward's normalised gradient; 0: no pull.
   double included_pull = 1.0;
   double near_win = 0.02;  // "nearly wins": within this of the best reward (about 2% of speed)
