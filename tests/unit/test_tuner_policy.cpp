@@ -169,21 +169,38 @@ TEST(TunerPolicy, ReplayAloneTeachesUnseenShapes) {
   EXPECT_GT(after, 0.9);
 }
 
+// The candidates of 4096^3 (TN, fp32) with the untrained policy's probabilities, and their
+// indices from its favourite to its least favourite.
+struct RankedCandidates {
+  Problem problem{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  std::vector<Candidate> candidates;
+  std::vector<double> prior;
+  std::vector<size_t> order;
+};
+
+RankedCandidates ranked_candidates() {
+  RankedCandidates r;
+  const SearchSpace space(wide_catalog(), nominal_device());
+  for (const KernelConfig& c : space.enumerate(r.problem))
+    r.candidates.push_back({c, space.features(r.problem, c)});
+  r.prior = SoftmaxPolicy().probabilities(r.candidates);
+  r.order.resize(r.candidates.size());
+  for (size_t i = 0; i < r.order.size(); ++i) r.order[i] = i;
+  std::stable_sort(r.order.begin(), r.order.end(),
+                   [&](size_t a, size_t b) { return r.prior[a] > r.prior[b]; });
+  return r;
+}
+
 // Replay's expected-reward gradient weights a candidate by the policy's own probability of it,
 // so a winner it ranks last barely moves it. An included candidate (a proposal from outside the
 // policy) that wins or nearly wins its problem is pulled toward at full weight; one that loses
 // is not, and without the flag, or with the pull off, replay is what it was.
 TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
-  const SearchSpace space(wide_catalog(), nominal_device());
-  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
-  std::vector<Candidate> candidates;
-  for (const KernelConfig& c : space.enumerate(p)) candidates.push_back({c, space.features(p, c)});
-  const std::vector<double> prior = SoftmaxPolicy().probabilities(candidates);
-  std::vector<size_t> order(candidates.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return prior[a] > prior[b];
-  });
+  const RankedCandidates ranked = ranked_candidates();
+  const Problem& p = ranked.problem;
+  const std::vector<Candidate>& candidates = ranked.candidates;
+  const std::vector<double>& prior = ranked.prior;
+  const std::vector<size_t>& order = ranked.order;
   const size_t last = order.back();  // the untrained policy's least favourite
   auto probability_after = [&](double last_reward, bool included, double pull,
                                double top_reward = 1.0) {
@@ -218,16 +235,11 @@ TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
 // A proposal beaten only by its own kernel at another raster or group confirms the kernel: the
 // pull goes to the launch that won.
 TEST(TunerPolicy, ReplayPullsTowardTheWinningLaunchOfAProposedKernel) {
-  const SearchSpace space(wide_catalog(), nominal_device());
-  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
-  std::vector<Candidate> candidates;
-  for (const KernelConfig& c : space.enumerate(p)) candidates.push_back({c, space.features(p, c)});
-  const std::vector<double> prior = SoftmaxPolicy().probabilities(candidates);
-  std::vector<size_t> order(candidates.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return prior[a] > prior[b];
-  });
+  const RankedCandidates ranked = ranked_candidates();
+  const Problem& p = ranked.problem;
+  const std::vector<Candidate>& candidates = ranked.candidates;
+  const std::vector<double>& prior = ranked.prior;
+  const std::vector<size_t>& order = ranked.order;
   // The least favourite config that has a sibling launch (same kernel and split, another raster
   // or group) among the candidates.
   size_t proposal = candidates.size(), sibling = candidates.size();
