@@ -62,11 +62,13 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   policy's pick) and both predictions; no GPU needed. --rank:
                                   then the saved policy's rank, probability and score of every
                                   candidate (all) or of those whose names contain one of LIST
-  loo [PATH] [--table FILE] [--rule LIST]
+  loo [PATH] [--table FILE] [--rule LIST] [--worst N]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
                                   siblings, transfer) offline: each measured problem of FILE
-                                  (default PATH) left out of its own neighbours, each pick timed by
-                                  FILE's measurement of it there; no GPU needed
+                                  (default PATH) left out of its own neighbours, each pick scored
+                                  by FILE's measurement of it there (its speedup over the best
+                                  measured config's); --worst N lists each rule's N worst
+                                  problems with the pick and the best; no GPU needed
 
   HGEMM_JIT=1: configs outside the catalog count as dispatch then sees them (hgemm jit --help)
   PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
@@ -353,7 +355,7 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
 }
 
 int loo(const std::string& path, const std::string& table_path,
-        const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout) {
+        const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout, int worst) {
   const Database db = load_reporting(path, false);
   const Database table = table_path == path ? db : load_reporting(table_path, false);
   print_header(path, db);
@@ -384,6 +386,16 @@ int loo(const std::string& path, const std::string& table_path,
       "a problem's configs ran at different clocks), over the covered problems (those whose "
       "pick was measured there); speedup: the picks' over cuBLASLt; ceiling: the best measured "
       "config's; common: the problems every rule covered\n");
+  for (const RuleScore& s : scores) {
+    if (worst <= 0) break;
+    std::printf("\n%s, the %d worst covered problems (ratio, pick, best measured):\n",
+                std::string(to_string(s.rule)).c_str(), std::min<int>(worst, int(s.picks.size())));
+    for (size_t i = 0; i < s.picks.size() && int(i) < worst; ++i) {
+      const PickScore& p = s.picks[i];
+      std::printf("  %-24s %7.4f  %-52s %s\n", p.problem.name().c_str(), p.ratio, p.pick.c_str(),
+                  p.best.c_str());
+    }
+  }
   return db.errors.empty() && table.errors.empty() ? 0 : 1;
 }
 
@@ -425,7 +437,7 @@ std::string default_path(Accum accum) {
 int cmd_db(const Args& raw) {
   try {
     ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule",
-                          "rank"},
+                          "rank", "worst"},
                     {"help", "user-table"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
@@ -453,6 +465,7 @@ int cmd_db(const Args& raw) {
     if (args.flag("user-table") && sub != "export")
       throw ArgError("--user-table belongs to export");
     if (args.get("rank") && sub != "predict") throw ArgError("--rank belongs to predict");
+    if (args.get("worst") && sub != "loo") throw ArgError("--worst belongs to loo");
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
@@ -487,7 +500,10 @@ int cmd_db(const Args& raw) {
         if (!rule) throw ArgError("unknown --rule '" + name + "' (nearest, cost, scaled, siblings, transfer)");
         rules.push_back(*rule);
       }
-      return loo(path, args.get_or("table", path), rules, layout);
+      const long long worst = args.int_or("worst", 0);
+      if (worst < 0) throw ArgError("--worst takes a count of problems, 0 or more, got " +
+                                    std::to_string(worst));
+      return loo(path, args.get_or("table", path), rules, layout, int(std::min(worst, 1000000LL)));
     }
     if (sub == "stats") return stats(path);
     if (args.flag("user-table")) {

@@ -215,3 +215,38 @@ TEST(CliDb, PredictRanksTheSavedPolicysCandidates) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--rank belongs to predict"), std::string::npos) << r.output;
 }
+
+// `db loo --worst N`: each rule's N worst covered problems with its pick and the best measured.
+TEST(CliDb, LooListsEachRulesWorstProblems) {
+  TempDir dir;
+  const std::string db = dir.file("two.jsonl");
+  auto line = [](int n, const std::string& config, double us, double ref) {
+    return "{\"type\":\"measurement\",\"m\":128,\"n\":" + std::to_string(n) +
+           ",\"k\":4096,\"layout\":\"tn\",\"acc\":\"f32\",\"config\":\"" + config +
+           "\",\"disposition\":\"passed\",\"median_us\":" + std::to_string(us) +
+           ",\"reference_us\":" + std::to_string(ref) +
+           ",\"policy\":\"rl\",\"timestamp\":\"2026-11-25T00:00:00Z\"}\n";
+  };
+  const std::string wide = "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn";
+  const std::string square = "sm90_ws_128x128x64_s6_c1x1_w2_m8_st_sk1_f32_tn";
+  // 4096 is won by wide, 8192 by square: left out, each takes the other's winner.
+  write(db, "{\"type\":\"header\",\"schema\":1,\"gpu\":\"NVIDIA H100 80GB HBM3\",\"sm_count\":\"132\"}\n" +
+                line(4096, wide, 10, 11) + line(4096, square, 12, 11) + line(8192, wide, 25, 22) +
+                line(8192, square, 20, 22));
+  CliResult r = run_cli("db loo " + db + " --rule nearest --worst 1");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const size_t list = r.output.find("nearest, the 1 worst covered problems");
+  ASSERT_NE(list, std::string::npos) << r.output;
+  const std::string rows = r.output.substr(list);
+  EXPECT_EQ(count(rows, "_tn_f32 "), 1u) << rows;
+  // 4096 with square scores (11 / 12) / (11 / 10) = 0.8333, 8192 with wide (22 / 25) / (22 / 20)
+  // = 0.8, the worse.
+  EXPECT_NE(rows.find("128x8192x4096_tn_f32"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("0.8000  " + wide), std::string::npos) << rows;
+  r = run_cli("db loo " + db + " --worst -1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("0 or more"), std::string::npos) << r.output;
+  r = run_cli("db show " + db + " --worst 1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--worst belongs to loo"), std::string::npos) << r.output;
+}

@@ -950,6 +950,13 @@ TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
   EXPECT_NEAR(nearest.speedup, std::cbrt(11.0 / 12 * 22.0 / 20 * 44.0 / 40), 1e-12);
   EXPECT_NEAR(nearest.best_speedup, std::cbrt(11.0 / 10 * 22.0 / 20 * 44.0 / 40), 1e-12);
   EXPECT_NEAR(nearest.within_2pct, 2.0 / 3, 1e-12);
+  // Each covered problem with its pick and best, worst first: 4096's square against narrow.
+  ASSERT_EQ(nearest.picks.size(), 3u);
+  EXPECT_EQ(nearest.picks[0].problem.name(), at(4096).name());
+  EXPECT_EQ(nearest.picks[0].pick, square.name());
+  EXPECT_EQ(nearest.picks[0].best, narrow.name());
+  EXPECT_NEAR(nearest.picks[0].ratio, 10.0 / 12.0, 1e-12);
+  EXPECT_NEAR(nearest.picks[2].ratio, 1.0, 1e-12);
   EXPECT_LE(scores[1].common, std::min(scores[0].covered, scores[1].covered));
   EXPECT_EQ(scores[0].common, scores[1].common);
   // The table itself still answers for its own problems: leaving out is only for scoring.

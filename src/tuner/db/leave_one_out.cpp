@@ -1,5 +1,6 @@
 #include "tuner/db/leave_one_out.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -18,6 +19,7 @@ struct Timed {
 struct Scored {
   double ratio = 0, speedup = 0, best_speedup = 0;
   bool best = false;
+  PickScore pick;
 };
 
 struct Sums {
@@ -62,8 +64,12 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
     // then (1.0-2.0 GHz), and each time's interleaved reference ran at the same clock. On the
     // dev set's large shapes raster variants of one tile spread 15% in time and 1% in speedup.
     const Timed* fastest = nullptr;
+    const std::string* fastest_name = nullptr;
     for (const auto& [config, t] : by_config)
-      if (!fastest || t.speedup() > fastest->speedup()) fastest = &t;
+      if (!fastest || t.speedup() > fastest->speedup()) {
+        fastest = &t;
+        fastest_name = &config;
+      }
     for (size_t r = 0; r < rules.size(); ++r) {
       const auto pick = neighbours.predict_nearest(problem, rules[r], /*leave_out_self=*/true);
       const auto it = pick ? by_config.find(pick->name()) : by_config.end();
@@ -71,8 +77,10 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
         scored[r].push_back(std::nullopt);
         continue;
       }
-      scored[r].push_back(Scored{it->second.speedup() / fastest->speedup(), it->second.speedup(),
-                                 fastest->speedup(), &it->second == fastest});
+      const double ratio = it->second.speedup() / fastest->speedup();
+      scored[r].push_back(Scored{ratio, it->second.speedup(), fastest->speedup(),
+                                 &it->second == fastest,
+                                 PickScore{problem, it->first, *fastest_name, ratio}});
     }
   }
   const size_t n = bucket_of.size();
@@ -84,14 +92,17 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
   for (size_t r = 0; r < rules.size(); ++r) {
     Sums covered, shared;
     std::vector<Sums> buckets(kSizeBuckets);
+    RuleScore s;
     for (size_t p = 0; p < n; ++p) {
       if (!scored[r][p]) continue;
       covered.add(*scored[r][p]);
+      s.picks.push_back(scored[r][p]->pick);
       if (!common[p]) continue;
       shared.add(*scored[r][p]);
       buckets[bucket_of[p]].add(*scored[r][p]);
     }
-    RuleScore s;
+    std::stable_sort(s.picks.begin(), s.picks.end(),
+                     [](const PickScore& a, const PickScore& b) { return a.ratio < b.ratio; });
     s.rule = rules[r];
     s.problems = int(n);
     s.covered = covered.n;

@@ -15,6 +15,15 @@
 
 namespace hgemm::tuner {
 
+// One covered problem: the rule's pick, the best measured config there, and the pick's speedup
+// over the best's.
+struct PickScore {
+  Problem problem;
+  std::string pick;
+  std::string best;
+  double ratio = 0;
+};
+
 struct RuleScore {
   NeighborRule rule = NeighborRule::kCost;
   int problems = 0;  // problems with at least one passing measurement in the table
@@ -36,6 +45,7 @@ struct RuleScore {
   // common_ratio per size bucket (tuner/ablation.hpp), NaN for an empty bucket, and the counts.
   std::vector<double> bucket_ratio;
   std::vector<int> bucket_count;
+  std::vector<PickScore> picks;  // every covered problem, worst ratio first
 };
 
 // `neighbours` gives the tuned winners (built from a database that may hold the table's
