@@ -355,7 +355,8 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
 }
 
 int loo(const std::string& path, const std::string& table_path,
-        const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout, int worst) {
+        const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout,
+        size_t worst) {
   const Database db = load_reporting(path, false);
   const Database table = table_path == path ? db : load_reporting(table_path, false);
   print_header(path, db);
@@ -387,10 +388,10 @@ int loo(const std::string& path, const std::string& table_path,
       "pick was measured there); speedup: the picks' over cuBLASLt; ceiling: the best measured "
       "config's; common: the problems every rule covered\n");
   for (const RuleScore& s : scores) {
-    if (worst <= 0) break;
-    std::printf("\n%s, the %d worst covered problems (ratio, pick, best measured):\n",
-                std::string(to_string(s.rule)).c_str(), std::min<int>(worst, int(s.picks.size())));
-    for (size_t i = 0; i < s.picks.size() && int(i) < worst; ++i) {
+    if (worst == 0) break;
+    std::printf("\n%s, the %zu worst covered problems (ratio, pick, best measured):\n",
+                std::string(to_string(s.rule)).c_str(), std::min(worst, s.picks.size()));
+    for (size_t i = 0; i < s.picks.size() && i < worst; ++i) {
       const PickScore& p = s.picks[i];
       std::printf("  %-24s %7.4f  %-52s %s\n", p.problem.name().c_str(), p.ratio, p.pick.c_str(),
                   p.best.c_str());
@@ -503,7 +504,7 @@ int cmd_db(const Args& raw) {
       const long long worst = args.int_or("worst", 0);
       if (worst < 0) throw ArgError("--worst takes a count of problems, 0 or more, got " +
                                     std::to_string(worst));
-      return loo(path, args.get_or("table", path), rules, layout, int(std::min(worst, 1000000LL)));
+      return loo(path, args.get_or("table", path), rules, layout, size_t(worst));
     }
     if (sub == "stats") return stats(path);
     if (args.flag("user-table")) {

@@ -90,7 +90,7 @@ Status validate_sm90(const KernelConfig& c) {
                                   "steps)");
   // stmatrix stores and N-major B chunks come in 16 columns; a K-major B tile of 8 mod 16 rows
   // still fills whole 1 KiB swizzle periods with BK = 64.
-  const bool b_k_major = c.layout == Layout::kTN || c.swap_ab;  // sm90_geometry's b_k_major
+  const bool b_k_major = sm90_b_k_major(v);
   if (cols % 16 != 0 && (!b_k_major || c.epilogue != Epilogue::kDirect || c.block_k != 64))
     return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs block_k 64"
                                 : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "

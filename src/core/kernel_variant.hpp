@@ -169,6 +169,12 @@ constexpr int sm90_reduce_bytes(Sm90Variant const& v) {
   return sm90_splits_k_blocks(v) ? 64 * v.block_n * (v.accum == Accum::kF32 ? 4 : 2) : 0;
 }
 
+// Swap-AB's B is the problem's row-major A, K-major in either layout; its A is the problem's B,
+// K-major in TN and M-major in NN (K x N, the kernel's M = the problem's N contiguous).
+constexpr bool sm90_b_k_major(Sm90Variant const& v) {
+  return v.layout == Layout::kTN || v.swap_ab;
+}
+
 constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   Sm90Geometry g;
   g.ping_pong = v.schedule == Schedule::kPingPong;
@@ -179,9 +185,7 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
                           sm90_reduce_bytes(v));
   g.smem_bytes = g.smem.dynamic_bytes;
   g.cluster_size = v.cluster_m * v.cluster_n;
-  // Swap-AB's B is the problem's row-major A, K-major in either layout; its A is the problem's
-  // B, K-major in TN and M-major in NN (K x N, the kernel's M = the problem's N contiguous).
-  g.b_k_major = v.layout == Layout::kTN || v.swap_ab;
+  g.b_k_major = sm90_b_k_major(v);
   // Ping-pong: each warpgroup computes whole tiles; cooperative: a band of each tile's rows, or
   // on a 64-row tile its k-blocks in turn. One warpgroup reads a slot in both of those.
   g.wg_rows = g.ping_pong || g.split_k_blocks ? v.block_m : v.block_m / v.num_consumer_wgs;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
@@ -108,6 +109,17 @@ std::vector<int> split_candidates(const Problem& p, const KernelConfig& c,
     out.push_back(s);
   }
   return out;
+}
+
+SplitChoice cheapest_split(const Problem& problem, const KernelConfig& config,
+                           const DeviceInfo& device) {
+  SplitChoice best{config, std::numeric_limits<double>::infinity()};
+  for (int split : split_candidates(problem, config, device)) {
+    KernelConfig c = config;
+    c.split_k = split;
+    if (const double cost = estimate_cost(problem, c, device); cost < best.cost) best = {c, cost};
+  }
+  return best;
 }
 
 }  // namespace hgemm::dispatch

@@ -33,4 +33,13 @@ bool cluster_pads_tiles(const Problem& problem, const KernelConfig& config);
 std::vector<int> split_candidates(const Problem& problem, const KernelConfig& config,
                                   const DeviceInfo& device);
 
+// `config` at the split_candidates() factor estimate_cost() finds cheapest (the first on ties),
+// with that cost.
+struct SplitChoice {
+  KernelConfig config;
+  double cost = 0;
+};
+SplitChoice cheapest_split(const Problem& problem, const KernelConfig& config,
+                           const DeviceInfo& device);
+
 }  // namespace hgemm::dispatch

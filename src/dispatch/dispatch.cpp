@@ -254,16 +254,7 @@ std::optional<Decision> narrowest_swap_tile(const Problem& problem, const GemmAr
         registry::can_implement(problem, inst.config, args, device).ok())
       narrow = &inst;
   if (!narrow) return std::nullopt;
-  Decision d{narrow, narrow->config, Source::kDecode, {}};
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (int split : split_candidates(problem, narrow->config, device)) {
-    KernelConfig config = narrow->config;
-    config.split_k = split;
-    if (const double cost = estimate_cost(problem, config, device); cost < best_cost) {
-      best_cost = cost;
-      d.config = config;
-    }
-  }
+  Decision d{narrow, cheapest_split(problem, narrow->config, device).config, Source::kDecode, {}};
   d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile (" +
              std::to_string(narrow->config.block_m) + " wide), split-K " +
              std::to_string(d.config.split_k) + " by the cost model";
@@ -291,6 +282,11 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
       advice = Advice{e->config, Source::kShippedTable,
                       "tuned winner of " + shape(problem) + " on " + tables.shipped->table()->gpu,
                       e->searched_split_k};
+  // What the decode rule's answers add to their reason: why no table answered.
+  auto untabled = [&] {
+    return usable(tables.user) || usable(tables.shipped) ? "no table entry for " + shape(problem)
+                                                         : no_advice;
+  };
   // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile.
   // In NN the decode kernels transpose B in registers and ran 1.6-3x slower than a swap-AB tile
   // 32 tokens wide (docs/notes/2026-11-25-nn-swap-ab.md): there the rule takes the narrowest
@@ -298,8 +294,7 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   // where no such tile can.
   if (!advice && problem.m <= kDecodeMaxM && problem.layout == Layout::kNN)
     if (std::optional<Decision> d = narrowest_swap_tile(problem, args, device)) {
-      const bool tabled = usable(tables.user) || usable(tables.shipped);
-      d->reason += "; " + (tabled ? "no table entry for " + shape(problem) : no_advice);
+      d->reason += "; " + untabled();
       return *d;
     }
   std::string decode_refusal;
@@ -317,12 +312,9 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
         decode_refusal = s.message;
       }
     }
-    if (auto choice = choose_decode(problem, configs, device.sm_count)) {
-      const bool tabled = usable(tables.user) || usable(tables.shipped);
+    if (auto choice = choose_decode(problem, configs, device.sm_count))
       return Decision{runnable[choice->index], configs[choice->index], Source::kDecode,
-                      choice->reason + "; " +
-                          (tabled ? "no table entry for " + shape(problem) : no_advice)};
-    }
+                      choice->reason + "; " + untabled()};
   }
   if (!advice) {
     const LoadedTable* source = usable(tables.shipped) ? tables.shipped
@@ -389,17 +381,13 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     }
     if (!s.ok()) continue;
     // A column-major A never splits (launch/sm90_launch.cu).
-    const std::vector<int> splits =
-        args.a_col_major ? std::vector<int>{1} : split_candidates(problem, inst.config, device);
-    for (int split : splits) {
-      KernelConfig config = inst.config;
-      config.split_k = split;
-      const double cost = estimate_cost(problem, config, device);
-      if (cost < best_cost) {
-        best_cost = cost;
-        heuristic.instance = &inst;
-        heuristic.config = config;
-      }
+    const SplitChoice choice =
+        args.a_col_major ? SplitChoice{inst.config, estimate_cost(problem, inst.config, device)}
+                         : cheapest_split(problem, inst.config, device);
+    if (choice.cost < best_cost) {
+      best_cost = choice.cost;
+      heuristic.instance = &inst;
+      heuristic.config = choice.config;
     }
   }
   if (advised.instance) {

@@ -921,15 +921,22 @@ TEST(TunerDb, FittedEfficiencyRanksTilesByTheirTimes) {
   EXPECT_EQ(plain->instance(), narrow.instance()) << plain->name();
 }
 
+// The leave-one-out tests' two tiles, timed on problems 128 x N x 4096 (TN, fp32).
+struct LooTiles {
+  SearchSpace space{catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132)};
+  KernelConfig narrow = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  KernelConfig square =
+      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  static Problem at(int64_t n) { return Problem{128, n, 4096, Layout::kTN, Accum::kF32}; }
+};
+
 // hgemm db loo: each measured problem is predicted from the others and the pick is scored by its
 // own measurement there; a pick never measured there is not scored.
 TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
-  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
-  const KernelConfig narrow =
-      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
-  const KernelConfig square =
-      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
-  auto at = [](int64_t n) { return Problem{128, n, 4096, Layout::kTN, Accum::kF32}; };
+  const LooTiles tiles;
+  const SearchSpace& space = tiles.space;
+  const KernelConfig &narrow = tiles.narrow, &square = tiles.square;
+  auto at = LooTiles::at;
   Database db;
   db.header = kH100;
   db.records = {timed_record(at(4096), narrow, 10, 11),  timed_record(at(4096), square, 12, 11),
@@ -968,12 +975,10 @@ TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
 // The scores compare speedups, each time over its own interleaved reference: a config timed
 // while the card ran a faster clock has the lower time but is not the better one.
 TEST(TunerDb, LeaveOneOutRanksConfigsByTheirSpeedupsNotTheirTimes) {
-  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
-  const KernelConfig narrow =
-      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
-  const KernelConfig square =
-      sm90(128, 128, 64, 5, 2, 1, 2, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
-  auto at = [](int64_t n) { return Problem{128, n, 4096, Layout::kTN, Accum::kF32}; };
+  const LooTiles tiles;
+  const SearchSpace& space = tiles.space;
+  const KernelConfig &narrow = tiles.narrow, &square = tiles.square;
+  auto at = LooTiles::at;
   Database db;
   db.header = kH100;
   // At 8192 narrow ran 10 us beside a reference of 8 (a fast clock), square 12 beside 11.

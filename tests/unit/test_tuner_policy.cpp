@@ -191,26 +191,26 @@ RankedCandidates ranked_candidates() {
   return r;
 }
 
+// Candidate i measured at `reward`.
+Observation measured(const std::vector<Candidate>& candidates, size_t i, double reward,
+                     bool included = false) {
+  return {candidates[i].config, candidates[i].features, reward, included};
+}
+
 // Replay's expected-reward gradient weights a candidate by the policy's own probability of it,
 // so a winner it ranks last barely moves it. An included candidate (a proposal from outside the
 // policy) that wins or nearly wins its problem is pulled toward at full weight; one that loses
 // is not, and without the flag, or with the pull off, replay is what it was.
 TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
-  const RankedCandidates ranked = ranked_candidates();
-  const Problem& p = ranked.problem;
-  const std::vector<Candidate>& candidates = ranked.candidates;
-  const std::vector<double>& prior = ranked.prior;
-  const std::vector<size_t>& order = ranked.order;
+  const auto& [p, candidates, prior, order] = ranked_candidates();
   const size_t last = order.back();  // the untrained policy's least favourite
   auto probability_after = [&](double last_reward, bool included, double pull,
                                double top_reward = 1.0) {
     ReplayGroup group{p, {}};
     const double rewards[] = {top_reward, 0.98, 0.95, 0.9, 0.85};
     for (size_t r = 0; r < 5; ++r)
-      group.observations.push_back({candidates[order[r]].config, candidates[order[r]].features,
-                                    rewards[r]});
-    group.observations.push_back({candidates[last].config, candidates[last].features,
-                                  last_reward, included});
+      group.observations.push_back(measured(candidates, order[r], rewards[r]));
+    group.observations.push_back(measured(candidates, last, last_reward, included));
     SoftmaxPolicyOptions o;
     o.included_pull = pull;
     SoftmaxPolicy policy(o);
@@ -235,11 +235,7 @@ TEST(TunerPolicy, ReplayPullsTowardAnIncludedWinner) {
 // A proposal beaten only by its own kernel at another raster or group confirms the kernel: the
 // pull goes to the launch that won.
 TEST(TunerPolicy, ReplayPullsTowardTheWinningLaunchOfAProposedKernel) {
-  const RankedCandidates ranked = ranked_candidates();
-  const Problem& p = ranked.problem;
-  const std::vector<Candidate>& candidates = ranked.candidates;
-  const std::vector<double>& prior = ranked.prior;
-  const std::vector<size_t>& order = ranked.order;
+  const auto& [p, candidates, prior, order] = ranked_candidates();
   // The least favourite config that has a sibling launch (same kernel and split, another raster
   // or group) among the candidates.
   size_t proposal = candidates.size(), sibling = candidates.size();
@@ -258,12 +254,9 @@ TEST(TunerPolicy, ReplayPullsTowardTheWinningLaunchOfAProposedKernel) {
     const double rewards[] = {1.0, 0.98, 0.95, 0.9, 0.85};
     for (size_t r = 0; r < 5; ++r)
       if (order[r] != proposal && order[r] != sibling)
-        group.observations.push_back({candidates[order[r]].config, candidates[order[r]].features,
-                                      rewards[r]});
-    group.observations.push_back({candidates[proposal].config, candidates[proposal].features,
-                                  0.5, included});
-    group.observations.push_back({candidates[sibling].config, candidates[sibling].features,
-                                  sibling_reward});
+        group.observations.push_back(measured(candidates, order[r], rewards[r]));
+    group.observations.push_back(measured(candidates, proposal, 0.5, included));
+    group.observations.push_back(measured(candidates, sibling, sibling_reward));
     SoftmaxPolicy policy;
     policy.warm_start({group});
     return policy.probabilities(candidates)[sibling];

@@ -17,9 +17,9 @@ struct Timed {
 };
 
 struct Scored {
-  double ratio = 0, speedup = 0, best_speedup = 0;
+  PickScore pick;  // its ratio is the score
+  double speedup = 0, best_speedup = 0;
   bool best = false;
-  PickScore pick;
 };
 
 struct Sums {
@@ -28,8 +28,8 @@ struct Sums {
   void add(const Scored& s) {
     ++n;
     best += s.best;
-    within += s.ratio >= 0.98;
-    log_ratio += std::log(s.ratio);
+    within += s.pick.ratio >= 0.98;
+    log_ratio += std::log(s.pick.ratio);
     log_speedup += std::log(s.speedup);
     log_best += std::log(s.best_speedup);
   }
@@ -63,13 +63,9 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
     // problem's configs are timed minutes apart, at whatever clock the card's power cap allows
     // then (1.0-2.0 GHz), and each time's interleaved reference ran at the same clock. On the
     // dev set's large shapes raster variants of one tile spread 15% in time and 1% in speedup.
-    const Timed* fastest = nullptr;
-    const std::string* fastest_name = nullptr;
-    for (const auto& [config, t] : by_config)
-      if (!fastest || t.speedup() > fastest->speedup()) {
-        fastest = &t;
-        fastest_name = &config;
-      }
+    auto fastest = by_config.begin();
+    for (auto it = by_config.begin(); it != by_config.end(); ++it)
+      if (it->second.speedup() > fastest->second.speedup()) fastest = it;
     for (size_t r = 0; r < rules.size(); ++r) {
       const auto pick = neighbours.predict_nearest(problem, rules[r], /*leave_out_self=*/true);
       const auto it = pick ? by_config.find(pick->name()) : by_config.end();
@@ -77,10 +73,10 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
         scored[r].push_back(std::nullopt);
         continue;
       }
-      const double ratio = it->second.speedup() / fastest->speedup();
-      scored[r].push_back(Scored{ratio, it->second.speedup(), fastest->speedup(),
-                                 &it->second == fastest,
-                                 PickScore{problem, it->first, *fastest_name, ratio}});
+      scored[r].push_back(Scored{
+          PickScore{problem, it->first, fastest->first,
+                    it->second.speedup() / fastest->second.speedup()},
+          it->second.speedup(), fastest->second.speedup(), it == fastest});
     }
   }
   const size_t n = bucket_of.size();

@@ -162,12 +162,14 @@ void SoftmaxPolicy::replay_step(const ReplayGroup& group) {
   std::vector<const Features*> fs;
   for (const Observation& o : obs) fs.push_back(&o.features);
   const std::vector<double> pi = softmax(fs, 1.0);
-  double mean = 0, lo = obs.front().reward, hi = lo;
+  double mean = 0, lo = obs.front().reward;
+  size_t best = 0;  // the first of the best rewards
   for (size_t a = 0; a < obs.size(); ++a) {
     mean += pi[a] * obs[a].reward;
     lo = std::min(lo, obs[a].reward);
-    hi = std::max(hi, obs[a].reward);
+    if (obs[a].reward > obs[best].reward) best = a;
   }
+  const double hi = obs[best].reward;
   const double spread = std::max(hi - lo, options_.min_spread);
   // The expected-reward gradient weights a candidate by pi_a, so a winner the policy ranks low
   // barely moves it. For its own picks that is right (it sampled them: the online step already
@@ -180,11 +182,8 @@ void SoftmaxPolicy::replay_step(const ReplayGroup& group) {
   // goes to that launch.
   std::vector<size_t> winners;
   if (options_.included_pull > 0 && hi > lo) {
-    size_t best = 0;
-    for (size_t a = 0; a < obs.size(); ++a) {
-      if (obs[a].reward > obs[best].reward) best = a;
+    for (size_t a = 0; a < obs.size(); ++a)
       if (obs[a].included && obs[a].reward >= hi - options_.near_win) winners.push_back(a);
-    }
     auto same_kernel = [&](const Observation& o) {
       return o.included && o.config.instance() == obs[best].config.instance() &&
              o.config.split_k == obs[best].config.split_k;
