@@ -806,10 +806,12 @@ int run_bench(const Settings& s, const Args& raw) {
       written += long(rows.size());
       if (!tty && !first_mode_ms.empty()) {
         std::string line = label + " " + std::string(bench::to_string(s.modes.front())) + " ms:";
-        char buf[64];
+        // The name apart from the number: a fixed buffer cut config names (over 60 characters)
+        // and their times off.
+        char buf[32];
         for (const auto& [name, ms] : first_mode_ms) {
-          std::snprintf(buf, sizeof buf, " %s %.5f", name.c_str(), ms);
-          line += buf;
+          std::snprintf(buf, sizeof buf, " %.5f", ms);
+          line += " " + name + buf;
         }
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);
