@@ -234,10 +234,14 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // 0.63 -> 0.97 and 0.72 -> 0.94 (docs/notes/2026-11-24-wide-tiles.md).
     {{.block_m = 192, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
-    {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {.variant = {.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6,
+                 .num_consumer_wgs = 3, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect, .swap_ab = true},
+     .swap_nn = true},
+    {.variant = {.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 3, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect, .swap_ab = true},
+     .swap_nn = true},
 };
 
 // Which (accumulation, element type, layout) instances a row compiles: fp16-only rows skip fp32,
