@@ -214,17 +214,22 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
 // puts M on wgmma's N in steps of 16 (80 in one 80-wide tile, 448 in two of 224). Neighbours
 // rarely carry the width this M needs (their M was another), so for a pick that is not swap-AB,
 // every compiled swap-AB tile (the catalog's ring depth and warpgroups, the pick's split) whose
-// width pads M less than the pick's rows do competes, and the cost model keeps the cheapest where
-// it is cheaper than the pick. On 42 token counts of no table, measured over the whole space, it
-// moved dispatch from 0.917 to 0.935 of the space's best (f32, TN; docs/notes/2026-11-24-dev-set.md).
+// tiles cover less padded M x N area than the pick's competes, and the cost model keeps the
+// cheapest where it is cheaper than the pick. The area, not M alone: at N = 576 a swapped tile of
+// 72 tokens over 192 rows of N makes 3 columns where 64x128 makes 4.5, though 72 pads M = 3000
+// more than 64 does (3000x576x7168 f16: 0.57 -> 1.02 of cublaslt-best,
+// docs/notes/2026-11-25-swap-area.md). On 42 token counts of no table, measured over the whole
+// space, the M-only version moved dispatch from 0.917 to 0.935 of the space's best (f32, TN;
+// docs/notes/2026-11-24-dev-set.md), the area 0.951 -> 0.962 by speedup (f32, f16 level).
 void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig base = pick->config;
   if (base.family != Family::kSm90Ws || base.swap_ab) return;
-  auto padded = [&](int width) { return (problem.m + width - 1) / width * int64_t(width); };
+  auto padded = [](int extent, int tile) { return (extent + tile - 1) / tile * int64_t(tile); };
+  const int64_t base_area = padded(problem.m, base.block_m) * padded(problem.n, base.block_n);
   Cheapest cheapest(problem, pick, scope);
   for (int width : swap_block_m_values()) {
-    if (padded(width) >= padded(base.block_m)) continue;
     for (int rows : {64, 128, 192}) {
+      if (padded(problem.m, width) * padded(problem.n, rows) >= base_area) continue;
       KernelConfig swap{};
       swap.family = Family::kSm90Ws;
       swap.swap_ab = true;

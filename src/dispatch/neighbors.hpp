@@ -31,7 +31,7 @@
 //            1.037 -> 1.045 (f16); without the 5% margin it lost 1% there while winning 1-2.5%
 //            under `hgemm db loo` (docs/notes/2026-11-24-transfer.md). A table without times
 //            (format 1) gives the siblings pick. Last, a pick that is not swap-AB meets every
-//            compiled swap-AB tile whose width pads M less than its rows do, at its split, and
+//            compiled swap-AB tile that pads M x N less than it does, at its split, and
 //            the cost model keeps the cheaper: neighbours carry their own M's width, so without
 //            this a new M rarely reached a swap tile (42 untuned token counts measured over the
 //            whole space: 0.917 -> 0.935 of the space's best; held-out fifth f32 0.933 -> 0.938,

@@ -811,23 +811,43 @@ TEST(TunerDb, SiblingsRuleDropsAClusterThatWastesTiles) {
 }
 
 // A neighbour tuned at M = 128 won with a 64-row tile, which pads M = 80 to 128 rows; the
-// transfer rule then weighs the swap-AB tiles whose width pads M less (80 over 64 rows of N) and
+// transfer rule then weighs the swap-AB tiles that pad M x N less (80 over 64 rows of N) and
 // takes one where the cost model finds it cheaper. Where the rows fit M (128) the pick stays, and
 // the siblings rule does not fit M.
+// A table of one timed record (`config` at `tuned`) over catalog_like() and `extra`.
+struct OneRecord {
+  OneRecord(std::vector<KernelConfig> extra, const Problem& tuned, const KernelConfig& config,
+            double us, double ref_us)
+      : space(with(std::move(extra)), nominal_device("NVIDIA H100 80GB HBM3", 132)) {
+    db.header = kH100;
+    db.records = {timed_record(tuned, config, us, ref_us)};
+  }
+  static std::vector<KernelConfig> with(std::vector<KernelConfig> extra) {
+    std::vector<KernelConfig> compiled = catalog_like();
+    compiled.insert(compiled.end(), extra.begin(), extra.end());
+    return compiled;
+  }
+  TunedTable table() const { return TunedTable(db, space, /*exact=*/true); }
+  SearchSpace space;
+  Database db;
+};
+
+KernelConfig swapped(KernelConfig c) {
+  c.swap_ab = true;
+  return c;
+}
+
 TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
-  std::vector<KernelConfig> compiled = catalog_like();
   const KernelConfig narrow =
       sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
-  KernelConfig swap80 = sm90(80, 64, 64, 10, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
-  swap80.swap_ab = true;
+  const KernelConfig swap80 =
+      swapped(sm90(80, 64, 64, 10, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32));
   ASSERT_TRUE(swap80.validate().ok());
-  compiled.push_back(swap80);
-  const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const OneRecord one({swap80}, {128, 4096, 4096, Layout::kTN, Accum::kF32}, narrow, 20, 21);
+  const SearchSpace& space = one.space;
+  const Database& db = one.db;
   ASSERT_TRUE(space.compiled(narrow));
-  Database db;
-  db.header = kH100;
-  db.records = {timed_record({128, 4096, 4096, Layout::kTN, Accum::kF32}, narrow, 20, 21)};
-  const TunedTable table(db, space, /*exact=*/true);
+  const TunedTable table = one.table();
   const Problem eighty{80, 4096, 4096, Layout::kTN, Accum::kF32};
   EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kSiblings), narrow);
   EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kTransfer), swap80);
@@ -843,12 +863,31 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
             narrow_nn);
 }
 
+// The swap tiles compete by padded M x N area, not by M alone: at N = 576 a tile of 72 tokens over
+// 192 rows of N makes 3 columns of tiles where 64x128 makes 4.5, though 72 pads M = 3000 more
+// than 64 does (3024 against 3008 rows). Measured on the H100, 41 us against 65-72.
+TEST(TunerDb, TransferRuleOffersSwapTilesThatPadMTimesNLess) {
+  const KernelConfig narrow =
+      sm90(64, 128, 64, 6, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  const KernelConfig swap72 =
+      swapped(sm90(72, 192, 64, 6, 3, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32));
+  ASSERT_TRUE(swap72.validate().ok());
+  const OneRecord one({narrow, swap72}, {4096, 576, 7168, Layout::kTN, Accum::kF32}, narrow, 60,
+                      61);
+  const TunedTable table = one.table();
+  const std::optional<KernelConfig> pick =
+      table.predict_nearest({3000, 576, 7168, Layout::kTN, Accum::kF32}, NeighborRule::kTransfer);
+  ASSERT_TRUE(pick.has_value());
+  EXPECT_EQ(*pick, swap72) << pick->name();
+  // At N = 512 the 192-row tiles pad N to 576 and cover more area than 64x128: not offered.
+  EXPECT_EQ(table.predict_nearest({3000, 512, 7168, Layout::kTN, Accum::kF32},
+                                  NeighborRule::kTransfer),
+            narrow);
+}
+
 // A swap-AB tile `width` wide over 64 rows of N with one consumer warpgroup (TN, fp32).
 KernelConfig swap_tile(int width, int stages) {
-  KernelConfig c =
-      sm90(width, 64, 64, stages, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
-  c.swap_ab = true;
-  return c;
+  return swapped(sm90(width, 64, 64, stages, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32));
 }
 
 // With the JIT on every ring depth of a tile is legal, and the cost model charges a tile its
