@@ -1,7 +1,6 @@
 #include "dispatch/dispatch.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "core/decode_variant.hpp"
 #include "core/error.hpp"
@@ -244,13 +244,19 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
   return best;
 }
 
-// The decode rule in NN: the narrowest swap-AB instance that runs the call (the first in catalog
-// order among equals), with the split the cost model finds cheapest. nullopt when none runs it.
+// The decode rule in NN: the narrowest swap-AB instance that runs the call, with the split the
+// cost model finds cheapest; nullopt when none runs it. Of equal widths, the one with more
+// consumer warpgroups (which take its k-blocks in turn): at 32 wide two ran 3-4% faster than one
+// over the shipped TN history's 24 shapes with both, and the NN rule was validated with two
+// (docs/notes/2026-11-25-nn-swap-ab.md).
 std::optional<Decision> narrowest_swap_tile(const Problem& problem, const GemmArgs& args,
                                             const DeviceInfo& device) {
+  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
+    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
+  };
   const KernelInstance* narrow = nullptr;
   for (const auto& inst : registry::instances())
-    if (inst.config.swap_ab && (!narrow || inst.config.block_m < narrow->config.block_m) &&
+    if (inst.config.swap_ab && (!narrow || narrower(inst.config, narrow->config)) &&
         registry::can_implement(problem, inst.config, args, device).ok())
       narrow = &inst;
   if (!narrow) return std::nullopt;

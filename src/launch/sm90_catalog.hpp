@@ -21,9 +21,6 @@ struct CatalogRow {
   // A few tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to
   // build. Calls that need it (sm90_needs_general) run on these alone.
   bool with_general_flavour = false;
-  // A swap-AB row also compiled for NN, where its A (the problem's K x N B) is read M-major. A
-  // subset of the widths: each is three more kernels to build.
-  bool swap_nn = false;
 };
 
 // The field names are spelled out so that a row reads like the config's name.
@@ -162,46 +159,30 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // many CTAs along N; two of 64 rows each for the wider M. As many stages as fit, up to 12.
     {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {.variant = {.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12,
-                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
-    {.variant = {.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12,
-                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
+    {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {.variant = {.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10,
-                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
-    {.variant = {.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8,
-                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
+    {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 144, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {.variant = {.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 7,
-                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
-    {.variant = {.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6,
-                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
-    {.variant = {.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 5,
-                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
+    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {.variant = {.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5,
-                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
+    {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // Widths for token counts between the suite's: 320 and 640 are 2 and 4 x 160, 1100 is
     // 5 x 224 (2% padding, against 12-13% in 176 or 208); 288-320 fit 2 x 160 over 64 rows of N
     // where N is too small for 128-row tiles to fill the SMs. On unseen token counts the space's
@@ -234,22 +215,18 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // 0.63 -> 0.97 and 0.72 -> 0.94 (docs/notes/2026-11-24-wide-tiles.md).
     {{.block_m = 192, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
-    {.variant = {.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6,
-                 .num_consumer_wgs = 3, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
-    {.variant = {.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4,
-                 .num_consumer_wgs = 3, .cluster_m = 1, .cluster_n = 1,
-                 .epilogue = Epilogue::kDirect, .swap_ab = true},
-     .swap_nn = true},
+    {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
 // Which (accumulation, element type, layout) instances a row compiles: fp16-only rows skip fp32,
-// bf16 accumulates in fp32 only, and swap-AB rows are TN only unless marked swap_nn.
+// bf16 accumulates in fp32 only. Swap-AB rows compile NN too, where the swapped A (the problem's
+// K x N B) is read M-major: an NN call at a token count runs the same tile as its TN twin.
 constexpr bool row_compiles(CatalogRow const& row, Accum accum, DType dtype, Layout layout) {
   return !(row.fp16_only && accum == Accum::kF32) &&
-         !(dtype == DType::kBF16 && accum != Accum::kF32) &&
-         !(row.variant.swap_ab && layout == Layout::kNN && !row.swap_nn);
+         !(dtype == DType::kBF16 && accum != Accum::kF32);
 }
 
 inline constexpr Accum kCatalogAccums[] = {Accum::kF32, Accum::kF16};

@@ -119,7 +119,7 @@ void test_outside_catalog(hgemm::verify::Verifier& verifier) {
                            // Swap-AB in NN, its A (B) read M-major: three 64-row chunks under
                            // three warpgroups, and an 8 mod 16 width with fp16 accumulators.
                            "sm90_ws_72x192x64_s5_c1x1_w3_m8_st_sk1_f32_nn_swap",
-                           "sm90_ws_40x64x64_s12_c1x1_w1_m8_st_sk1_f16_nn_swap"}) {
+                           "sm90_ws_40x64x64_s10_c1x1_w1_m8_st_sk1_f16_nn_swap"}) {
     const hgemm::KernelConfig config = parse(name);
     bool in_catalog = false;
     for (hgemm::KernelConfig const& c : hgemm::catalog())

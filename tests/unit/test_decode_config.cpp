@@ -277,10 +277,14 @@ TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTile) {
       EXPECT_TRUE(d.config.swap_ab) << d.config.name();
       EXPECT_EQ(d.config.layout, Layout::kNN);
       EXPECT_EQ(d.config.accum, acc);
-      // No compiled NN swap-AB tile is narrower.
+      // No compiled NN swap-AB tile is narrower, and none as narrow has more warpgroups.
       for (const hgemm::KernelInstance& inst : hgemm::registry::instances())
-        if (inst.config.swap_ab && inst.config.layout == Layout::kNN)
+        if (inst.config.swap_ab && inst.config.layout == Layout::kNN) {
           EXPECT_GE(inst.config.block_m, d.config.block_m) << inst.config.name();
+          if (inst.config.block_m == d.config.block_m)
+            EXPECT_LE(inst.config.num_consumer_wgs, d.config.num_consumer_wgs)
+                << inst.config.name();
+        }
       EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
       EXPECT_NE(d.reason.find("narrowest swap-AB tile"), std::string::npos) << d.reason;
     }

@@ -26,16 +26,14 @@ TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
   ASSERT_EQ(compiled.size(), hgemm::sm90::kCatalog.size());
   for (size_t i = 0; i < compiled.size(); ++i)
     EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();
-  // Each row gives every layout its config is valid in (swap-AB: NN only in the rows marked
-  // swap_nn) of each of its accumulations and element types (bf16: fp32 accumulation alone): the
-  // catalog's rule and KernelConfig::validate agree.
+  // Each row gives every layout its config is valid in of each of its accumulations and element
+  // types (bf16: fp32 accumulation alone): the catalog's rule and KernelConfig::validate agree.
   size_t expanded = 0;
   for (auto const& row : hgemm::sm90::kCatalogRows)
     for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
       for (hgemm::DType dtype : {hgemm::DType::kF16, hgemm::DType::kBF16})
         for (hgemm::Layout layout : {hgemm::Layout::kNN, hgemm::Layout::kTN}) {
           if (row.fp16_only && accum == hgemm::Accum::kF32) continue;
-          if (row.variant.swap_ab && layout == hgemm::Layout::kNN && !row.swap_nn) continue;
           Sm90Variant v = row.variant;
           v.accum = accum;
           v.dtype = dtype;
