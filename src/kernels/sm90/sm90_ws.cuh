@@ -875,6 +875,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     constexpr uint32_t kAStepK = Traits::kAKMajor ? 32 : 16 * Traits::kAChunk * 2;
     constexpr uint32_t kBStepK = Traits::kBKMajor ? 32 : 16 * Traits::kBChunk * 2;
 
+    const uint64_t desc_a_ring = ptx::make_smem_desc(
+        kDescA, smem_a(0) + consumer_wg * Traits::kWgRowStep * Traits::kBlockK * 2);
+    const uint64_t desc_b_ring = ptx::make_smem_desc(kDescB, smem_b(0));
+
     // Release a slot: lane i of each consumer warp arrives on CTA i's empty barrier.
     auto release = [&](uint32_t s) {
       if constexpr (kClusterSize == 1) {
@@ -962,16 +966,18 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           continue;
         }
         ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);
-        const uint32_t a_base = smem_a(stage.index) +
-                                consumer_wg * Traits::kWgRowStep * Traits::kBlockK * 2;
-        const uint32_t b_base = smem_b(stage.index);
+        // The stage's descriptors from the ring's first by one add each; every wgmma's from
+        // those by a constant (16-byte units: shared addresses stay below 256 KiB, so the
+        // 14-bit address field never carries).
+        const uint64_t desc_a0 = desc_a_ring + uint64_t(stage.index * (Traits::kATileBytes >> 4));
+        const uint64_t desc_b0 = desc_b_ring + uint64_t(stage.index * (Traits::kBTileBytes >> 4));
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Traits::kBlockK / 16; ++kk) {
 #pragma unroll
           for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
-            const uint64_t desc_a = ptx::make_smem_desc(
-                kDescA, a_base + mt * 64 * Traits::kBlockK * 2 + kk * kAStepK);
+            const uint64_t desc_a =
+                desc_a0 + uint64_t((mt * 64 * Traits::kBlockK * 2 + kk * kAStepK) >> 4);
             // A split atom's wgmma take column parts of a K-major B tile, whole 8-row swizzle
             // groups apart, each into its own run of the atom's accumulators.
             using Part = AccReg[Traits::Mma::kRegs];
@@ -979,8 +985,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
             for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
               ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
                   *reinterpret_cast<Part*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
-                  ptx::make_smem_desc(kDescB, b_base + kk * kBStepK +
-                                                  h * Traits::kWgmmaN * Traits::kBSwizzle),
+                  desc_b0 +
+                      uint64_t((kk * kBStepK + h * Traits::kWgmmaN * Traits::kBSwizzle) >> 4),
                   (kb > kb_first || kk > 0) ? 1u : 0u);
           }
         }
