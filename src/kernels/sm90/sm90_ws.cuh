@@ -23,8 +23,9 @@
 //   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
 //   Swap-AB: the launcher passes B as the kernel's A and A as its B, with M and N exchanged, so
 //   that a small M lands on wgmma's N (any multiple of 8) instead of filling a 64-row atom (in
-//   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is); the epilogue writes the kernel's (N x M) tile transposed into C and the split-K
-//   partials in C's own orientation, so the reduction is the unswapped one.
+//   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is); the
+//   epilogue writes the kernel's (N x M) tile transposed into C and the split-K partials in C's
+//   own orientation, so the reduction is the unswapped one.
 //   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + beta * C
 //   + bias) per element in fp32 before the rounding; with split-K the reduction applies them.
 //   Batches: strided batches are the outermost index of the work units (tiles, then splits, then
@@ -180,7 +181,7 @@ struct Traits {
   static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
                 "accumulators within the consumers' registers (sm90_max_acc_regs)");
   static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
-                "swap-AB needs K-major operands and stores C^T directly");
+                "swap-AB needs a K-major B (the problem's A) and stores C^T directly");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
   static_assert(kAKMajor || (kClusterN == 1 && (kGeneral || kSwapAB)),
                 "M-major A (the general kernel's column-major A, or swap-AB's NN B) is never "
