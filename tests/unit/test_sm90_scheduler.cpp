@@ -1,6 +1,7 @@
 // CPU tests of the sm90 family's pure math: the grouped raster is a bijection, the cluster
-// expansion covers every CTA tile exactly once, the swizzle spreads 8x8 matrix rows over all bank
-// groups, and the launcher's smem size matches KernelConfig's formula.
+// expansion covers every CTA tile exactly once, a last partial tile's early TMA box stays inside
+// its operand, the swizzle spreads 8x8 matrix rows over all bank groups, and the launcher's smem
+// size matches KernelConfig's formula.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -114,6 +115,37 @@ void expect_conflict_free() {
       EXPECT_EQ(groups.size(), 8u) << "swizzle " << kSwizzle << " unit " << unit;
     }
   }
+}
+
+// The early box of a last partial tile: loaded rows stay inside the operand but for fewer than 8,
+// cover the tile's rows inside it, start in whole swizzle groups, and only the last partial tile
+// of more than one moves.
+TEST(Sm90Scheduler, BoxRowShiftKeepsBoxesInsideTheOperand) {
+  using hgemm::kernels::box_row_shift;
+  for (int block : {64, 80, 96, 112, 128, 192, 208, 256}) {
+    for (int extent = 1; extent <= 5 * block; ++extent) {
+      for (int origin = 0; origin < extent + 2 * block; origin += block) {
+        const int shift = box_row_shift(origin, extent, block);
+        SCOPED_TRACE(testing::Message() << "block " << block << " extent " << extent << " origin "
+                                        << origin << " shift " << shift);
+        EXPECT_EQ(shift % 8, 0);
+        EXPECT_GE(shift, 0);
+        const bool partial_last = origin > 0 && origin < extent && origin + block > extent;
+        if (!partial_last) {
+          EXPECT_EQ(shift, 0);
+          continue;
+        }
+        const int first = origin - shift, end = first + block;
+        EXPECT_GE(first, 0);
+        EXPECT_LT(end - extent, 8);  // fewer than 8 rows past the operand
+        EXPECT_GE(end, extent);      // the tile's rows inside the operand are all loaded
+        EXPECT_LE(first, origin);
+      }
+    }
+  }
+  // 100 rows in 64-row tiles: the second tile's box starts 24 rows early, 4 rows past M remain.
+  EXPECT_EQ(box_row_shift(64, 100, 64), 24);
+  EXPECT_EQ(box_row_shift(0, 36, 64), 0);
 }
 
 TEST(Sm90Swizzle, EightRowsHitEightBankGroups) {

@@ -74,4 +74,14 @@ struct TileScheduler {
   }
 };
 
+// Rows by which the tile of `block` rows at row `origin` of an operand `extent` rows long loads
+// its TMA box early: the part of the box past the extent, in whole 8-row swizzle groups, so that
+// fewer than 8 of the box's rows lie past the extent, for a tile that is neither the first nor
+// wholly past the extent (a tile of a cluster can be, and is never stored). Boxes past the
+// extent are zero-filled by TMA, and slowly (docs/notes/2026-11-25-tma-residue.md).
+HGEMM_HOST_DEVICE constexpr int box_row_shift(int origin, int extent, int block) {
+  const int over = origin + block - extent;
+  return origin > 0 && over > 0 && over < block ? over & ~7 : 0;
+}
+
 }  // namespace hgemm::kernels

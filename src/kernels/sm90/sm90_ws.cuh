@@ -247,6 +247,17 @@ struct Traits {
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
   static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
 
+  // The last tile along M (N) loads its K-major A (B) box up to BM - 8 (BN - 8) rows early
+  // rather than past M (N) (kernels::box_row_shift): TMA zero-fills a box's rows past the
+  // tensor, slowly, and such boxes on half of a grid's tiles cost up to 19% of the whole kernel
+  // (docs/notes/2026-11-25-tma-residue.md). The consumers then read the tile's rows that many
+  // rows into the slot, and its rows past M (N) from beyond it, whose sums land in rows
+  // (columns) no epilogue stores: from the next slot of the ring, or past A's last slot from the
+  // B ring, which must hold that many rows. Past B's last slot lie the barriers, so that slot
+  // loads unshifted.
+  static constexpr bool kShiftA = kAKMajor && kNumStages * kBlockN >= kBlockM - 8;
+  static constexpr bool kShiftB = kBKMajor;
+
   // Registers (sm90_register_split): two consumer warpgroups rise to 232, three to 152.
   static constexpr bool kReallocRegs = kGeometry.realloc_regs;
   static constexpr int kProducerRegs = kGeometry.producer_regs;
@@ -284,6 +295,17 @@ struct Traits {
 };
 
 namespace detail {
+
+// Rows by which the tile at row m0 (column n0) loads its A (B) box early (Traits::kShiftA,
+// kShiftB; kernels::box_row_shift).
+template <class Traits>
+__device__ __forceinline__ int a_row_shift(int m0, int m) {
+  return Traits::kShiftA ? kernels::box_row_shift(m0, m, Traits::kBlockM) : 0;
+}
+template <class Traits>
+__device__ __forceinline__ int b_row_shift(int n0, int n) {
+  return Traits::kShiftB ? kernels::box_row_shift(n0, n, Traits::kBlockN) : 0;
+}
 
 // Two fp32 sums as one pair of C's elements, rounded to nearest even.
 template <bool kBF16>
@@ -782,6 +804,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
         const int m0 = tile.m_block * Traits::kBlockM;
         const int n0 = tile.n_block * Traits::kBlockN;
+        const int a_m0 = m0 - detail::a_row_shift<Traits>(m0, params.m);
+        const int b_shift = detail::b_row_shift<Traits>(n0, params.n);
         // A or B of one matrix (one batch, or one shared by every batch) has a 2-D map.
         const int batch = batch_of(u);
         const bool batched_a = batched && params.batched_a;
@@ -817,20 +841,21 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
               load(a_dst + chunk * Traits::kAChunkBytes, &params.tma_a,
                    m0 + chunk * Traits::kAChunk, k0, batched_a);
           } else if constexpr (Traits::kClusterN == 1) {
-            load(a_dst, &params.tma_a, k0, m0, batched_a);
+            load(a_dst, &params.tma_a, k0, a_m0, batched_a);
           } else {
             const int row = rank_n * Traits::kABoxOuter;
-            load_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, k0, m0 + row,
+            load_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, k0, a_m0 + row,
                            batched_a, mask_a);
           }
 
           const uint32_t b_dst = smem_b(stage.index);
           if constexpr (Traits::kBKMajor) {
+            const int b_n0 = stage.index + 1 < kNumStages ? n0 - b_shift : n0;
             if constexpr (Traits::kClusterM == 1) {
-              load(b_dst, &params.tma_b, k0, n0, batched_b);
+              load(b_dst, &params.tma_b, k0, b_n0, batched_b);
             } else {
               const int row = rank_m * Traits::kBBoxOuter;
-              load_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, k0, n0 + row,
+              load_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, k0, b_n0 + row,
                              batched_b, mask_b);
             }
           } else {
@@ -958,6 +983,16 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (local > 0) ptx::named_barrier_sync(kOrderBarrier + consumer_wg, 256);
       }
       const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+      // The tile's first row sits a_row_shift rows into each A slot (16-byte units: K-major rows
+      // of BK * 2 bytes).
+      const uint64_t desc_a_tile =
+          desc_a_ring +
+          uint64_t(detail::a_row_shift<Traits>(tile.m_block * Traits::kBlockM, params.m) *
+                   (Traits::kBlockK * 2 / 16));
+      // Likewise B's, in every slot but the last.
+      const uint64_t b_shift =
+          uint64_t(detail::b_row_shift<Traits>(tile.n_block * Traits::kBlockN, params.n) *
+                   (Traits::kBlockK * 2 / 16));
       // This warpgroup's k-blocks: every one, or every other from kb_first.
       const int kb_first = Traits::kSplitKBlocks ? kb_begin + consumer_wg : kb_begin;
       uint32_t prev_stage = 0;
@@ -970,8 +1005,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         // The stage's descriptors from the ring's first by one add each; every wgmma's from
         // those by a constant (16-byte units: shared addresses stay below 256 KiB, so the
         // 14-bit address field never carries).
-        const uint64_t desc_a0 = desc_a_ring + uint64_t(stage.index * (Traits::kATileBytes >> 4));
-        const uint64_t desc_b0 = desc_b_ring + uint64_t(stage.index * (Traits::kBTileBytes >> 4));
+        const uint64_t desc_a0 = desc_a_tile + uint64_t(stage.index * (Traits::kATileBytes >> 4));
+        const uint64_t desc_b0 = desc_b_ring +
+                                 uint64_t(stage.index * (Traits::kBTileBytes >> 4)) +
+                                 (stage.index + 1 < kNumStages ? b_shift : 0);
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Traits::kBlockK / 16; ++kk) {
