@@ -46,10 +46,11 @@ constexpr const char* kHelp = R"(usage: hgemm variants <family|check|try|list|pr
   list [--dir DIR] [--json]  the stored variants (default DIR: ./variants)
   promote NAME [--dir DIR] [--source-root ROOT]
                            copies an accepted variant's source to
-                           ROOT/src/kernels/sm90/variants/NAME.cuh (embedded in the library at
-                           the next build, so the JIT can build it from an installed copy) and
-                           adds its row to ROOT/src/kernels/sm90/variants/promoted.list, which the
-                           tests read (default ROOT: .)
+                           ROOT/src/kernels/sm90/variants/NAME.cuh and adds its row to
+                           ROOT/src/kernels/sm90/variants/promoted.list (default ROOT: .); the
+                           next build compiles CONFIG_src-NAME into the catalog, where the tuner,
+                           the tables and dispatch select it like any config, and the JIT builds
+                           its other configs from it
 
 Exit codes of try: 0 accepted (or stopped where asked), 3 rejected by the source rules,
 4 compile failure, 5 verification or recheck failure, 1 the pipeline could not run, 2 usage.
@@ -59,7 +60,8 @@ Stage lines ("stage: compile", ...) go to stderr as the run proceeds.
 constexpr const char* kPromotedDir = "src/kernels/sm90/variants";
 constexpr const char* kPromotedHeader =
     "# Source rewrites promoted by `hgemm variants promote`: NAME CONFIG SOURCE_HASH per line.\n"
-    "# Each NAME.cuh beside this file is embedded in the library for the JIT; the tests\n"
+    "# The build compiles each row's NAME.cuh as CONFIG_src-NAME into the catalog\n"
+    "# (cmake/promoted_catalog.cmake) and embeds it for the JIT; the tests\n"
     "# (tests/unit/test_variants.cpp, tests/gpu/test_promoted_variants.cu) read this list.\n";
 
 std::string read_or_throw(const std::string& path, const std::string& what) {
@@ -204,6 +206,11 @@ int promote(const ParsedArgs& args) {
                    "measured rewrite is promoted");
   if (!config || !KernelConfig::parse(*config))
     throw ArgError(name + "'s record names no valid config");
+  // The catalog compiles the row as its config with this source (cmake/promoted_catalog.cmake).
+  if (const KernelConfig c = *KernelConfig::parse(*config);
+      c.family != Family::kSm90Ws || !c.source.empty())
+    throw ArgError(name + "'s record names " + *config + ", not an sm90 config of the family "
+                   "header");
   const std::string source = read_or_throw((dir / "source.cuh").string(), "the source");
   const std::string hash = jit::text_hash(source);
   if (auto recorded = record.string("source_hash"); !recorded || *recorded != hash)
@@ -229,8 +236,10 @@ int promote(const ParsedArgs& args) {
   write_file_atomically(target.string(), source);
   write_file_atomically(list_path.string(), list);
   std::printf("promoted %s (%s): %s, row added to %s\n"
-              "rebuild to embed it, then `ctest -L gpu -R promoted` verifies it on the GPU\n",
-              name.c_str(), config->c_str(), target.c_str(), list_path.c_str());
+              "rebuild: the catalog then holds %s_src-%s; `ctest -L gpu -R promoted` verifies it "
+              "on the GPU and `hgemm tune --include %s_src-%s` measures it into the database\n",
+              name.c_str(), config->c_str(), target.c_str(), list_path.c_str(), config->c_str(),
+              name.c_str(), config->c_str(), name.c_str());
   return 0;
 }
 

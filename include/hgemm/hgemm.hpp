@@ -2,6 +2,7 @@
 // point that runs one explicit KernelConfig (what the tuner, the benchmarks and tests use).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -85,6 +86,38 @@ enum class Raster : uint8_t { kAlongM = 0, kAlongN = 1 };
 enum class Schedule : uint8_t { kCooperative = 0, kPingPong = 1 };
 enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 
+// The source a kernel is built from: empty for its family's own header, else the name of a
+// source rewrite promoted into this build (`hgemm variants promote`: the file
+// src/kernels/sm90/variants/NAME.cuh and its row of promoted.list). A name is lower-case letters,
+// digits and '_', starting with a letter, at most kMaxLength characters. A fixed array rather
+// than a std::string, so that KernelConfig stays a trivially copyable value and the kernels'
+// variant, a template argument, can carry it (core/kernel_variant.hpp).
+struct SourceName {
+  static constexpr int kMaxLength = 64;
+  char text[kMaxLength + 1] = {};
+
+  constexpr std::string_view view() const {
+    std::size_t n = 0;
+    while (n < std::size_t(kMaxLength) && text[n] != '\0') ++n;
+    return std::string_view(text, n);
+  }
+  constexpr bool empty() const { return text[0] == '\0'; }
+  // The name as a SourceName; nullopt when it is not one (empty gives the family header).
+  static constexpr std::optional<SourceName> from(std::string_view name) {
+    if (name.size() > std::size_t(kMaxLength)) return std::nullopt;
+    SourceName s;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      const char c = name[i];
+      const bool lower = c >= 'a' && c <= 'z';
+      if (!lower && !(i > 0 && ((c >= '0' && c <= '9') || c == '_'))) return std::nullopt;
+      s.text[i] = c;
+    }
+    return s;
+  }
+  constexpr bool operator==(const SourceName& o) const { return view() == o.view(); }
+  constexpr bool operator!=(const SourceName& o) const { return !(*this == o); }
+};
+
 // The single source of truth for a kernel variant. A plain value: it validates, names itself
 // reversibly (name() / parse()), hashes, and compares. Derived quantities (threads, shared
 // memory) are functions, never stored fields.
@@ -97,8 +130,10 @@ enum class Epilogue : uint8_t { kDirect = 0, kTmaStore = 1 };
 //   sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap   (swap-AB: the kernel computes
 //       C^T = B^T A^T, so the tile's 80 rows of M are wgmma's N and its 128 columns of N are
 //       wgmma's M; block_m and block_n, cluster and raster still name M and N of the problem)
-//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_bf16   (bf16 elements: "_bf16" last; fp16,
+//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_bf16   (bf16 elements: "_bf16"; fp16,
 //       the default, adds nothing, so the names in the shipped tables keep their meaning)
+//   sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn_src-rw_good   (built from the promoted source
+//       rewrite rw_good: "_src-NAME" last; the family's own header adds nothing)
 // The most K-splits a config may ask for.
 inline constexpr int kMaxSplitK = 64;
 
@@ -122,10 +157,12 @@ struct KernelConfig {
   Accum accum = Accum::kF32;
   bool swap_ab = false;  // sm90 TN: M on wgmma's N (16..256 in steps of 16), N on its M
   DType dtype = DType::kF16;  // sm90 and decode; bf16 with fp32 accumulation only
+  SourceName source{};  // sm90: empty for the family header, else a promoted rewrite's name
 
   std::string name() const;
   static std::optional<KernelConfig> parse(std::string_view name);
-  // Structural legality, independent of any problem: tile steps, register and smem budgets.
+  // Structural legality, independent of any problem: tile steps, register and smem budgets, and
+  // a source this build has (a promoted rewrite it does not know is refused by name).
   Status validate() const;
   uint64_t hash() const;
   int num_threads() const;
@@ -144,7 +181,7 @@ struct KernelConfig {
            schedule == o.schedule && cluster_m == o.cluster_m && cluster_n == o.cluster_n &&
            raster == o.raster && group_size == o.group_size && epilogue == o.epilogue &&
            split_k == o.split_k && layout == o.layout && accum == o.accum &&
-           swap_ab == o.swap_ab && dtype == o.dtype;
+           swap_ab == o.swap_ab && dtype == o.dtype && source == o.source;
   }
   bool operator!=(const KernelConfig& o) const { return !(*this == o); }
 };

@@ -6,11 +6,16 @@
 
 #include "core/decode_variant.hpp"
 #include "core/kernel_variant.hpp"
+#include "core/promoted.hpp"
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm {
 namespace {
+
+// Between a config's name and its source's: '-' never appears in either, so the tag is found
+// whatever the source's name holds.
+constexpr std::string_view kSourceTag = "_src-";
 
 std::vector<std::string_view> split_tokens(std::string_view text, char sep) {
   std::vector<std::string_view> out;
@@ -170,7 +175,9 @@ Status validate_decode(const KernelConfig& c) {
 }  // namespace
 
 std::string KernelConfig::name() const {
-  const char* element = dtype == DType::kBF16 ? "_bf16" : "";
+  // The element type, then the source: the family header's kernels keep the names they had.
+  const std::string element = std::string(dtype == DType::kBF16 ? "_bf16" : "") +
+                              (source.empty() ? "" : std::string(kSourceTag) + std::string(source.view()));
   if (family == Family::kDecode)
     return "decode_n" + std::to_string(block_n) + "_k" + std::to_string(block_k) + "_s" +
            std::to_string(num_stages) + "_w" + std::to_string(warps_n) + "_" +
@@ -191,13 +198,23 @@ std::string KernelConfig::name() const {
          element;
 }
 
-std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
+std::optional<KernelConfig> KernelConfig::parse(std::string_view full) {
+  // A source's name may hold '_', so it is cut off before the tokens.
+  SourceName source;
+  const size_t tag = full.rfind(kSourceTag);
+  if (tag != std::string_view::npos) {
+    const auto parsed = SourceName::from(full.substr(tag + kSourceTag.size()));
+    if (!parsed || parsed->empty()) return std::nullopt;
+    source = *parsed;
+  }
+  const std::string_view name = full.substr(0, tag);
   auto t = split_tokens(name, '_');
   // The element type is the last token when it is not fp16; name() below checks the spelling.
   const bool bf16 = t.size() > 1 && t.back() == "bf16";
   if (bf16) t.pop_back();
   KernelConfig c;
   c.dtype = bf16 ? DType::kBF16 : DType::kF16;
+  c.source = source;
   if (t.size() == 7 && t[0] == "decode") {
     DecodeVariant v;
     auto accum = parse_accum(t[5]);
@@ -210,7 +227,8 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
     v.layout = *layout;
     v.dtype = c.dtype;
     c = to_config(v);
-    if (c.name() != name) return std::nullopt;
+    c.source = source;
+    if (c.name() != full) return std::nullopt;
     return c;
   }
   size_t i = 0;
@@ -256,11 +274,28 @@ std::optional<KernelConfig> KernelConfig::parse(std::string_view name) {
   c.accum = *accum;
   c.layout = *layout;
   // Only the canonical spelling parses, so name() and parse() are exact inverses.
-  if (c.name() != name) return std::nullopt;
+  if (c.name() != full) return std::nullopt;
   return c;
 }
 
 Status KernelConfig::validate() const {
+  if (!source.empty()) {
+    const std::string_view src = source.view();
+    if (family != Family::kSm90Ws)
+      return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                             name() + ": only the sm90 family has promoted sources (src-)");
+    if (!SourceName::from(src)) {
+      // Appended piece by piece: "'" + std::string&& trips gcc 12's -Wrestrict (a false
+      // positive in its inlined memcpy).
+      std::string why = "'";
+      why.append(src).append("' is not a promoted source name");
+      return Status::failure(HGEMM_ERROR_NOT_SUPPORTED, why);
+    }
+    if (!find_promoted_source(src))
+      return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
+                             name() + ": this build has no promoted source '" + std::string(src) +
+                                 "' (src/kernels/sm90/variants/promoted.list)");
+  }
   if (swap_ab && family != Family::kSm90Ws)
     return Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
                            name() + ": only the sm90 family swaps A and B (swap)");

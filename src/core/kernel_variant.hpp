@@ -6,12 +6,42 @@
 // Included by the JIT's generated sources, so it is embedded in the library (CMakeLists.txt).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
 #include <utility>
 
 #include "core/smem_budget.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm {
+
+// A SourceName as a variant holds it: eight characters to a 64-bit word. nvcc's host stubs spell
+// a kernel's template argument out as C++ and cannot spell an array member (`char [65]{...}`),
+// so a variant holds scalars only. All zero is the family header, whose kernels keep their
+// mangled names (trailing zero members are left out of a mangled template argument).
+struct Sm90Source {
+  uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
+
+  constexpr bool operator==(Sm90Source const&) const = default;
+};
+static_assert(SourceName::kMaxLength == 8 * 8, "Sm90Source holds eight words of eight characters");
+
+constexpr Sm90Source pack_source(SourceName const& name) {
+  uint64_t w[8] = {};
+  const std::string_view text = name.view();
+  for (std::size_t i = 0; i < text.size(); ++i)
+    w[i / 8] |= uint64_t(static_cast<unsigned char>(text[i])) << (8 * (i % 8));
+  return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]};
+}
+
+constexpr SourceName unpack_source(Sm90Source const& s) {
+  const uint64_t w[8] = {s.w0, s.w1, s.w2, s.w3, s.w4, s.w5, s.w6, s.w7};
+  SourceName name;
+  for (int i = 0; i < SourceName::kMaxLength; ++i)
+    name.text[i] = char((w[i / 8] >> (8 * (i % 8))) & 0xff);
+  return name;
+}
 
 // sm90 (TMA + WGMMA, warp-specialized). The field order is the one of the kernel's former
 // positional template, so that a demangled kernel name still lists the numbers in that order.
@@ -42,6 +72,11 @@ struct Sm90Variant {
   // swap-AB variant in NN reads its A (the problem's K x N B) M-major without this flag: that is
   // its layout, not a flavour (sm90_geometry).
   bool a_mn_major = false;
+  // The source the kernel is compiled from (KernelConfig::source): a promoted rewrite's kernel
+  // is another type than the family header's of the same tile, so the two instantiations have
+  // different mangled names; with one type, two translation units would each define the same
+  // host stub and the linker would keep one of them silently.
+  Sm90Source source{};
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };
@@ -50,6 +85,7 @@ constexpr Sm90Variant sm90_variant(KernelConfig const& c) {
   Sm90Variant v{c.block_m,   c.block_n,  c.block_k, c.num_stages, c.num_consumer_wgs, c.cluster_m,
                 c.cluster_n, c.epilogue, c.accum,   c.layout,     c.schedule,         c.swap_ab,
                 c.dtype};
+  v.source = pack_source(c.source);
   if (v.swap_ab) {
     std::swap(v.block_m, v.block_n);
     std::swap(v.cluster_m, v.cluster_n);
@@ -74,6 +110,7 @@ constexpr KernelConfig to_config(Sm90Variant const& v) {
   c.schedule = v.schedule;
   c.swap_ab = v.swap_ab;
   c.dtype = v.dtype;
+  c.source = unpack_source(v.source);
   if (v.swap_ab) {
     std::swap(c.block_m, c.block_n);
     std::swap(c.cluster_m, c.cluster_n);

@@ -358,7 +358,7 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     const KernelInstance* inst = registry::find(advice->config);
     const Status s = inst ? registry::can_implement(problem, advice->config, args, device)
                           : Status::failure(HGEMM_ERROR_NOT_SUPPORTED,
-                                            advice->config.name() + " is not compiled");
+                                            registry::not_found(advice->config));
     if (s.ok())
       advised = {inst, advice->config, advice->source,
                  advice->reason + (decode_refusal.empty()
@@ -438,7 +438,7 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
   config.dtype = problem.dtype;
   const KernelInstance* inst = registry::find(config);
   Status s = inst ? registry::can_implement(problem, config, args, device)
-                  : Status::failure(HGEMM_ERROR_NOT_SUPPORTED, config.name() + " is not compiled");
+                  : Status::failure(HGEMM_ERROR_NOT_SUPPORTED, registry::not_found(config));
   if (s.ok())
     return Decision{inst, config, f16.source,
                     f16.reason + "; run in " + std::string(to_string(problem.dtype)) +

@@ -123,6 +123,9 @@ Status sm80_can_implement(const Problem& problem, const KernelConfig& config, co
                           const DeviceInfo& device);
 
 std::vector<KernelInstance> sm90_instances();
+// The promoted source rewrites compiled into this build, one per row of
+// src/kernels/sm90/variants/promoted.list (cmake/promoted_catalog.cmake generates it).
+std::vector<KernelInstance> sm90_promoted_instances();
 Status sm90_can_implement(const Problem& problem, const KernelConfig& config, const GemmArgs& args,
                           const DeviceInfo& device);
 

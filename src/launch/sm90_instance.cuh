@@ -1,10 +1,18 @@
 // One sm90 warp-specialized instantiation as a catalog entry: the kernel of a variant (with its
 // general flavour where launch/sm90_catalog.hpp asks for one), the geometry it launches with
-// (sm90_geometry, the function the kernel's Traits read) and sm90_launch. Included by the catalog shards (launch/sm90_catalog_shard.cuh) and by tests that
-// instantiate variants outside the catalog.
+// (sm90_geometry, the function the kernel's Traits read) and sm90_launch. Included by the catalog
+// shards (launch/sm90_catalog_shard.cuh), by the translation units of promoted source rewrites
+// (cmake/promoted_catalog.cmake) and by tests that instantiate variants outside the catalog.
 #pragma once
 
+// A promoted rewrite's translation unit defines HGEMM_SM90_KERNEL_HEADER as the rewrite's file:
+// the whole replacement of the family header (same Params, Traits and kernel template), so it is
+// included instead of it, never beside it.
+#ifdef HGEMM_SM90_KERNEL_HEADER
+#include HGEMM_SM90_KERNEL_HEADER
+#else
 #include "kernels/sm90/sm90_ws.cuh"
+#endif
 #include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "launch/sm90_launch.hpp"

@@ -30,6 +30,7 @@
 #include "core/config_hash.hpp"
 #include "core/env.hpp"
 #include "core/file_io.hpp"
+#include "core/promoted.hpp"
 #include "launch/sm90_launch.hpp"
 
 extern char** environ;
@@ -169,6 +170,25 @@ Status compiler_fingerprint(const Options& options, std::string* out) {
   return Status::success();
 }
 
+// The options a config builds with: a promoted source's config compiles its rewrite in place of
+// the family header (the rewrite's text is then key material, like any override's).
+Options for_config(const KernelConfig& config, const Options& options) {
+  if (config.source.empty()) return options;
+  const auto row = find_promoted_source(config.source.view());
+  if (!row) {
+    const Status s = config.validate();
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                s.ok() ? config.name() + ": no promoted source" : s.message);
+  }
+  if (options.header_override)
+    HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
+                config.name() + " is built from its promoted source, which another header "
+                "override (" + options.header_override->path + ") cannot replace");
+  Options o = options;
+  o.header_override = HeaderOverride{std::string(kSm90FamilyHeader), std::string(row->text)};
+  return o;
+}
+
 // The headers a build compiles against: the embedded set, with the override's file replaced.
 std::vector<EmbeddedFile> headers_for(const Options& options) {
   std::vector<EmbeddedFile> files = embedded_headers();
@@ -222,13 +242,15 @@ Status include_dir(const Options& options, fs::path* out) {
   return Status::success();
 }
 
-Artifact build_one(const KernelConfig& config, const Options& options) {
+Artifact build_one(const KernelConfig& config, const Options& caller_options) {
   Artifact a;
   a.config = config.instance();
   const auto t0 = std::chrono::steady_clock::now();
   CacheKey key;
+  Options options;
   try {
-    key = cache_key(a.config, options);
+    options = for_config(a.config, caller_options);
+    key = cache_key(a.config, caller_options);
   } catch (const Error& e) {
     a.status = Status::failure(e.status(), e.message());
     return a;
@@ -439,8 +461,11 @@ std::string sm90_source(const KernelConfig& config) {
     << "    .layout = Layout::" << enum_name(v.layout) << ",\n"
     << "    .schedule = Schedule::" << enum_name(v.schedule) << ",\n"
     << "    .swap_ab = " << (v.swap_ab ? "true" : "false") << ",\n"
-    << "    .dtype = DType::" << (v.dtype == DType::kBF16 ? "kBF16" : "kF16") << ",\n"
-    << "};\n"
+    << "    .dtype = DType::" << (v.dtype == DType::kBF16 ? "kBF16" : "kF16") << ",\n";
+  // The family header's sources stay as they were, so their cache keys do too.
+  if (!c.source.empty())
+    s << "    .source = pack_source(*SourceName::from(\"" << c.source.view() << "\")),\n";
+  s << "};\n"
     << "template __global__ void sm90_ws_gemm_kernel<Traits<kJitVariant>>(__grid_constant__ "
        "Params const);\n"
     << "}  // namespace hgemm::sm90\n";
@@ -452,7 +477,8 @@ std::vector<std::string> compile_flags() {
           "-gencode=arch=compute_90a,code=sm_90a"};
 }
 
-CacheKey cache_key(const KernelConfig& config, const Options& options) {
+CacheKey cache_key(const KernelConfig& config, const Options& caller_options) {
+  const Options options = for_config(config, caller_options);
   std::string fingerprint;
   if (Status s = compiler_fingerprint(options, &fingerprint); !s.ok())
     HGEMM_THROW(s.code, s.message);

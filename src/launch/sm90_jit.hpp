@@ -15,6 +15,9 @@
 // by another text, so that a candidate written by a language model compiles against the library's
 // other headers exactly as the family's own file does, and launches through the same launcher.
 // The replacement's text is key material, so a rewrite never hits a stock cubin nor the reverse.
+// A config whose source is a promoted rewrite (KernelConfig::source) builds with that rewrite as
+// its override, and the generated source names the source in its variant, so that the kernel
+// the JIT instantiates is the same type as the catalog's for that config.
 // Such builds run under limits (compile_seconds, compile_memory_mib): nvcc gets its own process
 // group, killed whole at the time limit, and an address-space limit.
 #pragma once
@@ -30,6 +33,9 @@
 #include "launch/sm90_launch.hpp"
 
 namespace hgemm::jit {
+
+// The family header a source rewrite replaces (and a promoted source's config builds without).
+inline constexpr std::string_view kSm90FamilyHeader = "kernels/sm90/sm90_ws.cuh";
 
 // One embedded header's text replaced by another.
 struct HeaderOverride {

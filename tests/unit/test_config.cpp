@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 
 #include "core/kernel_variant.hpp"
 #include "hgemm/hgemm.hpp"
@@ -369,4 +370,65 @@ TEST(KernelConfig, TwoWarpgroupsTakeASixtyFourRowTilesKBlocksInTurn) {
   c.num_consumer_wgs = 3;
   c.num_stages = 4;
   EXPECT_FALSE(c.validate().ok());
+}
+
+// A promoted rewrite's kernel is named as its config with "_src-NAME" after everything else; the
+// family header's names are unchanged, so shipped tables, databases and tests keep their meaning.
+TEST(KernelConfig, PromotedSourceNamesRoundTripAndStockNamesStay) {
+  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  const std::string stock = c.name();
+  EXPECT_EQ(stock, "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn");
+  c.source = *hgemm::SourceName::from("rw_good_2");
+  EXPECT_EQ(c.name(), stock + "_src-rw_good_2");
+  EXPECT_EQ(KernelConfig::parse(c.name()), c);
+  EXPECT_NE(c.hash(), KernelConfig::parse(stock)->hash());
+  EXPECT_EQ(c.instance().source, c.source);
+
+  KernelConfig swap = sm90(64, 80, 64, 10, 1, 1, 1);
+  swap.epilogue = Epilogue::kDirect;
+  swap.swap_ab = true;
+  swap.dtype = hgemm::DType::kBF16;
+  swap.source = *hgemm::SourceName::from("a");
+  EXPECT_EQ(swap.name(), "sm90_ws_64x80x64_s10_c1x1_w1_m8_st_sk1_f32_tn_swap_bf16_src-a");
+  EXPECT_EQ(KernelConfig::parse(swap.name()), swap);
+
+  for (const KernelConfig& k : hgemm::catalog()) {
+    if (!k.source.empty()) continue;
+    EXPECT_EQ(k.name().find("_src-"), std::string::npos) << k.name();
+    EXPECT_TRUE(KernelConfig::parse(k.name())->source.empty()) << k.name();
+  }
+  for (const char* bad : {"_src-", "_src-Rw", "_src-1rw", "_src-rw-x", "_src-rw_src-x", "_src_rw"})
+    EXPECT_FALSE(KernelConfig::parse(stock + bad).has_value()) << bad;
+  EXPECT_TRUE(KernelConfig::parse(stock + "_src-" + std::string(64, 'a')).has_value());
+  EXPECT_FALSE(KernelConfig::parse(stock + "_src-" + std::string(65, 'a')).has_value());
+}
+
+TEST(KernelConfig, UnknownPromotedSourceIsRefusedByName) {
+  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  c.source = *hgemm::SourceName::from("not_promoted_here");
+  const hgemm::Status s = c.validate();
+  EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(s.message.find("no promoted source 'not_promoted_here'"), std::string::npos)
+      << s.message;
+  KernelConfig sm80;
+  sm80.source = c.source;
+  EXPECT_NE(sm80.validate().message.find("only the sm90 family has promoted sources"),
+            std::string::npos)
+      << sm80.validate().message;
+  EXPECT_FALSE(hgemm::SourceName::from("Upper").has_value());
+  EXPECT_FALSE(hgemm::SourceName::from("9lives").has_value());
+  EXPECT_FALSE(hgemm::SourceName::from(std::string(65, 'a')).has_value());
+  EXPECT_TRUE(hgemm::SourceName::from("").has_value());
+}
+
+// The kernels' variant carries the source, so a rewrite's kernel is another type than the family
+// header's of the same tile, and the variant gives the config back whole.
+TEST(KernelConfig, Sm90VariantCarriesTheSource) {
+  KernelConfig c = sm90(128, 256, 64, 4, 2, 2, 1);
+  KernelConfig promoted = c;
+  promoted.source = *hgemm::SourceName::from(std::string(63, 'z') + "9");
+  EXPECT_NE(hgemm::sm90_variant(promoted), hgemm::sm90_variant(c));
+  EXPECT_EQ(hgemm::to_config(hgemm::sm90_variant(promoted)), promoted.instance());
+  EXPECT_EQ(hgemm::to_config(hgemm::sm90_variant(c)), c.instance());
+  EXPECT_EQ(hgemm::sm90_variant(c).source, hgemm::Sm90Source{});
 }

@@ -21,14 +21,14 @@ constexpr int num_fields() {
     return sizeof...(Fields);
 }
 
-static_assert(num_fields<hgemm::KernelConfig>() == 19,
+static_assert(num_fields<hgemm::KernelConfig>() == 20,
               "KernelConfig's fields changed: compare the new one in operator== (hgemm.hpp), then "
               "update this count");
 
 TEST(PublicApi, KernelConfigEqualityComparesEveryField) {
   using hgemm::KernelConfig;
   const KernelConfig base;
-  std::vector<KernelConfig> changed(18, base);
+  std::vector<KernelConfig> changed(20, base);
   changed[0].family = hgemm::Family::kSm90Ws;
   changed[1].block_m += 1;
   changed[2].block_n += 1;
@@ -47,6 +47,8 @@ TEST(PublicApi, KernelConfigEqualityComparesEveryField) {
   changed[15].layout = hgemm::Layout::kNN;
   changed[16].accum = hgemm::Accum::kF16;
   changed[17].swap_ab = true;
+  changed[18].dtype = hgemm::DType::kBF16;
+  changed[19].source = *hgemm::SourceName::from("a_rewrite");
   EXPECT_TRUE(base == KernelConfig{});
   EXPECT_FALSE(base != KernelConfig{});
   for (size_t i = 0; i < changed.size(); ++i) {

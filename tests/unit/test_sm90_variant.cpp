@@ -22,7 +22,7 @@ using hgemm::Sm90Variant;
 TEST(Sm90Variant, CatalogIsTheExpandedListInOrder) {
   std::vector<KernelConfig> compiled;
   for (KernelConfig const& c : hgemm::catalog())
-    if (c.family == Family::kSm90Ws) compiled.push_back(c);
+    if (c.family == Family::kSm90Ws && c.source.empty()) compiled.push_back(c);
   ASSERT_EQ(compiled.size(), hgemm::sm90::kCatalog.size());
   for (size_t i = 0; i < compiled.size(); ++i)
     EXPECT_EQ(compiled[i], hgemm::to_config(hgemm::sm90::kCatalog[i])) << compiled[i].name();

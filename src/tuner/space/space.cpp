@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/decode_variant.hpp"
+#include "core/promoted.hpp"
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
 #include "dispatch/cost.hpp"
@@ -239,18 +240,31 @@ std::vector<KernelConfig> SearchSpace::declared_instances(
     const std::vector<std::string>& filters) const {
   std::vector<KernelConfig> out;
   std::unordered_set<KernelConfig, KernelConfigHash> seen;
+  // A promoted rewrite is offered wherever the family header's config is: beside each declared
+  // instance, its twin built from each promoted source. "all" means the family header's alone
+  // (each rewrite would double it); a filter matches a twin by its whole name, so
+  // `--jit src-NAME` offers rewrite NAME at every declared instance.
+  const std::vector<PromotedSource> promoted = promoted_sources();
+  auto offer = [&](const KernelConfig& inst) {
+    if (compiled(inst) || seen.count(inst)) return;
+    const std::string name = inst.name();
+    if (std::none_of(filters.begin(), filters.end(), [&](const std::string& f) {
+          return f == "all" ? inst.source.empty() : name.find(f) != std::string::npos;
+        }))
+      return;
+    seen.insert(inst);
+    out.push_back(inst);
+  };
   for (Layout layout : {Layout::kTN, Layout::kNN})
     for (Accum accum : {Accum::kF32, Accum::kF16})
       for (const KernelConfig& c : declared(Family::kSm90Ws, layout, accum)) {
         const KernelConfig inst = c.instance();
-        if (compiled(inst) || seen.count(inst)) continue;
-        const std::string name = inst.name();
-        if (std::none_of(filters.begin(), filters.end(), [&](const std::string& f) {
-              return f == "all" || name.find(f) != std::string::npos;
-            }))
-          continue;
-        seen.insert(inst);
-        out.push_back(inst);
+        offer(inst);
+        for (const PromotedSource& row : promoted) {
+          KernelConfig twin = inst;
+          twin.source = *SourceName::from(row.name);
+          offer(twin);
+        }
       }
   return out;
 }

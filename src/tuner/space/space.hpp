@@ -4,6 +4,13 @@
 // arguments, so each compiled instance runs with every value), filtered by the rules for one
 // problem. Policies see only this API: enumerate(), neighbors(), features().
 //
+// Promoted source rewrites (KernelConfig::source) are compiled instances like the others (the
+// catalog holds each row of promoted.list), so each is offered, with the same run-time axes and
+// rules, wherever the family header's config of its tile is; neighbors() stay within one source;
+// declared_instances() offers every promoted source beside each declared instance. Features do
+// not see the source: a rewrite scores as its tile does until measurements say otherwise (its
+// instance's records are counted apart, so the exploration bonus tries it).
+//
 // Structural legality (tile steps, wgmma N steps, register and shared-memory budgets, cluster
 // shapes) is KernelConfig::validate()'s; the rules here wrap it and add what depends on the
 // problem or the device (TMA row strides, the device's shared memory, being compiled at all).
@@ -114,8 +121,9 @@ class SearchSpace {
   // The full product of one family's axes for a layout and accumulation, filtered by the
   // problem-independent rules other than `compiled`: what a JIT could build. Small by design.
   std::vector<KernelConfig> declared(Family family, Layout layout, Accum accum) const;
-  // The declared sm90 instances (all layouts and accumulations) that are not compiled and whose
-  // names contain one of `filters` ("all" matches every one): what `hgemm tune --jit` adds.
+  // The declared sm90 instances (all layouts and accumulations), and their twins built from each
+  // promoted source, that are not compiled and whose names contain one of `filters` ("all"
+  // matches every instance of the family header, no twin): what `hgemm tune --jit` adds.
   std::vector<KernelConfig> declared_instances(const std::vector<std::string>& filters) const;
 
  private:

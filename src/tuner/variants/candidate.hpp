@@ -32,7 +32,7 @@
 
 namespace hgemm::variants {
 
-inline constexpr std::string_view kFamilyHeader = "kernels/sm90/sm90_ws.cuh";
+inline constexpr std::string_view kFamilyHeader = jit::kSm90FamilyHeader;
 
 enum class Stop { kAfterCompile, kAfterVerify, kNever };
 
