@@ -39,10 +39,15 @@ std::optional<PromotedSource> find_promoted_source(std::string_view name) {
 
 void add_promoted_sources(std::span<const PromotedSource> rows) {
   for (const PromotedSource& row : rows) {
-    if (row.name.empty() || !SourceName::from(row.name))
-      HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
-                  "'" + std::string(row.name) + "' is not a promoted source name (lower-case "
-                  "letters, digits and _, starting with a letter, at most 64)");
+    if (row.name.empty() || !SourceName::from(row.name)) {
+      // Appended piece by piece: "'" + std::string&& trips gcc 12's -Wrestrict (a false
+      // positive in its inlined memcpy).
+      std::string why = "'";
+      why.append(row.name).append(
+          "' is not a promoted source name (lower-case letters, digits and _, starting with a "
+          "letter, at most 64)");
+      HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, why);
+    }
     const auto config = KernelConfig::parse(row.config);
     if (!config || !config->source.empty())
       HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED,
