@@ -189,6 +189,9 @@ Options for_config(const KernelConfig& config, const Options& options) {
   return o;
 }
 
+// cache_key with the options for_config has already resolved for `config`.
+CacheKey key_with(const KernelConfig& config, const Options& options);
+
 // The headers a build compiles against: the embedded set, with the override's file replaced.
 std::vector<EmbeddedFile> headers_for(const Options& options) {
   std::vector<EmbeddedFile> files = embedded_headers();
@@ -250,7 +253,7 @@ Artifact build_one(const KernelConfig& config, const Options& caller_options) {
   Options options;
   try {
     options = for_config(a.config, caller_options);
-    key = cache_key(a.config, caller_options);
+    key = key_with(a.config, options);
   } catch (const Error& e) {
     a.status = Status::failure(e.status(), e.message());
     return a;
@@ -477,8 +480,13 @@ std::vector<std::string> compile_flags() {
           "-gencode=arch=compute_90a,code=sm_90a"};
 }
 
-CacheKey cache_key(const KernelConfig& config, const Options& caller_options) {
-  const Options options = for_config(config, caller_options);
+CacheKey cache_key(const KernelConfig& config, const Options& options) {
+  return key_with(config, for_config(config, options));
+}
+
+namespace {
+
+CacheKey key_with(const KernelConfig& config, const Options& options) {
   std::string fingerprint;
   if (Status s = compiler_fingerprint(options, &fingerprint); !s.ok())
     HGEMM_THROW(s.code, s.message);
@@ -493,6 +501,8 @@ CacheKey cache_key(const KernelConfig& config, const Options& caller_options) {
   // A 128-bit name; the sidecar comparison catches the rest.
   return {text_hash(material), material};
 }
+
+}  // namespace
 
 std::string text_hash(std::string_view text) {
   // Two independent 64-bit hashes.
