@@ -176,26 +176,26 @@ Status validate_decode(const KernelConfig& c) {
 
 std::string KernelConfig::name() const {
   // The element type, then the source: the family header's kernels keep the names they had.
-  const std::string element = std::string(dtype == DType::kBF16 ? "_bf16" : "") +
-                              (source.empty() ? "" : std::string(kSourceTag) + std::string(source.view()));
+  std::string suffix = dtype == DType::kBF16 ? "_bf16" : "";
+  if (!source.empty()) suffix.append(kSourceTag).append(source.view());
   if (family == Family::kDecode)
     return "decode_n" + std::to_string(block_n) + "_k" + std::to_string(block_k) + "_s" +
            std::to_string(num_stages) + "_w" + std::to_string(warps_n) + "_" +
-           std::string(to_string(accum)) + "_" + std::string(to_string(layout)) + element;
+           std::string(to_string(accum)) + "_" + std::string(to_string(layout)) + suffix;
   std::string tile = std::to_string(block_m) + "x" + std::to_string(block_n) + "x" +
                      std::to_string(block_k);
   std::string tail = "_sk" + std::to_string(split_k) + "_" + std::string(to_string(accum)) + "_" +
                      std::string(to_string(layout));
   if (family == Family::kSm80Mma) {
     return "sm80_mma_" + tile + "_s" + std::to_string(num_stages) + "_w" + std::to_string(warps_m) +
-           "x" + std::to_string(warps_n) + tail + element;
+           "x" + std::to_string(warps_n) + tail + suffix;
   }
   const char* prefix = schedule == Schedule::kPingPong ? "sm90_pp_" : "sm90_ws_";
   return prefix + tile + "_s" + std::to_string(num_stages) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_w" + std::to_string(num_consumer_wgs) + "_" +
          (raster == Raster::kAlongM ? "m" : "n") + std::to_string(group_size) + "_" +
          (epilogue == Epilogue::kTmaStore ? "tma" : "st") + tail + (swap_ab ? "_swap" : "") +
-         element;
+         suffix;
 }
 
 std::optional<KernelConfig> KernelConfig::parse(std::string_view full) {

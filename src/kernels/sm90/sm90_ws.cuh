@@ -989,8 +989,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           desc_a_ring +
           uint64_t(detail::a_row_shift<Traits>(tile.m_block * Traits::kBlockM, params.m) *
                    (Traits::kBlockK * 2 / 16));
-      // Likewise B's, in every slot but the last.
-      const uint64_t b_shift =
+      // Likewise B's (in descriptor units), in every slot but the last.
+      const uint64_t desc_b_shift =
           uint64_t(detail::b_row_shift<Traits>(tile.n_block * Traits::kBlockN, params.n) *
                    (Traits::kBlockK * 2 / 16));
       // This warpgroup's k-blocks: every one, or every other from kb_first.
@@ -1008,7 +1008,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         const uint64_t desc_a0 = desc_a_tile + uint64_t(stage.index * (Traits::kATileBytes >> 4));
         const uint64_t desc_b0 = desc_b_ring +
                                  uint64_t(stage.index * (Traits::kBTileBytes >> 4)) +
-                                 (stage.index + 1 < kNumStages ? b_shift : 0);
+                                 (stage.index + 1 < kNumStages ? desc_b_shift : 0);
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Traits::kBlockK / 16; ++kk) {
