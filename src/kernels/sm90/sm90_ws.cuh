@@ -361,7 +361,9 @@ __device__ __forceinline__ void join_k_block_sums(typename Traits::AccReg (&acc)
         words[i * 128 + thread_in_wg] = __float_as_uint(acc[i]);
       else
         words[i * 128 + thread_in_wg] = acc[i];
-    ptx::named_barrier_arrive(kWritten, 256);
+    // NOTE: both sides sync where one could arrive (free: each side waits there anyway), as
+    // compute-sanitizer's racecheck takes only syncs for an ordering and reported each handoff.
+    ptx::named_barrier_sync(kWritten, 256);
     ptx::named_barrier_sync(kRead, 256);
   } else {
     ptx::named_barrier_sync(kWritten, 256);
@@ -376,7 +378,7 @@ __device__ __forceinline__ void join_k_block_sums(typename Traits::AccReg (&acc)
         acc[i] = *reinterpret_cast<uint32_t*>(&sum);
       }
     }
-    ptx::named_barrier_arrive(kRead, 256);
+    ptx::named_barrier_sync(kRead, 256);
   }
 }
 
