@@ -118,6 +118,18 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
                                    .box_cols = uint32_t(g.b_box_inner),
                                    .swizzle_bytes = uint32_t(g.b_swizzle),
                                    .dtype = v.dtype});
+  // NN's 32-column tail chunk: the same tensor through its own box and swizzle.
+  if (g.b_tail > 0)
+    params.tma_b_tail = sm90::tensor_map({.base = op_b,
+                                          .rows = b_rows,
+                                          .cols = b_cols,
+                                          .row_stride = uint64_t(ld_b),
+                                          .batches = depth(stride_b),
+                                          .batch_stride = uint64_t(stride_b),
+                                          .box_rows = uint32_t(g.b_box_outer),
+                                          .box_cols = uint32_t(g.b_tail),
+                                          .swizzle_bytes = uint32_t(g.b_tail_swizzle),
+                                          .dtype = v.dtype});
   if (g.tma_store)
     params.tma_c = sm90::tensor_map({.base = args.c,
                                      .rows = uint64_t(m),
