@@ -184,6 +184,10 @@ struct Sm90Geometry {
   int a_box_outer = 0, a_box_inner = 0, a_swizzle = 0;
   int b_chunk = 0;  // B's columns per swizzle span: BK when K-major, else a chunk of BN
   int b_box_outer = 0, b_box_inner = 0, b_swizzle = 0;
+  // N-major B whose block_n is 64 q + 32: the last 32 columns are a chunk of their own, with
+  // the 64-byte swizzle and a box (and tensor map) of their own, the rest chunks of 64 (0: none).
+  int b_tail = 0;
+  int b_tail_swizzle = 0;
   int c_chunk = 0;  // C's columns per staged chunk and TMA-store box
   int c_box_outer = 0, c_box_inner = 0, c_swizzle = 0;
   Sm90SmemPlan smem;
@@ -241,7 +245,12 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   g.a_swizzle = g.a_chunk * 2;
   g.a_box_inner = g.a_chunk;
   g.a_box_outer = g.a_k_major ? v.block_m / v.cluster_n : v.block_k;
-  g.b_chunk = g.b_k_major ? v.block_k : swizzle_chunk_elems(v.block_n);
+  // N-major B in 32-column chunks (64-byte swizzle) ran 1.12-1.68x slower than its TN twin,
+  // in 64-column chunks level with it (docs/notes/2026-11-25-tma-residue.md): a block_n of
+  // 64 q + 32 takes q chunks of 64 and one tail chunk of 32.
+  g.b_tail = !g.b_k_major && v.block_n > 64 && v.block_n % 64 == 32 ? 32 : 0;
+  g.b_tail_swizzle = g.b_tail * 2;
+  g.b_chunk = g.b_k_major ? v.block_k : swizzle_chunk_elems(v.block_n - g.b_tail);
   g.b_swizzle = g.b_chunk * 2;
   g.b_box_inner = g.b_chunk;
   g.b_box_outer = g.b_k_major ? v.block_n / v.cluster_m : v.block_k / v.cluster_m;

@@ -108,16 +108,24 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
                                    .dtype = v.dtype});
   // B is N x K row-major in TN and K x N in NN.
   const uint64_t b_rows = g.b_k_major ? n : k, b_cols = g.b_k_major ? k : n;
-  params.tma_b = sm90::tensor_map({.base = op_b,
-                                   .rows = b_rows,
-                                   .cols = b_cols,
-                                   .row_stride = uint64_t(ld_b),
-                                   .batches = depth(stride_b),
-                                   .batch_stride = uint64_t(stride_b),
-                                   .box_rows = uint32_t(g.b_box_outer),
-                                   .box_cols = uint32_t(g.b_box_inner),
-                                   .swizzle_bytes = uint32_t(g.b_swizzle),
-                                   .dtype = v.dtype});
+  const sm90::TensorMapKey b_key{.base = op_b,
+                                 .rows = b_rows,
+                                 .cols = b_cols,
+                                 .row_stride = uint64_t(ld_b),
+                                 .batches = depth(stride_b),
+                                 .batch_stride = uint64_t(stride_b),
+                                 .box_rows = uint32_t(g.b_box_outer),
+                                 .box_cols = uint32_t(g.b_box_inner),
+                                 .swizzle_bytes = uint32_t(g.b_swizzle),
+                                 .dtype = v.dtype};
+  params.tma_b = sm90::tensor_map(b_key);
+  // NN's 32-column tail chunk: the same tensor through its own box and swizzle.
+  if (g.b_tail > 0) {
+    sm90::TensorMapKey tail = b_key;
+    tail.box_cols = uint32_t(g.b_tail);
+    tail.swizzle_bytes = uint32_t(g.b_tail_swizzle);
+    params.tma_b_tail = sm90::tensor_map(tail);
+  }
   if (g.tma_store)
     params.tma_c = sm90::tensor_map({.base = args.c,
                                      .rows = uint64_t(m),

@@ -99,6 +99,33 @@ TEST(Sm90Variant, GeometryOfTheWorkhorse) {
   EXPECT_EQ(gn.b_chunk, 64);
   EXPECT_EQ(gn.b_box_outer, 32);  // N-major B splits its 64 k-rows over the cluster
   EXPECT_EQ(gn.smem_bytes, g.smem_bytes);
+  EXPECT_EQ(gn.b_tail, 0);
+}
+
+// NN's B of 64 q + 32 columns: q chunks of 64 (128-byte swizzle) and a 32-column tail chunk
+// (64-byte swizzle); widths of whole 64-column chunks, K-major B and narrow tiles have no tail.
+TEST(Sm90Variant, NnBTakesChunksOf64AndATailOf32) {
+  auto nn = [](int block_m, int block_n, bool swap) {
+    return hgemm::sm90_geometry(Sm90Variant{.block_m = block_m, .block_n = block_n,
+                                            .block_k = 64, .num_stages = 4,
+                                            .num_consumer_wgs = 1, .layout = Layout::kNN,
+                                            .swap_ab = swap});
+  };
+  for (int block_n : {96, 160, 224}) {
+    const hgemm::Sm90Geometry g = nn(64, block_n, false);
+    EXPECT_EQ(g.b_chunk, 64) << block_n;
+    EXPECT_EQ(g.b_swizzle, 128) << block_n;
+    EXPECT_EQ(g.b_box_inner, 64) << block_n;
+    EXPECT_EQ(g.b_tail, 32) << block_n;
+    EXPECT_EQ(g.b_tail_swizzle, 64) << block_n;
+  }
+  for (int block_n : {32, 64, 128, 192, 256}) {
+    const hgemm::Sm90Geometry g = nn(64, block_n, false);
+    EXPECT_EQ(g.b_tail, 0) << block_n;
+    EXPECT_EQ(g.b_chunk, block_n % 64 == 0 ? 64 : 32) << block_n;
+  }
+  EXPECT_EQ(nn(96, 64, true).b_tail, 0);  // swap-AB's B is K-major
+  EXPECT_EQ(hgemm::sm90_geometry(Sm90Variant{.block_m = 64, .block_n = 96}).b_tail, 0);  // TN
 }
 
 TEST(Sm90Variant, PingPongWarpgroupsOwnWholeTiles) {

@@ -73,6 +73,7 @@ struct Params {
   CUtensorMap tma_b;  // TN: B as (K, N), box (BK, BN / cluster_m)
                       // NN: B as (N, K), box (chunk, BK / cluster_m)
   CUtensorMap tma_c;  // TMA-store epilogue only: C as (N, M), box (chunk, rows per warpgroup)
+  CUtensorMap tma_b_tail;  // NN with a tail chunk (Traits::kBTail): B as (N, K), box (32, BK)
   uint16_t* c;        // fp16 or bf16 elements, as the variant's dtype says
   int64_t ldc;        // C's row stride in elements (a multiple of 8), for the direct stores
   // Strided batches: batch b of C starts at c + b * batch_stride_c; A and B are read at batch b
@@ -194,9 +195,20 @@ struct Traits {
   static constexpr int kASwizzle = kGeometry.a_swizzle;
   static constexpr int kATileBytes = kBlockM * kBlockK * 2;
   static constexpr int kAChunkBytes = kBlockK * kAChunk * 2;  // M-major only
-  // B in NN is N-major: BN / kBChunk column chunks, each BK rows of kBChunk halves.
+  // B in NN is N-major: column chunks, each BK rows of kBChunk halves, and where BN is 64 q + 32
+  // after the q chunks of 64 a tail chunk of kBTail = 32 (64-byte swizzle), read by a wgmma of its
+  // own into the atom's last accumulators.
   static constexpr int kBChunk = kGeometry.b_chunk;
   static constexpr int kBSwizzle = kGeometry.b_swizzle;
+  static constexpr int kBTail = kGeometry.b_tail;
+  static constexpr int kBTailSwizzle = kGeometry.b_tail_swizzle;
+  static constexpr int kBMainN = kBlockN - kBTail;  // columns in chunks of kBChunk
+  static_assert(kBTail == 0 || (!kGeometry.b_k_major && kWgmmaPerAtom == 1 && kBMainN % 64 == 0),
+                "a tail chunk follows whole 64-column chunks of an N-major B");
+  using MmaMain = ptx::WgmmaSS<(kBTail > 0 ? kBMainN : kBlockN), kAccF32>;
+  using MmaTail = ptx::WgmmaSS<(kBTail > 0 ? kBTail : kBlockN), kAccF32>;
+  static_assert(kBTail == 0 || MmaMain::kRegs + MmaTail::kRegs == kAccRegs,
+                "the main and tail wgmma cover the atom's accumulators");
   static constexpr int kBTileBytes = kBlockN * kBlockK * 2;
   static constexpr int kBChunkBytes = kBlockK * kBChunk * 2;  // NN only
   static constexpr uint32_t kStageBytes = kATileBytes + kBTileBytes;
@@ -764,6 +776,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   if (threadIdx.x == 0) {
     ptx::tma_prefetch_descriptor(&params.tma_a);
     ptx::tma_prefetch_descriptor(&params.tma_b);
+    if constexpr (Traits::kBTail > 0) ptx::tma_prefetch_descriptor(&params.tma_b_tail);
     if constexpr (Traits::kTmaStore) ptx::tma_prefetch_descriptor(&params.tma_c);
 #pragma unroll
     for (int s = 0; s < kNumStages; ++s) {
@@ -863,7 +876,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           } else {
             const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
 #pragma unroll
-            for (int chunk = 0; chunk < Traits::kBlockN / Traits::kBChunk; ++chunk) {
+            for (int chunk = 0; chunk < Traits::kBMainN / Traits::kBChunk; ++chunk) {
               const uint32_t dst =
                   b_dst + chunk * Traits::kBChunkBytes + k_row * Traits::kBChunk * 2;
               const int n = n0 + chunk * Traits::kBChunk;
@@ -871,6 +884,15 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                 load(dst, &params.tma_b, n, k0 + k_row, batched_b);
               else
                 load_multicast(dst, &params.tma_b, n, k0 + k_row, batched_b, mask_b);
+            }
+            if constexpr (Traits::kBTail > 0) {
+              const uint32_t dst = b_dst + Traits::kBMainN * Traits::kBlockK * 2 +
+                                   k_row * Traits::kBTail * 2;
+              const int n = n0 + Traits::kBMainN;
+              if constexpr (Traits::kClusterM == 1)
+                load(dst, &params.tma_b_tail, n, k0 + k_row, batched_b);
+              else
+                load_multicast(dst, &params.tma_b_tail, n, k0 + k_row, batched_b, mask_b);
             }
           }
           stage.advance();
@@ -888,7 +910,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 
     // Descriptor bits that do not depend on the address. A (and TN's B): K-major rows of
     // BK * 2 bytes, 8-row groups apart by 8 rows. NN's B (and M-major A): N-major chunks of
-    // kBChunk columns, kBChunkBytes apart, 8 k-rows of kBChunk * 2 bytes per group.
+    // kBChunk columns, kBChunkBytes apart, 8 k-rows of kBChunk * 2 bytes per group (and NN's
+    // tail chunk likewise with kBTail columns).
     constexpr uint64_t kDescA =
         Traits::kAKMajor
             ? ptx::make_smem_desc_base(16, 8 * Traits::kASwizzle, Traits::kASwizzle)
@@ -906,6 +929,15 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     const uint64_t desc_a_ring = ptx::make_smem_desc(
         kDescA, smem_a(0) + consumer_wg * Traits::kWgRowStep * Traits::kBlockK * 2);
     const uint64_t desc_b_ring = ptx::make_smem_desc(kDescB, smem_b(0));
+    // NN's tail chunk: one chunk of kBTail columns after the kBMainN ones.
+    constexpr uint64_t kDescBTail =
+        ptx::make_smem_desc_base(Traits::kBTail * Traits::kBlockK * 2, 8 * Traits::kBTailSwizzle,
+                                 Traits::kBTailSwizzle);
+    constexpr uint32_t kBTailStepK = 16 * Traits::kBTail * 2;
+    const uint64_t desc_b_tail_ring =
+        Traits::kBTail > 0
+            ? ptx::make_smem_desc(kDescBTail, smem_b(0) + Traits::kBMainN * Traits::kBlockK * 2)
+            : 0;
 
     // Release a slot: lane i of each consumer warp arrives on CTA i's empty barrier.
     auto release = [&](uint32_t s) {
@@ -1020,14 +1052,29 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                 desc_a0 + uint64_t((mt * 64 * Traits::kBlockK * 2 + kk * kAStepK) >> 4);
             // A split atom's wgmma take column parts of a K-major B tile, whole 8-row swizzle
             // groups apart, each into its own run of the atom's accumulators.
-            using Part = AccReg[Traits::Mma::kRegs];
+            const uint32_t scale_d = (kb > kb_first || kk > 0) ? 1u : 0u;
+            if constexpr (Traits::kBTail > 0) {
+              // The main chunks' columns into the atom's first accumulators, the tail's after.
+              using MainPart = AccReg[Traits::MmaMain::kRegs];
+              using TailPart = AccReg[Traits::MmaTail::kRegs];
+              const uint64_t desc_b_tail =
+                  desc_b_tail_ring + uint64_t(stage.index * (Traits::kBTileBytes >> 4));
+              ptx::wgmma_ss<Traits::kBMainN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                  *reinterpret_cast<MainPart*>(&acc[mt][0]), desc_a,
+                  desc_b0 + uint64_t((kk * kBStepK) >> 4), scale_d);
+              ptx::wgmma_ss<Traits::kBTail, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                  *reinterpret_cast<TailPart*>(&acc[mt][Traits::MmaMain::kRegs]), desc_a,
+                  desc_b_tail + uint64_t((kk * kBTailStepK) >> 4), scale_d);
+            } else {
+              using Part = AccReg[Traits::Mma::kRegs];
 #pragma unroll
-            for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
-              ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
-                  *reinterpret_cast<Part*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
-                  desc_b0 +
-                      uint64_t((kk * kBStepK + h * Traits::kWgmmaN * Traits::kBSwizzle) >> 4),
-                  (kb > kb_first || kk > 0) ? 1u : 0u);
+              for (int h = 0; h < Traits::kWgmmaPerAtom; ++h)
+                ptx::wgmma_ss<Traits::kWgmmaN, Traits::kAccF32, kTransB, Traits::kBF16, kTransA>(
+                    *reinterpret_cast<Part*>(&acc[mt][h * Traits::Mma::kRegs]), desc_a,
+                    desc_b0 +
+                        uint64_t((kk * kBStepK + h * Traits::kWgmmaN * Traits::kBSwizzle) >> 4),
+                    scale_d);
+            }
           }
         }
         ptx::wgmma_commit();
