@@ -70,10 +70,13 @@ constexpr const char* kHelp =
   --include LIST     measure every candidate whose name contains one of these first, on top of
                      the budget (e.g. sm90_pp_ after ping-pong kernels joined the catalog)
   --remeasure-before T
-                     with --include: an included candidate whose records all predate T (UTC,
-                     e.g. 2026-11-23T18:00:00Z) is measured again, after a change to its kernel
-                     (dispatch averages a config's records; T must not be in the future, and a
-                     resumed pass keeps the same T)
+                     with --include or --remeasure-top: an included candidate whose records all
+                     predate T (UTC, e.g. 2026-11-23T18:00:00Z) is measured again, after a change
+                     to its kernel; its new record supersedes the old ones in tables and scores
+                     (T must not be in the future, and a resumed pass keeps the same T)
+  --remeasure-top N  with --remeasure-before: also each shape's N fastest configs whose records
+                     all predate T (ranked on the current records, so a config a re-measurement
+                     moves into the top N is measured too)
   --jit LIST         also search the sm90 instances the space declares but the catalog lacks,
                      those whose names contain one of LIST (all: every one, about 3800): each is
                      compiled up front (in parallel, into the JIT cache; hgemm jit --help) and
@@ -119,6 +122,7 @@ struct Settings {
   std::vector<std::string> history;  // warm-start only
   std::vector<std::string> include;  // measured first
   std::string remeasure_before;      // included records older than this are measured again
+  int remeasure_top = 0;             // and each shape's this many fastest stale configs
   std::vector<std::string> jit;      // declared instances to compile at run time
   std::optional<std::string> gpus;  // "all" or a list
   std::optional<Shard> shard;
@@ -146,7 +150,7 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
-                   "include", "remeasure-before", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
+                   "include", "remeasure-before", "remeasure-top", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
                    "shard", "device", "user-table"},
                   {"resume", "quick-verify", "help", "no-user-table"});
   Settings s;
@@ -184,7 +188,8 @@ Settings parse_settings(const Args& raw, bool* help) {
   if (args.get("history")) s.history = args.list_or("history", "");
   if (args.get("include")) s.include = args.list_or("include", "");
   if (auto t = args.get("remeasure-before")) {
-    if (s.include.empty()) throw ArgError("--remeasure-before needs --include");
+    if (s.include.empty() && !args.get("remeasure-top"))
+      throw ArgError("--remeasure-before needs --include or --remeasure-top");
     if (t->size() != 20 || (*t)[4] != '-' || (*t)[10] != 'T' || t->back() != 'Z')
       throw ArgError("--remeasure-before wants a UTC time like 2026-11-23T18:00:00Z, not '" + *t +
                      "'");
@@ -193,6 +198,12 @@ Settings parse_settings(const Args& raw, bool* help) {
       throw ArgError("--remeasure-before " + *t +
                      " is in the future: pick the moment the kernel changed");
     s.remeasure_before = *t;
+  }
+  if (args.get("remeasure-top")) {
+    const long long top = args.int_or("remeasure-top", 0);
+    if (top < 1 || top > 1000) throw ArgError("--remeasure-top wants a count from 1 to 1000");
+    if (s.remeasure_before.empty()) throw ArgError("--remeasure-top needs --remeasure-before");
+    s.remeasure_top = int(top);
   }
   if (args.get("jit")) {
     s.jit = args.list_or("jit", "");
@@ -398,6 +409,7 @@ int run_worker(const Settings& s) {
   options.budget = s.budget;
   options.include = s.include;
   options.remeasure_before = s.remeasure_before;
+  options.remeasure_top = s.remeasure_top;
   Tuner tuner(space, *policy, *measurer, options);
   tuner.load_history(warm_only, false);
   tuner.load_history(history, s.resume);

@@ -75,6 +75,30 @@ void Tuner::load_history(const std::vector<Record>& records, bool resume) {
   policy_.warm_start(groups);
 }
 
+std::set<std::string> Tuner::stale_top(const std::vector<Record>& history) const {
+  if (options_.remeasure_top <= 0 || options_.remeasure_before.empty()) return {};
+  struct Sum {
+    double reward = 0;
+    int samples = 0;
+    bool stale = true;  // every record predates remeasure_before
+  };
+  std::map<std::string, Sum> sums;
+  for (const Record& r : current_records(history)) {
+    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
+    Sum& s = sums[r.config];
+    s.reward += reward_of(r);
+    ++s.samples;
+    s.stale = s.stale && r.timestamp < options_.remeasure_before;
+  }
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [name, s] : sums) ranked.emplace_back(-s.reward / s.samples, name);
+  std::sort(ranked.begin(), ranked.end());  // ties by name: independent of the history's order
+  std::set<std::string> out;
+  for (size_t i = 0; i < ranked.size() && int(i) < options_.remeasure_top; ++i)
+    if (sums[ranked[i].second].stale) out.insert(ranked[i].second);
+  return out;
+}
+
 ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
   ProblemResult result;
   result.problem = problem;
@@ -88,15 +112,25 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
         options_.include.begin(), options_.include.end(),
         [&](const std::string& part) { return name.find(part) != std::string::npos; });
   };
-  auto included = [&](const Candidate& c) { return included_name(c.config.name()); };
+  const std::set<std::string> top = stale_top(history);
+  auto forced_name = [&](const std::string& name) {
+    return included_name(name) || top.count(name) > 0;
+  };
+  auto included = [&](const Candidate& c) { return forced_name(c.config.name()); };
   std::vector<Candidate> open;
+  std::set<std::string> remeasured;  // open again because every record of it is stale
   for (const KernelConfig& c : space_.enumerate(problem)) {
     const std::string name = c.name();
-    const bool stale_ok = !options_.remeasure_before.empty() && included_name(name);
-    const bool done = std::any_of(history.begin(), history.end(), [&](const Record& r) {
-      return r.config == name && !(stale_ok && r.timestamp < options_.remeasure_before);
-    });
-    if (!done && !blocklist_.count(name)) open.push_back({c, space_.features(problem, c)});
+    const bool stale_ok = !options_.remeasure_before.empty() && forced_name(name);
+    bool seen = false, done = false;
+    for (const Record& r : history) {
+      if (r.config != name) continue;
+      seen = true;
+      done = done || !(stale_ok && r.timestamp < options_.remeasure_before);
+    }
+    if (done || blocklist_.count(name)) continue;
+    if (seen) remeasured.insert(name);
+    open.push_back({c, space_.features(problem, c)});
   }
 
   // Included candidates come on top of the budget, also when the history already fills it (a
@@ -126,7 +160,10 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     record.policy = std::string(policy_.name());
     record.timestamp = options_.clock();
     record.reward = reward_of(record);
-    record.included = by_include;
+    // A proposal from outside the policy; a re-measured top config is forced but none.
+    const bool proposal = by_include && included_name(record.config);
+    record.included = proposal;
+    record.supersedes = remeasured.count(record.config) > 0;
     sink(record);
 
     // A forced pick is not the policy's action: it learns from it only through the replay.
@@ -139,7 +176,7 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
     } else if (record.measurement.disposition == Disposition::kNotSupported) {
       ++result.failures_now;
     }
-    measured.push_back({chosen.config, chosen.features, record.reward, by_include});
+    measured.push_back({chosen.config, chosen.features, record.reward, proposal});
     note_winner(record, record.reward);
     history.push_back(std::move(record));
     open.erase(open.begin() + std::ptrdiff_t(pick));

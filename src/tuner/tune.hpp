@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,9 +38,14 @@ struct TuneOptions {
   // it would rarely propose within a small budget.
   std::vector<std::string> include;
   // After a change to a kernel: an included candidate whose records are all older than this
-  // (ISO 8601 UTC, as records stamp it) is measured again. A fixed instant keeps a resumed pass
-  // from measuring twice. Dispatch averages a config's records on a problem.
+  // (ISO 8601 UTC, as records stamp it) is measured again, and its new record supersedes the old
+  // ones (Record::supersedes). A fixed instant keeps a resumed pass from measuring twice.
   std::string remeasure_before;
+  // With remeasure_before: also each problem's this many fastest configs (by their current
+  // records' mean reward) are measured again where their records all predate it. Ranks are taken
+  // on the current records, so a resumed pass measures a config that a re-measurement moved into
+  // the top, and none twice.
+  int remeasure_top = 0;
   // A problem's first measurements (inside its budget) are the winners of the nearest problems
   // already tuned (log2 distance over M, N, K; same layout and accumulation), up to this many
   // distinct configs: what untuned dispatch would run is always among the candidates, so tuning
@@ -78,6 +84,8 @@ class Tuner {
   std::optional<Observation> observation(const Record& record) const;
   void note_winner(const Record& record, double reward);
   std::vector<std::string> neighbor_seeds(const Problem& problem) const;
+  // The remeasure_top fastest configs of a problem's history whose records are all stale.
+  std::set<std::string> stale_top(const std::vector<Record>& history) const;
 
   const SearchSpace& space_;
   SearchPolicy& policy_;

@@ -37,7 +37,11 @@ TEST(Cli, VerifyArgumentErrors) {
 
 TEST(Cli, TuneRemeasureArgumentErrors) {
   const std::string tune = "tune --shape 256x256x256 --measurer synthetic ";
-  expect_usage_error(tune + "--remeasure-before 2026-11-23T18:00:00Z", "needs --include");
+  expect_usage_error(tune + "--remeasure-before 2026-11-23T18:00:00Z",
+                     "needs --include or --remeasure-top");
+  expect_usage_error(tune + "--remeasure-top 3", "needs --remeasure-before");
+  expect_usage_error(tune + "--remeasure-top 0 --remeasure-before 2026-11-23T18:00:00Z",
+                     "wants a count");
   expect_usage_error(tune + "--include 128x256 --remeasure-before yesterday",
                      "wants a UTC time like");
   expect_usage_error(tune + "--include 128x256 --remeasure-before 2999-01-01T00:00:00Z",

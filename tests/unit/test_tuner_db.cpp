@@ -113,6 +113,7 @@ void expect_same(const Record& a, const Record& b) {
   EXPECT_EQ(a.policy, b.policy);
   EXPECT_EQ(a.timestamp, b.timestamp);
   EXPECT_EQ(a.included, b.included);
+  EXPECT_EQ(a.supersedes, b.supersedes);
 }
 
 TEST(TunerJson, RoundTripAndErrors) {
@@ -424,6 +425,7 @@ TEST(TunerDb, ResumeAfterAKillMidWrite) {
       for (const Problem& p : problems)
         tuner.tune(p, [&](const Record& rec) {
           EXPECT_NE(rec.config.find(part), std::string::npos) << rec.config;
+          EXPECT_TRUE(rec.supersedes) << rec.config;  // every record it had was stale
           EXPECT_TRUE(keys.count(rec.problem.name() + " " + rec.config)) << rec.config;
           writer.append(rec);
         });
@@ -682,6 +684,104 @@ TEST(TunerDb, TunedTable) {
     EXPECT_EQ(c, foreign.predict_policy(q));
     EXPECT_EQ(c, with_policy.predict_policy(q));
   }
+}
+
+// A superseding record (a re-measurement after a kernel change) replaces the earlier records of
+// its problem and config in the table, instead of being averaged with them; other configs and
+// problems keep theirs, and the file keeps every record.
+TEST(TunerDb, SupersedingRecordsReplaceTheOldKernelsTimes) {
+  const SearchSpace space(catalog_like(), nominal_device("NVIDIA H100 80GB HBM3", 132));
+  const Problem p{4096, 4096, 4096, Layout::kTN, Accum::kF32};
+  const Problem q{2048, 4096, 4096, Layout::kTN, Accum::kF32};
+  const KernelConfig a = sm90(128, 256, 64, 3, 2, 2, 1, Epilogue::kTmaStore, p.layout, p.accum);
+  const KernelConfig b = sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, p.layout, p.accum);
+  auto rec = [&](const Problem& prob, const KernelConfig& c, double us, bool supersedes) {
+    Record r = timed_record(prob, c, us, 1000, Disposition::kPassed);
+    r.supersedes = supersedes;
+    return r;
+  };
+  Database db;
+  db.header = kH100;
+  db.records = {rec(p, a, 1200, false), rec(p, a, 1300, false), rec(q, a, 600, false),
+                rec(p, b, 1000, false), rec(p, a, 800, true),   rec(p, a, 900, false)};
+  const std::vector<Record> current = current_records(db.records);
+  ASSERT_EQ(current.size(), 4u);
+  EXPECT_EQ(current[0].problem.name(), q.name());  // another problem: kept
+  EXPECT_EQ(current[1].config, b.name());          // another config: kept
+  EXPECT_DOUBLE_EQ(current[2].measurement.median_us, 800);
+  EXPECT_DOUBLE_EQ(current[3].measurement.median_us, 900);  // later than the superseding one
+  const TunedTable table(db, space, /*exact=*/true);
+  const TunedEntry* e = table.find(p);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config, a);  // averaged with the old kernel's 1200 and 1300 it would lose to b
+  EXPECT_EQ(e->samples, 2);
+  EXPECT_DOUBLE_EQ(e->median_us, 850);
+  EXPECT_EQ(current_records({}).size(), 0u);
+
+  // The flag round-trips, and a record without it reads as not superseding.
+  Record s = sample_record();
+  s.supersedes = true;
+  const Database parsed = parse_database(format_record(s) + "\n" + format_record(sample_record()) + "\n");
+  ASSERT_EQ(parsed.records.size(), 2u);
+  EXPECT_TRUE(parsed.records[0].supersedes);
+  EXPECT_FALSE(parsed.records[1].supersedes);
+  EXPECT_EQ(format_record(sample_record()).find("supersedes"), std::string::npos);
+}
+
+// --remeasure-top N: each problem's N fastest configs whose records all predate the instant are
+// measured again (forced, not proposals), and only they; a resumed pass with the same instant
+// measures nothing more, since the re-measured ones are current and the ranks did not move.
+TEST(TunerDb, RemeasureTopMeasuresEachProblemsFastestStaleConfigsOnce) {
+  TempDir dir;
+  const std::string path = dir.file("tuned.jsonl");
+  const SearchSpace space(catalog_like(), nominal_device());
+  const std::vector<Problem> problems = {{4096, 4096, 4096, Layout::kTN, Accum::kF32},
+                                         {512, 8192, 1024, Layout::kTN, Accum::kF32}};
+  constexpr int kBudget = 5;
+  constexpr int kTop = 2;
+  {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    Tuner tuner(space, policy, measurer, quiet_options(kBudget));
+    DatabaseWriter writer(path, kH100);
+    for (const Problem& p : problems) tuner.tune(p, [&](const Record& r) { writer.append(r); });
+  }
+  // The expected top: by mean reward over each config's records, as the tuner ranks them.
+  std::map<std::string, std::set<std::string>> expected;
+  {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    Tuner tuner(space, policy, measurer, quiet_options(kBudget));
+    std::map<std::string, std::vector<std::pair<double, std::string>>> ranked;
+    for (const Record& r : load_database(path).records)
+      if (r.measurement.timed()) ranked[r.problem.name()].emplace_back(-tuner.reward_of(r), r.config);
+    for (auto& [name, list] : ranked) {
+      std::sort(list.begin(), list.end());
+      ASSERT_GT(list.size(), size_t(kTop));
+      for (int i = 0; i < kTop; ++i) expected[name].insert(list[size_t(i)].second);
+    }
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    TuneOptions options = quiet_options(kBudget);
+    options.remeasure_before = "2026-01-02T00:00:00Z";
+    options.remeasure_top = kTop;
+    options.clock = [] { return std::string("2026-01-03T00:00:00Z"); };
+    Tuner tuner(space, policy, measurer, options);
+    tuner.load_history(load_database(path).records, /*resume=*/true);
+    DatabaseWriter writer(path, kH100);
+    std::map<std::string, std::set<std::string>> measured;
+    for (const Problem& p : problems)
+      tuner.tune(p, [&](const Record& r) {
+        EXPECT_TRUE(r.supersedes) << r.config;
+        EXPECT_FALSE(r.included) << r.config;
+        measured[r.problem.name()].insert(r.config);
+        writer.append(r);
+      });
+    EXPECT_EQ(measured, pass == 0 ? expected : decltype(measured){}) << pass;
+  }
+  EXPECT_EQ(load_database(path).records.size(), problems.size() * (kBudget + kTop));
 }
 
 // An untuned shape gets a nearby tuned problem's winner chosen by the cost model for its own tile

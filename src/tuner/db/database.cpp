@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -97,6 +98,11 @@ Record record_from(const json::Object& o) {
     if (!b) throw json::ParseError("\"included\" must be true or false");
     r.included = *b;
   }
+  if (const json::Value* v = o.find("supersedes")) {
+    const bool* b = std::get_if<bool>(v);
+    if (!b) throw json::ParseError("\"supersedes\" must be true or false");
+    r.supersedes = *b;
+  }
   return r;
 }
 
@@ -176,6 +182,7 @@ std::string format_record(const Record& r) {
       .set("detail", m.detail);
   // Only when true, so that databases without proposals read and write as they always did.
   if (r.included) o.set("included", true);
+  if (r.supersedes) o.set("supersedes", true);
   return json::write(o);
 }
 
@@ -183,6 +190,23 @@ std::string format_policy(const PolicyState& s) {
   json::Object o;
   o.set("type", std::string(kPolicy)).set("policy", s.policy).set("state", s.state);
   return json::write(o);
+}
+
+std::vector<Record> current_records(const std::vector<Record>& records) {
+  auto key = [](const Record& r) { return r.problem.name() + '\n' + r.config; };
+  // File order is append order: a merge keeps each file's order, and a superseding record is
+  // appended after the records it replaces.
+  std::unordered_map<std::string, size_t> from;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].supersedes) from[key(records[i])] = i;
+  if (from.empty()) return records;
+  std::vector<Record> out;
+  out.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto it = from.find(key(records[i]));
+    if (it == from.end() || i >= it->second) out.push_back(records[i]);
+  }
+  return out;
 }
 
 Database parse_database(std::string_view text, std::string_view origin) {

@@ -35,6 +35,10 @@ struct Record {
   // Measured because --include named it (a proposal from outside the policy), not because the
   // policy or a neighbour seed picked it: replay pulls toward such a candidate when it wins.
   bool included = false;
+  // Measured again after a change to the config's kernel (tune --remeasure-before): this record
+  // and the later ones of the same problem and config replace the earlier ones wherever a
+  // config's time on a problem counts (current_records).
+  bool supersedes = false;
 };
 
 struct PolicyState {
@@ -61,6 +65,12 @@ bool is_variant_name(std::string_view name);
 std::string format_header(const Fingerprint& fingerprint);
 std::string format_record(const Record& record);
 std::string format_policy(const PolicyState& state);
+
+// The records whose times count: per problem and config, those from its newest superseding
+// record on (all of them where none supersedes), in file order. The file keeps every record;
+// tables and scoring read this view, so that a re-measurement after a kernel change replaces the
+// old kernel's times instead of being averaged with them.
+std::vector<Record> current_records(const std::vector<Record>& records);
 
 // Parses a whole file's text. A line that is malformed, of an unknown type, or not ended by a
 // newline (a write cut short) is skipped with an error; everything else is kept.

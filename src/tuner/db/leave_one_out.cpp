@@ -43,7 +43,7 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
                                      std::optional<Layout> layout) {
   // Per problem (by name, which orders them deterministically), per config: the mean time.
   std::map<std::string, std::pair<Problem, std::map<std::string, Timed>>> measured;
-  for (const Record& r : table.records) {
+  for (const Record& r : current_records(table.records)) {
     if (r.measurement.disposition != Disposition::kPassed || !r.measurement.timed()) continue;
     if (layout && r.problem.layout != *layout) continue;
     auto& [problem, by_config] = measured[r.problem.name()];

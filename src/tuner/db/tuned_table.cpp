@@ -37,7 +37,7 @@ TunedTable::TunedTable(const Database& db, SearchSpace space, bool exact, Reward
   };
   std::unordered_map<TunedKey, std::map<std::string, Sum>, TunedKeyHash> sums;
   std::unordered_map<TunedKey, bool, TunedKeyHash> split_searched;
-  for (const Record& r : db.records) {
+  for (const Record& r : current_records(db.records)) {
     const auto config = KernelConfig::parse(r.config);
     if (config && config->split_k > 1) split_searched[TunedKey::of(r.problem)] = true;
     if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
