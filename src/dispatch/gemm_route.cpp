@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/decode_variant.hpp"
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
 
@@ -76,8 +77,14 @@ GemmRoute route(const GemmDesc& d) {
 }
 
 size_t workspace_bytes(const GemmRoute& route) {
-  // Batched calls and a column-major A never split K (launch/sm90_launch.cu).
-  if (!route.dispatch || route.batch_count > 1 || route.a_col_major) return 0;
+  if (!route.dispatch || route.batch_count > 1) return 0;
+  // A column-major A never splits K (launch/sm90_launch.cu); with at most 16 rows the decode
+  // kernels may run it from a packed copy of its rows.
+  if (route.a_col_major)
+    return route.problem.m <= kDecodeMaxM
+               ? decode_transposed_a_bytes(route.problem.m, route.problem.k)
+               : 0;
+  // Batched calls never split K either.
   // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
   // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
   const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);

@@ -53,7 +53,8 @@ struct GemmArgs {
   int64_t stride_b = 0;
   int64_t stride_c = 0;
   // A stored column-major, K x M with row stride lda (0: packed, m), instead of M x K: the sm90
-  // kernels' general flavour reads it M-major; the decode family and the sm80 catalog refuse it.
+  // kernels' general flavour reads it M-major, the decode family from a packed copy of its rows
+  // (decode_transposed_a_bytes of workspace); the sm80 catalog refuses it.
   bool a_col_major = false;
 
   int64_t row_stride_a() const { return lda ? lda : a_col_major ? m : k; }
@@ -85,6 +86,11 @@ inline std::string layout_accum_mismatch(const Problem& problem, const KernelCon
 // it the partial-sum traffic outweighs the extra parallelism (bench/results/2026-11-22-h100-split-k).
 inline constexpr int64_t kMinKPerSplit = 256;
 inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
+// The decode kernels copy A in 16-byte row pieces; a column-major A (at most 16 rows) is first
+// copied to packed M x K rows in scratch (kernels/common/transpose_rows.cuh), this many bytes.
+inline size_t decode_transposed_a_bytes(int64_t m, int64_t k) {
+  return (size_t(m) * size_t(k) * 2 + 255) / 256 * 256;
+}
 inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
   return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);
 }

@@ -13,10 +13,12 @@
 
 #include "core/decode_variant.hpp"
 #include "core/error.hpp"
+#include "kernels/common/transpose_rows.cuh"
 #include "kernels/sm80/sm80_decode.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
 #include "launch/epilogue_params.cuh"
+#include "launch/workspace.hpp"
 
 namespace hgemm {
 namespace {
@@ -51,34 +53,87 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
-  if (args.a_col_major)
+  if (args.a_col_major && args.workspace &&
+      args.workspace_bytes < decode_transposed_a_bytes(args.m, args.k))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "reads A row-major; a column-major A runs on the sm90 family");
+                  "a column-major A is copied to rows first, in " +
+                      std::to_string(decode_transposed_a_bytes(args.m, args.k)) +
+                      " B of workspace; the caller's has " + std::to_string(args.workspace_bytes));
   if (args.batch_count != 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "runs one matrix; " + std::to_string(args.batch_count) +
                       " batches run on the sm90 family");
-  if (args.lda % 8 != 0 || args.ldb % 8 != 0)
+  // A column-major A is read element by element into packed rows (its copy is aligned).
+  const bool a_rows = !args.a_col_major;
+  if ((a_rows && args.lda % 8 != 0) || args.ldb % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of A and B rows need lda and ldb multiples of 8; lda=" +
                       std::to_string(args.lda) + " ldb=" + std::to_string(args.ldb));
-  if (!aligned16(args.a) || !aligned16(args.b))
+  if ((a_rows && !aligned16(args.a)) || !aligned16(args.b))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("16-byte copies need 16-byte aligned A and B; not aligned:") +
-                      (aligned16(args.a) ? "" : " A") + (aligned16(args.b) ? "" : " B"));
+                      (a_rows && !aligned16(args.a) ? " A" : "") + (aligned16(args.b) ? "" : " B"));
+  if (args.a_col_major && (reinterpret_cast<uintptr_t>(args.a) & 1) != 0)
+    return refuse(config, HGEMM_ERROR_INVALID_POINTER, "A is not 2-byte aligned (16-bit elements)");
   if ((reinterpret_cast<uintptr_t>(args.c) & 1) != 0)
     return refuse(config, HGEMM_ERROR_INVALID_POINTER, "C is not 2-byte aligned (fp16 elements)");
   return Status::success();
 }
 
+// A column-major A's packed copy (decode_transposed_a_bytes) in the caller's workspace or the
+// pool, written on the call's stream before the decode kernel; args() is the call with A
+// replaced by the copy. A call with a row-major A passes through.
+class ScratchRows {
+ public:
+  ScratchRows(GemmArgs const& call, bool programmatic) : args_(call) {
+    if (!call.a_col_major) return;
+    const size_t bytes = decode_transposed_a_bytes(call.m, call.k);
+    void* copy = call.workspace;  // decode_check_args saw that it holds the copy
+    if (!copy) {
+      copy = pooled_ = acquire_workspace(bytes, call.stream);
+      if (!copy)
+        HGEMM_THROW(HGEMM_ERROR_CUDA, "no " + std::to_string(bytes) +
+                                          " B of workspace for a column-major A's row copy");
+    }
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3(unsigned((call.k + kernels::kTransposeRowsThreads - 1) /
+                                   kernels::kTransposeRowsThreads));
+    launch.blockDim = dim3(unsigned(kernels::kTransposeRowsThreads));
+    launch.stream = call.stream;
+    cudaLaunchAttribute attrs[1]{};
+    launch.attrs = attrs;
+    if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
+    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernels::transpose_rows_kernel,
+                                        static_cast<uint16_t const*>(call.a), call.row_stride_a(),
+                                        static_cast<uint16_t*>(copy), int(call.m), int(call.k)));
+    HGEMM_LAUNCH_CHECK();
+    args_.a = copy;
+    args_.lda = call.k;
+    args_.a_col_major = false;
+  }
+  ~ScratchRows() {
+    if (pooled_) release_workspace(pooled_, args_.stream);
+  }
+  ScratchRows(ScratchRows const&) = delete;
+  ScratchRows& operator=(ScratchRows const&) = delete;
+
+  GemmArgs const& args() const { return args_; }
+
+ private:
+  GemmArgs args_;
+  void* pooled_ = nullptr;
+};
+
 template <DecodeVariant kVariant>
 struct DecodeInstance {
   static constexpr DecodeGeometry kGeometry = decode_geometry(kVariant);
 
-  static void launch(KernelConfig const& config, GemmArgs const& args) {
-    if (Status s = decode_check_args(config, args); !s.ok()) HGEMM_THROW(s.code, s.message);
+  static void launch(KernelConfig const& config, GemmArgs const& call) {
+    if (Status s = decode_check_args(config, call); !s.ok()) HGEMM_THROW(s.code, s.message);
     auto kernel = sm80::sm80_decode_kernel<sm80::DecodeTraits<kVariant>>;
     DeviceInfo const& device = current_device();
+    const ScratchRows rows(call, programmatic_launch(device));
+    GemmArgs const& args = rows.args();
     if constexpr (kGeometry.smem_bytes > kDefaultSmemLimit) {
       // The opt-in is per function and device. Setting it twice is harmless, so racing threads
       // need no lock, only a record of the devices already done.

@@ -661,9 +661,11 @@ void test_batched_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
 
 // The orders whose tuned kernels read their A column-major: the call's A with row-major C, its B
 // (row-major) as C^T's A with column-major C. Plain, with alpha, beta and (row-major C) a bias,
-// and batched; the sm90 kernels' general flavour takes them where TMA can read the call, and
-// every result matches the reference.
+// and batched; the sm90 kernels' general flavour takes them where TMA can read the call, the
+// decode kernels (from a packed copy of A's rows) one matrix of at most 16 rows with row-major C,
+// and every result matches the reference.
 void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90) {
+  int decoded = 0;
   constexpr RoutedOrders kOrders[] = {{Order::kCol, Order::kRow, Order::kRow},
                                       {Order::kCol, Order::kCol, Order::kRow},
                                       {Order::kRow, Order::kRow, Order::kCol},
@@ -691,6 +693,8 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
         }
         const bool fused = kind != Kind::kEpilogue || t.accum == hgemm::Accum::kF32;
         const bool expect_sm90 = sm90 && s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0 && fused;
+        const bool may_decode = sm90 && s.m <= 16 && mp.c == Order::kRow &&
+                                kind != Kind::kBatched && s.k % 8 == 0;
         void* p;
         // Three disjoint spans, each as long as the longest operand over 3 batches.
         const size_t bytes =
@@ -699,17 +703,29 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
         char* base = static_cast<char*>(p);
         try {
           const hgemm::GemmPlan plan = hgemm::explain(d, base, base + bytes, base + 2 * bytes);
-          const bool ok = !expect_sm90 || (plan.path == HGEMM_PATH_DISPATCH &&
-                                           plan.kernel.rfind("sm90_", 0) == 0 &&
-                                           plan.reason.find("M-major") != std::string::npos);
-          check(ok, d.name() + " runs on the sm90 kernels' general flavour: plan " +
-                        plan.kernel + " [" + plan.source + "] " + plan.reason);
+          const bool general = plan.path == HGEMM_PATH_DISPATCH &&
+                               plan.kernel.rfind("sm90_", 0) == 0 &&
+                               plan.reason.find("M-major") != std::string::npos;
+          const bool decode =
+              plan.path == HGEMM_PATH_DISPATCH && plan.kernel.rfind("decode_", 0) == 0;
+          decoded += decode;
+          check(decode ? may_decode : !expect_sm90 || general,
+                d.name() + (may_decode ? " runs on the decode kernels or the sm90 kernels' " +
+                                             std::string("general flavour: plan ")
+                                       : " runs on the sm90 kernels' general flavour: plan ") +
+                    plan.kernel + " [" + plan.source + "] " + plan.reason);
         } catch (const hgemm::Error& e) {
           check(false, d.name() + " explain: " + e.what());
         }
         CUDA_OK(cudaFree(p));
         run_case(buf, d, with_bias, 0, seed++);
       }
+  const bool small = std::any_of(shapes.begin(), shapes.end(), [](const Shape& s) {
+    return s.m <= 16 && s.k % 8 == 0;
+  });
+  check(!sm90 || !small || decoded > 0,
+        "a column-major A of at most 16 rows ran on the decode kernels (" +
+            std::to_string(decoded) + " calls)");
 }
 
 // Calls the tuned kernels cannot take name the safety net and why.

@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "dispatch/cost.hpp"
 #include "dispatch/dispatch.hpp"
+#include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "registry/registry.hpp"
 #include "tuner/space/space.hpp"
@@ -359,11 +360,12 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
 }
 
 // A column-major A runs on the general kernels (the table's pick where it is one, else the cost
-// model's), never split, and the decision is not the row-major call's cached one.
+// model's), never split, and the decision is not the row-major call's cached one; with at most
+// 16 rows, untabled, on the decode kernels from a packed copy of its rows.
 TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   const DeviceInfo d = h100();
   for (const Problem& p : {Problem{1024, 1024, 1024, Layout::kTN, Accum::kF32},
-                           Problem{8, 4096, 4096, Layout::kNN, Accum::kF16},
+                           Problem{24, 4096, 4096, Layout::kNN, Accum::kF16},
                            Problem{4096, 4096, 65536, Layout::kTN, Accum::kF32}}) {
     const dispatch::Decision row = dispatch::decide(p, args_for(p), d, {});
     GemmArgs args = args_for(p);
@@ -375,18 +377,40 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
     EXPECT_EQ(dispatch::decide(p, args_for(p), d, {}).config, row.config) << p.name();
   }
-  // The sm80 catalog and decode refuse it by name.
+  for (const Problem& p : {Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
+                           Problem{8, 4096, 4096, Layout::kNN, Accum::kF16},
+                           Problem{16, 5120, 13824, Layout::kTN, Accum::kF32}}) {
+    GemmArgs args = args_for(p);
+    args.a_col_major = true;
+    const dispatch::Decision col = dispatch::decide(p, args, d, {});
+    EXPECT_EQ(col.config.family, Family::kDecode) << p.name() << ": " << col.reason;
+    EXPECT_EQ(col.source, dispatch::Source::kDecode) << p.name();
+    // A caller's workspace too small for the copy: decode refuses by name, dispatch goes on.
+    int dummy = 0;
+    args.workspace = &dummy;
+    args.workspace_bytes = decode_transposed_a_bytes(p.m, p.k) - 256;
+    const Status s = registry::can_implement(p, col.config, args, d);
+    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(s.message.find("copied to rows first"), std::string::npos) << s.message;
+    EXPECT_EQ(dispatch::decide(p, args, d, {}).config.family, Family::kSm90Ws) << p.name();
+    args.workspace_bytes += 256;
+    EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok());
+  }
+  // The sm80 catalog refuses it by name.
   const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};
   GemmArgs args = args_for(p);
   args.a_col_major = true;
+  int refused = 0;
   for (const auto& inst : registry::instances()) {
-    if (inst.config.family == Family::kSm90Ws || inst.config.layout != p.layout ||
+    if (inst.config.family != Family::kSm80Mma || inst.config.layout != p.layout ||
         inst.config.accum != p.accum || inst.config.dtype != p.dtype)
       continue;
     const Status s = registry::can_implement(p, inst.config, args, d);
     EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
     EXPECT_NE(s.message.find("row-major"), std::string::npos) << s.message;
+    ++refused;
   }
+  EXPECT_GT(refused, 0);
 }
 
 // A kernel without the general flavour refuses batches and beta by name.

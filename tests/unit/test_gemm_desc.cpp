@@ -11,6 +11,7 @@
 #include "dispatch/gemm_route.hpp"
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
 #include "launch/workspace.hpp"
 
 namespace {
@@ -310,6 +311,12 @@ TEST(GemmDescRefusals, Workspace) {
   big.order_a = HGEMM_ORDER_COL;  // a column-major A: the general kernels, which never split
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
+  // ... or, with at most 16 rows, the decode kernels from a packed copy of its rows.
+  hgemmGemmDesc_t skinny = desc_of(16, 4096, 5000);
+  skinny.order_a = HGEMM_ORDER_COL;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&skinny, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, hgemm::decode_transposed_a_bytes(16, 5000));
+  EXPECT_GE(needed, size_t(16) * 5000 * 2);
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
   big.k = 0;
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_ERROR_INVALID_SIZE);
