@@ -173,11 +173,12 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               every combination, any alignment, in one launch for all batches; correct, not
  *               tuned.
  *
- * Workspace: split-K on the dispatch path needs scratch. With workspace NULL it comes from a
- * library-owned stream-ordered pool (allocated on first use, then reused); with a workspace
- * given, the call uses it and allocates nothing. workspace_size must then be at least
- * hgemmGemmWorkspaceSize() for the descriptor (0 for safety-net, batched and M-major-A calls,
- * at most 32 MiB).
+ * Workspace: split-K on the dispatch path needs scratch, and so does a column-major A of at most
+ * 16 rows (the kernels that stream B for such M read a packed copy of A's rows: M * K * 2 bytes,
+ * rounded up to 256). With workspace NULL it comes from a library-owned stream-ordered pool
+ * (allocated on first use, then reused); with a workspace given, the call uses it and allocates
+ * nothing. workspace_size must then be at least hgemmGemmWorkspaceSize() for the descriptor (0
+ * for safety-net and batched calls and a column-major A of more than 16 rows; at most 32 MiB).
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;
