@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <cstring>
 
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
@@ -46,8 +47,10 @@ int cmd_info(const Args& raw) {
       std::printf("dispatch table %s: %s\n  tuned on %s (%d SMs), %d entries, %s\n", a.c_str(),
                   info.table_path, info.tuned_gpu[0] ? info.tuned_gpu : "?",
                   info.tuned_sm_count, info.entries,
-                  info.matches_device ? "matches this device: used"
-                                      : "does not match this device: not used");
+                  !info.matches_device ? "does not match this device: not used"
+                  : std::strcmp(info.tuned_gpu, info.device_gpu) == 0
+                      ? "matches this device: used"
+                      : "another GPU of this architecture and SM count: used");
     else
       std::printf("dispatch table %s: none\n", a.c_str());
     if (!info.matches_device) std::printf("  %s; dispatch uses the cost heuristic\n", info.status);

@@ -79,8 +79,11 @@ typedef struct {
   char tuned_gpu[128];     /* the GPU the table was tuned on; "" when none was read */
   int tuned_sm_count;      /* its SM count; 0 when none was read */
   int entries;             /* tuned shapes in the table (both layouts) */
-  int matches_device;      /* 1 when the table's GPU and SM count are this device's, so it is used */
-  char status[512];        /* "loaded", or why the table is not used */
+  int matches_device;      /* 1 when the table is used on this device: tuned on it, or on another
+                              GPU of the same architecture and SM count (tuned_gpu then differs
+                              from device_gpu, and status says so) */
+  char status[512];        /* "loaded", "loaded: tuned on ..." for another GPU's table, or why
+                              the table is not used */
   char user_table_path[1024]; /* where the user table is (or would be) read; "" when none */
   int user_entries;        /* tuned shapes in the user table; 0 when it is absent or not used */
   char user_status[512];   /* "loaded", "" when there is no user table, or why it is not used */

@@ -106,16 +106,47 @@ std::string_view to_string(Source source) {
   return "?";
 }
 
+namespace {
+
+// Whether every config `table` names runs on `device`'s architecture: the sm90 kernels need sm_90
+// itself, the others sm_80 or later.
+bool runs_on_architecture(const Table& table, const DeviceInfo& device) {
+  auto runs = [&](const KernelConfig& c) {
+    return c.family == Family::kSm90Ws ? device.is_sm90() : device.cc() >= 80;
+  };
+  for (const TableEntry& e : table.entries) {
+    if (!runs(e.config)) return false;
+    for (const TimedConfig& t : e.timed)
+      if (!runs(t.config)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device)
     : table_(std::move(table)), path_(std::move(path)) {
-  if (table_->gpu != device.name || table_->sm_count != device.sm_count) {
-    status_ = path_ + " was tuned on " + table_->gpu + " (" + std::to_string(table_->sm_count) +
-              " SMs), this device is " + device.name + " (" + std::to_string(device.sm_count) +
-              " SMs): not used";
+  const std::string tuned_on = table_->gpu + " (" + std::to_string(table_->sm_count) + " SMs)";
+  const std::string here = device.name + " (" + std::to_string(device.sm_count) + " SMs)";
+  // Another GPU of the same architecture and SM count (the H200 and H800 beside the H100) has
+  // the same tiles per wave and the same instruction rates; its memory bandwidth may differ, so
+  // the table is a prior there, said so, and beaten by a user table tuned on the device itself.
+  const bool same_gpu = table_->gpu == device.name && table_->sm_count == device.sm_count;
+  const bool sibling = !same_gpu && table_->sm_count == device.sm_count &&
+                       runs_on_architecture(*table_, device);
+  if (!same_gpu && !sibling) {
+    status_ = path_ + " was tuned on " + tuned_on + ", this device is " + here +
+              (table_->sm_count == device.sm_count ? ", whose architecture cannot run its kernels"
+                                                   : "") +
+              ": not used";
     return;
   }
   usable_ = true;
-  status_ = "loaded";
+  tuned_here_ = same_gpu;
+  status_ = same_gpu ? "loaded"
+                     : "loaded: tuned on " + tuned_on + ", used on " + here +
+                           ", a GPU of the same architecture and SM count ('hgemm tune' tunes "
+                           "this device's own shapes into the user table)";
   const std::vector<TableEntry>& entries = table_->entries;
   points_.reserve(entries.size());
   for (const TableEntry& e : entries)
@@ -199,9 +230,16 @@ Tables tables_for(const DeviceInfo& device, Accum accum) {
         warn_once("user table not used: " + slot->user.status());
     }
     const TableLocation shipped = locate_shipped_table(device.name, accum);
-    slot->shipped = shipped.path.empty()
-                        ? LoadedTable::none("", shipped.problem)
-                        : load_for(shipped.path, device, accum, /*missing_is_normal=*/false);
+    if (!shipped.path.empty()) {
+      slot->shipped = load_for(shipped.path, device, accum, /*missing_is_normal=*/false);
+    } else {
+      slot->shipped = LoadedTable::none("", shipped.problem);
+      for (const std::string& path : other_gpus_tables(device.name, accum))
+        if (LoadedTable other = load_for(path, device, accum, false); other.usable()) {
+          slot->shipped = std::move(other);
+          break;
+        }
+    }
     if (!slot->shipped.usable()) warn_once(slot->shipped.status());
   }
   return {&slot->user, &slot->shipped};

@@ -61,8 +61,9 @@ struct Decision {
 class LoadedTable {
  public:
   LoadedTable() = default;
-  // `table` as found at `path` for `device`: used only when its GPU name and SM count are the
-  // device's.
+  // `table` as found at `path` for `device`: used when it was tuned on this GPU (name and SM
+  // count), or on another GPU of the same SM count whose every kernel runs on this device's
+  // architecture (a sibling: the H100's table on an H200); status() says which.
   LoadedTable(Table table, std::string path, const DeviceInfo& device);
   // Moves keep the points' views of the entries' timed lists valid (their buffers move along);
   // a copy would leave them viewing the original.
@@ -74,6 +75,8 @@ class LoadedTable {
   static LoadedTable none(std::string path, std::string status);
 
   bool usable() const { return usable_; }
+  // Usable, and tuned on this very GPU rather than a sibling.
+  bool tuned_here() const { return tuned_here_; }
   const std::string& path() const { return path_; }
   // "loaded", or why the table is not used.
   const std::string& status() const { return status_; }
@@ -90,6 +93,7 @@ class LoadedTable {
   std::string path_;
   std::string status_;
   bool usable_ = false;
+  bool tuned_here_ = false;
   std::vector<TunedPoint> points_;
   struct LazyFit {
     std::once_flag once;

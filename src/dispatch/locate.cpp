@@ -54,7 +54,10 @@ TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum) {
   const std::string file = table_file_name(gpu_name, accum);
   std::error_code ec;
   if (const std::string db = env::db(); !db.empty()) {
-    if (fs::is_directory(db, ec)) return {(fs::path(db) / file).string(), {}};
+    if (fs::is_directory(db, ec)) {
+      if (fs::path p = fs::path(db) / file; fs::is_regular_file(p, ec)) return {p.string(), {}};
+      return {{}, "no dispatch table " + file + " in HGEMM_DB=" + db};
+    }
     if (db.ends_with(".jsonl") || db.ends_with(".jsonl.gz"))
       return {{}, "HGEMM_DB=" + db + " is a tuning history (JSONL); dispatch reads dispatch "
                   "tables: write one with 'hgemm db export " + db + " --table FILE'"};
@@ -67,6 +70,33 @@ TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum) {
   for (const std::string& dir : dirs) looked += (looked.empty() ? "" : ", ") + dir;
   return {{}, "no dispatch table " + file + " (looked in " + (looked.empty() ? "nothing" : looked) +
                  "; HGEMM_DB names another)"};
+}
+
+std::vector<std::string> other_gpus_tables(std::string_view gpu_name, Accum accum) {
+  const std::string own = table_file_name(gpu_name, accum);
+  // Appended piece by piece: "-" + std::string&& trips gcc 12's -Wrestrict false positive.
+  std::string suffix = "-";
+  suffix.append(to_string(accum)).append(".table");
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  if (const std::string db = env::db(); !db.empty()) {
+    if (!fs::is_directory(db, ec)) return {};  // a file: that table or none
+    dirs.push_back(db);
+  } else {
+    dirs = shipped_table_dirs();
+  }
+  std::vector<std::string> found;
+  for (const std::string& dir : dirs) {
+    std::vector<std::string> here;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name != own && name.ends_with(suffix) && e.is_regular_file(ec))
+        here.push_back(e.path().string());
+    }
+    std::sort(here.begin(), here.end());  // the directory's order is the file system's
+    found.insert(found.end(), here.begin(), here.end());
+  }
+  return found;
 }
 
 namespace {

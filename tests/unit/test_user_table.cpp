@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -226,23 +227,101 @@ TEST(UserTable, ReloadPicksUpANewUserTable) {
   else ::unsetenv("HGEMM_USER_TABLE");
 }
 
-}  // namespace
+// A GPU with no table of its own uses one tuned on another GPU of the same architecture and SM
+// count (the H100's on an H200) and says so; never one of another SM count or architecture.
+TEST(OtherGpusTable, UsedOnlyOnAGpuOfTheSameArchitectureAndSmCount) {
+  DeviceInfo h200 = tuner::nominal_device("described H200", 132);
+  h200.ordinal = 0;
+  const dispatch::LoadedTable sibling(table({entry(128, config())}), "h100.table", h200);
+  EXPECT_TRUE(sibling.usable()) << sibling.status();
+  EXPECT_FALSE(sibling.tuned_here());
+  EXPECT_NE(sibling.status().find("tuned on NVIDIA H100 80GB HBM3 (132 SMs), used on described "
+                                  "H200 (132 SMs)"),
+            std::string::npos)
+      << sibling.status();
+  EXPECT_NE(sibling.find(problem(128)), nullptr);
 
-// hgemmSetUserTable names the user table ahead of $HGEMM_USER_TABLE; NULL and "" give it back.
-TEST(UserTable, SetUserTableOverridesTheEnvironment) {
-  const char* before = std::getenv("HGEMM_USER_TABLE");
-  const std::string saved = before ? before : "";
-  setenv("HGEMM_USER_TABLE", "/from/env.table", 1);
-  EXPECT_EQ(hgemmSetUserTable("/from/api.table"), HGEMM_SUCCESS);
-  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/api.table");
-  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF16), "/from/api.table");
-  EXPECT_EQ(hgemmSetUserTable(nullptr), HGEMM_SUCCESS);
-  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/env.table");
-  set_user_table("/from/cxx.table");
-  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/cxx.table");
-  EXPECT_EQ(hgemmSetUserTable(""), HGEMM_SUCCESS);
-  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/env.table");
-  hgemmReloadTables();
-  if (before) setenv("HGEMM_USER_TABLE", saved.c_str(), 1);
-  else unsetenv("HGEMM_USER_TABLE");
+  DeviceInfo fewer_sms = h200;
+  fewer_sms.sm_count = 114;
+  const dispatch::LoadedTable other_count(table({entry(128, config())}), "h100.table", fewer_sms);
+  EXPECT_FALSE(other_count.usable());
+  EXPECT_NE(other_count.status().find("not used"), std::string::npos) << other_count.status();
+
+  // The sm90 kernels run on sm_90 only: an sm_80 device of 132 SMs cannot use their table.
+  DeviceInfo ampere = h200;
+  ampere.cc_major = 8;
+  const dispatch::LoadedTable other_arch(table({entry(128, config())}), "h100.table", ampere);
+  EXPECT_FALSE(other_arch.usable());
+  EXPECT_NE(other_arch.status().find("architecture cannot run its kernels"), std::string::npos)
+      << other_arch.status();
+  // ... a table of sm80 kernels alone it can.
+  const dispatch::LoadedTable portable(
+      table({entry(128, config("sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn"))}), "h100.table", ampere);
+  EXPECT_TRUE(portable.usable()) << portable.status();
+
+  const dispatch::LoadedTable own(table({entry(128, config())}), "h100.table",
+                                  tuner::nominal_device(kGpu, 132));
+  EXPECT_TRUE(own.tuned_here());
+  EXPECT_EQ(own.status(), "loaded");
 }
+
+// Where the device's own table is missing, dispatch loads the first other GPU's table of the
+// directory that fits the device, and hgemmGetDispatchInfo's fields say which.
+TEST(OtherGpusTable, FoundWhereTheDeviceHasNoTable) {
+  TempDir dir;
+  dispatch::Table h100 = table({entry(128, config())});
+  write_file_atomically(dir.file("nvidia-h100-80gb-hbm3-f32.table"), dispatch::format_table(h100));
+  dispatch::Table fewer = table({entry(256, config())}, 114);
+  fewer.gpu = "A GPU of 114 SMs";
+  write_file_atomically(dir.file("a-gpu-of-114-sms-f32.table"), dispatch::format_table(fewer));
+  dispatch::Table f16 = h100;
+  f16.accum = Accum::kF16;
+  f16.entries = {entry(512, config("sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f16_tn"))};
+  write_file_atomically(dir.file("nvidia-h100-80gb-hbm3-f16.table"), dispatch::format_table(f16));
+
+  auto saved = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const std::optional<std::string> db = saved("HGEMM_DB"), user = saved("HGEMM_USER_TABLE");
+  ::setenv("HGEMM_DB", dir.path().c_str(), 1);
+  ::setenv("HGEMM_USER_TABLE", dir.file("no-user.table").c_str(), 1);
+  hgemm::reload_tables();
+
+  DeviceInfo device = tuner::nominal_device("described H200", 132);
+  device.ordinal = 0;
+  EXPECT_EQ(dispatch::other_gpus_tables(device.name, Accum::kF32),
+            (std::vector<std::string>{dir.file("a-gpu-of-114-sms-f32.table"),
+                                      dir.file("nvidia-h100-80gb-hbm3-f32.table")}));
+  const dispatch::Tables tables = dispatch::tables_for(device, Accum::kF32);
+  ASSERT_TRUE(tables.shipped->usable()) << tables.shipped->status();
+  EXPECT_EQ(tables.shipped->path(), dir.file("nvidia-h100-80gb-hbm3-f32.table"));
+  EXPECT_NE(tables.shipped->find(problem(128)), nullptr);
+  const hgemmDispatchInfo_t info = dispatch::describe(device, Accum::kF16);
+  EXPECT_EQ(info.matches_device, 1);
+  EXPECT_STREQ(info.tuned_gpu, kGpu);
+  EXPECT_STREQ(info.device_gpu, "described H200");
+  EXPECT_EQ(std::string(info.status).rfind("loaded: tuned on " + std::string(kGpu), 0), 0u)
+      << info.status;
+  EXPECT_EQ(info.entries, 1);
+
+  // A device of another SM count finds none that fits: no table, and the status says why.
+  DeviceInfo other = tuner::nominal_device("described GPU of 100 SMs", 100);
+  other.ordinal = 0;
+  EXPECT_FALSE(dispatch::tables_for(other, Accum::kF32).shipped->usable());
+  EXPECT_NE(dispatch::tables_for(other, Accum::kF32).shipped->status().find(
+                "no dispatch table described-gpu-of-100-sms-f32.table"),
+            std::string::npos);
+
+  // HGEMM_DB naming a file names that table alone.
+  ::setenv("HGEMM_DB", dir.file("missing.table").c_str(), 1);
+  EXPECT_TRUE(dispatch::other_gpus_tables(device.name, Accum::kF32).empty());
+
+  if (db) ::setenv("HGEMM_DB", db->c_str(), 1);
+  else ::unsetenv("HGEMM_DB");
+  if (user) ::setenv("HGEMM_USER_TABLE", user->c_str(), 1);
+  else ::unsetenv("HGEMM_USER_TABLE");
+  hgemm::reload_tables();
+}
+
+}  // namespace
