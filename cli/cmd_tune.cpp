@@ -81,9 +81,11 @@ constexpr const char* kHelp =
                      those whose names contain one of LIST (all: every one, about 3800): each is
                      compiled up front (in parallel, into the JIT cache; hgemm jit --help) and
                      loaded at run time. Dispatch uses such winners only with HGEMM_JIT=1
-  --history LIST     more databases (same device) whose records only warm-start the policy and
-                     feed the blocklist: never counted toward budgets, never written to. For
-                     re-tuning into a fresh database after the kernels changed
+  --history LIST     more databases whose records only warm-start the policy and feed the
+                     blocklist: never counted toward budgets, never written to. For re-tuning
+                     into a fresh database after the kernels changed, or on a GPU of another
+                     name and the same SM count (the H100's history on an H200); a history of
+                     another SM count is refused
   --gpus LIST        device ordinals to tune on in parallel, e.g. 0,1,2,3, or all
                      (default: the current device only)
   --mode M           timing mode: graph (device time, default) or offline
@@ -373,10 +375,14 @@ int run_worker(const Settings& s) {
       std::fprintf(stderr, "hgemm %s: error: %s (line skipped; the rest is used)\n",
                    label.c_str(), e.c_str());
     const FingerprintCheck check = compare_fingerprints(db.header, fingerprint);
-    if (!check.same_device)
+    // A warm start only orders the candidates and seeds the policy, and every winner is measured
+    // here: another GPU of this SM count (the H100's history on an H200) serves as that prior.
+    const bool prior_from_sibling =
+        !written && fingerprint_value(db.header, "sm_count") == std::to_string(device.sm_count);
+    if (!check.same_device && !prior_from_sibling)
       HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + " was tuned on another device (" +
-                                                 check.differences.front() +
-                                                 "); pass another --db");
+                                                 check.differences.front() + "); pass another " +
+                                                 (written ? "--db" : "--history"));
     if (const std::string why = timing_mismatch(db.header, !db.records.empty(), fingerprint);
         written && !why.empty())
       HGEMM_THROW(HGEMM_ERROR_NOT_SUPPORTED, file + ": " + why);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_runner.hpp"
+#include "core/file_io.hpp"
 #include "tuner/ablation.hpp"
 #include "tuner/measure/replay_measurer.hpp"
 #include "tuner/measure/synthetic_measurer.hpp"
@@ -377,6 +378,39 @@ TEST(TunerCli, HistoryWarmStartsWithoutCountingOrWriting) {
   r = run_cli(tune + "--db " + new_db + " --history " + dir.file("missing.jsonl"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--history: no such file"), std::string::npos) << r.output;
+}
+
+// --history from another GPU: a prior where the SM count is this device's (the H100's history on
+// an H200), refused where it is not; --db, which is written, must be this device's.
+TEST(TunerCli, HistoryFromAnotherGpuOfTheSameSmCountIsAPrior) {
+  TempDir dir;
+  const std::string own = dir.file("own.jsonl");
+  const std::string tune = "tune --shape 4096x4096x1024 --layout tn --acc f32 --budget 3 "
+                           "--measurer synthetic --resume ";
+  ASSERT_EQ(run_cli(tune + "--db " + own).code, 0);
+  std::string text = slurp(own);
+  const std::string synthetic = "\"gpu\":\"synthetic\"";
+  ASSERT_NE(text.find(synthetic), std::string::npos) << text.substr(0, 200);
+  text.replace(text.find(synthetic), synthetic.size(), "\"gpu\":\"NVIDIA H100 80GB HBM3\"");
+  const std::string sibling = dir.file("sibling.jsonl");
+  write_file_atomically(sibling, text);
+  CliResult r = run_cli(tune + "--db " + dir.file("new.jsonl") + " --history " + sibling);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("differs from this run: gpu"), std::string::npos) << r.output;
+
+  const std::string sm_count = "\"sm_count\":\"132\"";
+  ASSERT_NE(text.find(sm_count), std::string::npos) << text.substr(0, 200);
+  text.replace(text.find(sm_count), sm_count.size(), "\"sm_count\":\"114\"");
+  const std::string other = dir.file("other.jsonl");
+  write_file_atomically(other, text);
+  r = run_cli(tune + "--db " + dir.file("new2.jsonl") + " --history " + other);
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("was tuned on another device"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pass another --history"), std::string::npos) << r.output;
+  // Written to, a sibling's database is refused all the same.
+  r = run_cli(tune + "--db " + sibling);
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("pass another --db"), std::string::npos) << r.output;
 }
 
 // --include: matching candidates are measured on top of the budget, first, and only once.
