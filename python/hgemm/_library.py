@@ -49,8 +49,10 @@ def _acc(acc):
 
 def info(acc="f32"):
     """The dispatch tables in use on the current CUDA device for one accumulation: the shipped
-    table (path, GPU it was tuned on, entries, whether it matches this device and why not) and the
-    user table that `hgemm.tune` writes, as a dict."""
+    table (path, GPU it was tuned on, entries, whether it is used on this device and why not; a
+    GPU without a table of its own uses one tuned on a GPU of its architecture and SM count, and
+    then tuned_gpu differs from device_gpu) and the user table that `hgemm.tune` writes, as a
+    dict."""
     status, d = _hgemm.dispatch_info(_acc(acc))
     if status != _hgemm.SUCCESS:
         raise_last_error(status)
