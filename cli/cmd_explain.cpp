@@ -15,8 +15,8 @@
 namespace hgemm::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu h100]
-       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu h100]
+constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu h100|h200]
+       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu h100|h200]
 
   prints the config dispatch runs for the problem, the rule that chose it (user table, shipped
   table, neighbours, heuristic, safety net) and why, and the tables it consulted. With --suite,
@@ -25,8 +25,9 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   --suite S    a named suite (bench/suites/S.txt) or a file of "M N K" lines
   --layout L   nn or tn (default tn; with --suite a list, e.g. nn,tn)
   --acc A      f32 (default) or f16 (with --suite a list)
-  --gpu h100   decide for a described H100 SXM (132 SMs) instead of the current device: no GPU
-               needed
+  --gpu G      decide for a described GPU instead of the current device, no GPU needed: h100
+               (H100 SXM, 132 SMs) or h200 (132 SMs, 60 MB of L2; it has no table of its own
+               and reads the H100's)
 )";
 
 // 256-byte aligned stand-ins: dispatch looks only at the pointers' alignment.
@@ -68,13 +69,19 @@ int cmd_explain(const Args& raw) {
     }
     DeviceInfo device;
     if (auto gpu = args.get("gpu")) {
-      if (*gpu != "h100") throw ArgError("--gpu knows only h100");
-      device = tuner::nominal_device("NVIDIA H100 80GB HBM3", 132);
+      if (*gpu == "h100") {
+        device = tuner::nominal_device("NVIDIA H100 80GB HBM3", 132);
+      } else if (*gpu == "h200") {
+        device = tuner::nominal_device("NVIDIA H200", 132);
+        device.l2_bytes = 60 << 20;
+      } else {
+        throw ArgError("--gpu knows h100 and h200, not '" + *gpu + "'");
+      }
       device.ordinal = 0;
     } else {
       const DeviceInfo* current = nullptr;
       if (Status s = query_current_device(&current); !s.ok())
-        throw ArgError("no device (" + s.message + "); --gpu h100 explains for a described H100");
+        throw ArgError("no device (" + s.message + "); --gpu h100 or h200 explains for a described GPU");
       device = *current;
     }
     const auto& pos = args.positional();

@@ -36,7 +36,7 @@ int cmd_info(const Args& raw) {
     std::printf("  %-56s threads %3d  smem %6d B\n", c.name().c_str(), c.num_threads(),
                 c.smem_bytes());
   if (!device) {
-    std::puts("dispatch tables: no device to load them for (hgemm explain --gpu h100 works "
+    std::puts("dispatch tables: no device to load them for (hgemm explain --gpu h100 or h200 works "
               "without one)");
     return 0;
   }

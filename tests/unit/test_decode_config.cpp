@@ -365,6 +365,23 @@ TEST(DecodeSpace, OfferedForSmallMOnly) {
   }
 }
 
+// A described H200 has no table of its own: explain shows it reading the H100's.
+TEST(DecodeExplain, AnH200ReadsTheH100sTable) {
+  const CliResult r = run_cli("explain 333 4096 4096 --gpu h200",
+                              std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("on NVIDIA H200 (132 SMs)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rule    neighbours"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nvidia-h100-80gb-hbm3-f32.table (loaded: tuned on NVIDIA H100 80GB "
+                          "HBM3 (132 SMs), used on NVIDIA H200 (132 SMs)"),
+            std::string::npos)
+      << r.output;
+  const CliResult bad = run_cli("explain 1 4608 3584 --gpu b200", kNoDevice);
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--gpu knows h100 and h200, not 'b200'"), std::string::npos)
+      << bad.output;
+}
+
 TEST(DecodeExplain, SaysTheDecodeRuleChose) {
   const CliResult r = run_cli("explain 1 4608 3584 --gpu h100",
                               std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table");
