@@ -15,8 +15,8 @@
 namespace hgemm::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu h100|h200]
-       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu h100|h200]
+constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu G]
+       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu G]
 
   prints the config dispatch runs for the problem, the rule that chose it (user table, shipped
   table, neighbours, heuristic, safety net) and why, and the tables it consulted. With --suite,
@@ -81,7 +81,8 @@ int cmd_explain(const Args& raw) {
     } else {
       const DeviceInfo* current = nullptr;
       if (Status s = query_current_device(&current); !s.ok())
-        throw ArgError("no device (" + s.message + "); --gpu h100 or h200 explains for a described GPU");
+        throw ArgError("no device (" + s.message +
+                       "); --gpu h100 or h200 explains for a described GPU");
       device = *current;
     }
     const auto& pos = args.positional();

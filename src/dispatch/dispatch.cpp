@@ -142,7 +142,6 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
     return;
   }
   usable_ = true;
-  tuned_here_ = same_gpu;
   status_ = same_gpu ? "loaded"
                      : "loaded: tuned on " + tuned_on + ", used on " + here +
                            ", a GPU of the same architecture and SM count ('hgemm tune' tunes "

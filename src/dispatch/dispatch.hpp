@@ -75,8 +75,6 @@ class LoadedTable {
   static LoadedTable none(std::string path, std::string status);
 
   bool usable() const { return usable_; }
-  // Usable, and tuned on this very GPU rather than a sibling.
-  bool tuned_here() const { return tuned_here_; }
   const std::string& path() const { return path_; }
   // "loaded", or why the table is not used.
   const std::string& status() const { return status_; }
@@ -93,7 +91,6 @@ class LoadedTable {
   std::string path_;
   std::string status_;
   bool usable_ = false;
-  bool tuned_here_ = false;
   std::vector<TunedPoint> points_;
   struct LazyFit {
     std::once_flag once;
