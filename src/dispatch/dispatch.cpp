@@ -131,14 +131,11 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   // Another GPU of the same architecture and SM count (the H200 and H800 beside the H100) has
   // the same tiles per wave and the same instruction rates; its memory bandwidth may differ, so
   // the table is a prior there, said so, and beaten by a user table tuned on the device itself.
-  const bool same_gpu = table_->gpu == device.name && table_->sm_count == device.sm_count;
-  const bool sibling = !same_gpu && table_->sm_count == device.sm_count &&
-                       runs_on_architecture(*table_, device);
-  if (!same_gpu && !sibling) {
+  const bool same_sms = table_->sm_count == device.sm_count;
+  const bool same_gpu = same_sms && table_->gpu == device.name;
+  if (!same_gpu && !(same_sms && runs_on_architecture(*table_, device))) {
     status_ = path_ + " was tuned on " + tuned_on + ", this device is " + here +
-              (table_->sm_count == device.sm_count ? ", whose architecture cannot run its kernels"
-                                                   : "") +
-              ": not used";
+              (same_sms ? ", whose architecture cannot run its kernels" : "") + ": not used";
     return;
   }
   usable_ = true;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "core/env.hpp"
 
@@ -50,43 +51,50 @@ std::vector<std::string> shipped_table_dirs() {
   return dirs;
 }
 
+namespace {
+
+// The directories a table is looked for in, the device's own and other GPUs' alike: $HGEMM_DB
+// when it names a directory, else the shipped ones; nullopt when $HGEMM_DB names a file, which is
+// then the one table.
+std::optional<std::vector<std::string>> table_dirs() {
+  const std::string db = env::db();
+  if (db.empty()) return shipped_table_dirs();
+  std::error_code ec;
+  if (fs::is_directory(db, ec)) return std::vector<std::string>{db};
+  return std::nullopt;
+}
+
+}  // namespace
+
 TableLocation locate_shipped_table(std::string_view gpu_name, Accum accum) {
   const std::string file = table_file_name(gpu_name, accum);
-  std::error_code ec;
-  if (const std::string db = env::db(); !db.empty()) {
-    if (fs::is_directory(db, ec)) {
-      if (fs::path p = fs::path(db) / file; fs::is_regular_file(p, ec)) return {p.string(), {}};
-      return {{}, "no dispatch table " + file + " in HGEMM_DB=" + db};
-    }
+  const std::optional<std::vector<std::string>> dirs = table_dirs();
+  if (!dirs) {
+    const std::string db = env::db();
     if (db.ends_with(".jsonl") || db.ends_with(".jsonl.gz"))
       return {{}, "HGEMM_DB=" + db + " is a tuning history (JSONL); dispatch reads dispatch "
                   "tables: write one with 'hgemm db export " + db + " --table FILE'"};
     return {db, {}};
   }
-  const std::vector<std::string> dirs = shipped_table_dirs();
-  for (const std::string& dir : dirs)
+  std::error_code ec;
+  for (const std::string& dir : *dirs)
     if (fs::path p = fs::path(dir) / file; fs::is_regular_file(p, ec)) return {p.string(), {}};
   std::string looked;
-  for (const std::string& dir : dirs) looked += (looked.empty() ? "" : ", ") + dir;
+  for (const std::string& dir : *dirs) looked += (looked.empty() ? "" : ", ") + dir;
   return {{}, "no dispatch table " + file + " (looked in " + (looked.empty() ? "nothing" : looked) +
                  "; HGEMM_DB names another)"};
 }
 
 std::vector<std::string> other_gpus_tables(std::string_view gpu_name, Accum accum) {
+  const std::optional<std::vector<std::string>> dirs = table_dirs();
+  if (!dirs) return {};
   const std::string own = table_file_name(gpu_name, accum);
   // Appended piece by piece: "-" + std::string&& trips gcc 12's -Wrestrict false positive.
   std::string suffix = "-";
   suffix.append(to_string(accum)).append(".table");
-  std::vector<std::string> dirs;
   std::error_code ec;
-  if (const std::string db = env::db(); !db.empty()) {
-    if (!fs::is_directory(db, ec)) return {};  // a file: that table or none
-    dirs.push_back(db);
-  } else {
-    dirs = shipped_table_dirs();
-  }
   std::vector<std::string> found;
-  for (const std::string& dir : dirs) {
+  for (const std::string& dir : *dirs) {
     std::vector<std::string> here;
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
       const std::string name = e.path().filename().string();
