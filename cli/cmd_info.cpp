@@ -23,10 +23,11 @@ int cmd_info(const Args& raw) {
               CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10, CUBLAS_VERSION);
   const DeviceInfo* device = nullptr;
   if (Status s = query_current_device(&device); s.ok()) {
-    std::printf("device %d: %s, sm_%d%d, %d SMs, L2 %d MB, smem/block %d B, driver %d, runtime %d\n",
+    std::printf("device %d: %s, sm_%d%d, %d SMs, L2 %d MB, smem/block %d B, DRAM %.2f TB/s "
+                "nominal, driver %d, runtime %d\n",
                 device->ordinal, device->name.c_str(), device->cc_major, device->cc_minor,
                 device->sm_count, device->l2_bytes >> 20, device->max_smem_per_block_optin,
-                device->driver_version, device->runtime_version);
+                device->dram_bytes_per_s / 1e12, device->driver_version, device->runtime_version);
   } else {
     std::printf("device: none (%s)\n", s.message.c_str());
   }

@@ -34,6 +34,10 @@ cudaError_t read_device(int ordinal, DeviceInfo& d) {
   d.sm_count = prop.multiProcessorCount;
   d.l2_bytes = prop.l2CacheSize;
   d.max_smem_per_block_optin = int(prop.sharedMemPerBlockOptin);
+  int memory_khz = 0;
+  if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal) == cudaSuccess &&
+      memory_khz > 0 && prop.memoryBusWidth > 0)
+    d.dram_bytes_per_s = 2.0 * memory_khz * 1e3 * prop.memoryBusWidth / 8;
   cudaDriverGetVersion(&d.driver_version);
   cudaRuntimeGetVersion(&d.runtime_version);
   return cudaSuccess;

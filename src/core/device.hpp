@@ -16,6 +16,8 @@ struct DeviceInfo {
   int sm_count = 0;
   int l2_bytes = 0;
   int max_smem_per_block_optin = 0;
+  // Nominal peak DRAM bandwidth (memory clock x bus width, double data rate); 0 when unknown.
+  double dram_bytes_per_s = 0;
   int driver_version = 0;   // as cudaDriverGetVersion reports it
   int runtime_version = 0;
 

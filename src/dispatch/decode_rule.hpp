@@ -1,34 +1,54 @@
 // The decode rule: the kernel dispatch runs for a TN call with M <= 16 that no table lists (in NN
 // the narrowest swap-AB tile runs instead: dispatch.cpp, narrowest_swap_tile). Such a call
-// streams B once (N x K halves) and its time is B's bytes over DRAM bandwidth, so the choice is
-// only how many columns each CTA takes:
+// streams B once (N x K halves), so its time is how fast the grid's CTAs can pull B's bytes; the
+// rule takes the decode kernel whose stream model predicts the least time.
 //
-//   1. grid fill: the widest width whose grid has at least 2 CTAs per SM (every SM has work,
-//      and CTAs sharing an SM even out the tail); the narrowest when no width reaches it;
-//   2. A's re-reads: every CTA reads all of A (M rows) through L2, M / block_n of B's bytes;
-//      while that is over a quarter, take the next wider width if its grid still gives every SM
-//      a CTA.
-//
-// Per width, the first candidate in catalog order (launch/sm80_decode_catalog.hpp) runs.
+// The stream model. A CTA owns block_n columns, so it reads block_n x K halves of B. The grid
+// runs in waves of the CTAs resident at once (shared memory and threads decide how many fit on
+// an SM); each CTA of a wave pays one loaded DRAM latency before its first bytes arrive, then
+// streams at the least of four rates:
+//   - its ring: the bytes of B it keeps in flight over the latency;
+//   - DRAM: the device's share per active CTA (a fraction of the nominal peak);
+//   - its SM's copies: what one SM moves, shared by the CTAs on it, A's rows counted (every CTA
+//     re-reads A through L2: M / block_n of B's bytes, 8 rows when M <= 8, else 16);
+//   - its warps: what one warp's loop of copies, shared-memory reads and mma consumes.
+// The constants were fitted on an H200 (189 shapes, every TN decode row timed against the
+// others; bench/results/2026-11-28-h200-decode-rule) and held on the H100's tuned decode
+// records, which they were not fitted to: the pick was within 1.6% (H200) and 1.2% (H100) of
+// the fastest row, where the earlier width rule (2 CTAs per SM, widened for A) was 6% off on
+// both. What it gets wrong is mostly one wave against two of nearly equal work.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/device.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm::dispatch {
 
 struct DecodeChoice {
   size_t index = 0;    // into the candidates
-  std::string reason;  // the rule's arithmetic for this shape, one line
+  std::string reason;  // the model's arithmetic for this shape, one line
 };
 
+// What the stream model predicts for one decode config on `device`, and why.
+struct DecodeEstimate {
+  double seconds = 0;
+  int64_t ctas = 0;
+  int ctas_per_sm = 0;     // resident at once
+  int64_t waves = 0;
+  const char* bound = "";  // the rate that binds in the first wave (decode_rule.cpp names them)
+};
+
+DecodeEstimate estimate_decode(const Problem& problem, const KernelConfig& config,
+                               const DeviceInfo& device);
+
 // `candidates`: decode configs that can run `problem` (can_implement accepted them), in catalog
-// order. nullopt when there are none.
+// order; of estimates within 0.1% of each other the first wins. nullopt when there are none.
 std::optional<DecodeChoice> choose_decode(const Problem& problem,
                                           const std::vector<KernelConfig>& candidates,
-                                          int sm_count);
+                                          const DeviceInfo& device);
 
 }  // namespace hgemm::dispatch

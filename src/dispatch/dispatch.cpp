@@ -352,7 +352,7 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
         decode_refusal = s.message;
       }
     }
-    if (auto choice = choose_decode(problem, configs, device.sm_count))
+    if (auto choice = choose_decode(problem, configs, device))
       return Decision{runnable[choice->index], configs[choice->index], Source::kDecode,
                       choice->reason + "; " + untabled()};
   }

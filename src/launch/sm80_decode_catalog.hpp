@@ -1,9 +1,10 @@
 // The decode catalog (M <= 16, kernels/sm80/sm80_decode.cuh): every decode kernel compiled into
 // the library. A row is compiled for fp32 and fp16 accumulation, fp32 also for bf16 elements, for
-// TN, and for NN where the width allows it (NN transposes B in registers in groups of 64 columns). Dispatch's decode rule
-// (dispatch/decode_rule.hpp) takes, per width, the first row of that width; the others are for
-// the tuner. The depths below come from the budget each width can afford (comments); the rows
-// dispatch takes were first timed in bench/results/2026-11-24-h100-d999474, the others not yet.
+// TN, and for NN where the width allows it (NN transposes B in registers in groups of 64
+// columns). Dispatch's decode rule (dispatch/decode_rule.hpp) takes the row its stream model
+// predicts fastest, reading each row's ring, shared memory and warps from its geometry. The
+// depths below come from the budget each width can afford (comments); every TN row was timed
+// against the others on an H200 in bench/results/2026-11-28-h200-decode-rule.
 #pragma once
 
 #include <array>

@@ -211,34 +211,79 @@ TEST(DecodeConfig, CatalogIsTheListInOrderAndLegal) {
       }
 }
 
-TEST(DecodeRule, WidestWidthWithTwoCtasPerSmThenWidenForA) {
-  std::vector<KernelConfig> widths;
-  for (int bn : {8, 16, 32, 64, 128}) widths.push_back(decode(bn, 64, 4, 4));
-  auto pick = [&](int64_t m, int64_t n) {
+hgemm::DeviceInfo h200() {
+  hgemm::DeviceInfo d = h100();
+  d.name = "described H200";
+  d.dram_bytes_per_s = 4.92e12;
+  return d;
+}
+
+// The catalog's TN f32 rows, in catalog order: what dispatch offers the rule.
+std::vector<KernelConfig> tn_rows() {
+  std::vector<KernelConfig> out;
+  for (KernelConfig const& c : compiled_decode())
+    if (c.layout == Layout::kTN && c.accum == Accum::kF32 && c.dtype == hgemm::DType::kF16)
+      out.push_back(c);
+  return out;
+}
+
+TEST(DecodeRule, TheStreamModelsLeastTime) {
+  const std::vector<KernelConfig> rows = tn_rows();
+  ASSERT_EQ(rows.size(), std::size(hgemm::decode::kCatalogRows));
+  auto pick = [&](int64_t m, int64_t n, int64_t k, const hgemm::DeviceInfo& d) {
     const auto choice =
-        hgemm::dispatch::choose_decode({m, n, 4096, Layout::kTN, Accum::kF32}, widths, 132);
+        hgemm::dispatch::choose_decode({m, n, k, Layout::kTN, Accum::kF32}, rows, d);
     EXPECT_TRUE(choice.has_value());
-    return choice ? widths[choice->index].block_n : 0;
+    return choice ? rows[choice->index].name() : std::string();
   };
-  EXPECT_EQ(pick(1, 4608), 16);    // 288 CTAs; 32 columns would give 144 < 264
-  EXPECT_EQ(pick(8, 14336), 32);   // 448 CTAs, A re-read 8/32 = a quarter: kept
-  EXPECT_EQ(pick(16, 14336), 64);  // 448 CTAs of 32, widened: 224 CTAs of 64 still cover 132
-  EXPECT_EQ(pick(16, 4096), 16);   // 512 of 8 widened to 256 of 16; 128 of 32 < 132 SMs
-  EXPECT_EQ(pick(4, 576), 8);      // nothing reaches 264 CTAs: the narrowest
-  EXPECT_EQ(pick(1, 1 << 20), 128);
-  // The reason carries the arithmetic.
+  // The measured picks of bench/results/2026-11-28-h200-decode-rule (H200) and the H100's tuned
+  // decode records, which the model reproduces.
+  EXPECT_EQ(pick(1, 4608, 3584, h100()), "decode_n16_k64_s4_w4_f32_tn");  // 288 CTAs, one wave
+  // 448 CTAs of 16 would need 1.13 waves of 396; 224 of 32 fit one.
+  EXPECT_EQ(pick(1, 7168, 5120, h100()), "decode_n32_k64_s4_w4_f32_tn");
+  EXPECT_EQ(pick(1, 7168, 5120, h200()), "decode_n32_k64_s4_w4_f32_tn");
+  EXPECT_EQ(pick(4, 576, 7168, h100()), "decode_n8_k128_s6_w4_f32_tn");   // 72 CTAs at most
+  EXPECT_EQ(pick(16, 4096, 14336, h100()), "decode_n16_k64_s4_w4_f32_tn");
+  // Many waves: on the H200 a four-warp 128-column CTA cannot pull its DRAM share.
+  EXPECT_EQ(pick(1, 28672, 4096, h200()), "decode_n32_k32_s4_w8_f32_tn");
+
+  // The estimate: more K costs more; one CTA past a full wave costs a second wave.
+  const KernelConfig& n16 = rows[1];
+  ASSERT_EQ(n16.name(), "decode_n16_k64_s4_w4_f32_tn");
+  auto est = [&](int64_t n, int64_t k) {
+    return hgemm::dispatch::estimate_decode({1, n, k, Layout::kTN, Accum::kF32}, n16, h200());
+  };
+  const auto one_wave = est(16 * 396, 4096), spill = est(16 * 397, 4096);
+  EXPECT_EQ(one_wave.ctas_per_sm, 3);  // 64 KB of 228
+  EXPECT_EQ(one_wave.waves, 1);
+  EXPECT_EQ(spill.waves, 2);
+  EXPECT_GT(spill.seconds, one_wave.seconds + 1e-6);
+  EXPECT_GT(est(4608, 8192).seconds, est(4608, 4096).seconds);
+  // A device that reports no memory bandwidth is modelled as an H100.
+  hgemm::DeviceInfo unknown = h100();
+  unknown.dram_bytes_per_s = 0;
+  EXPECT_DOUBLE_EQ(
+      hgemm::dispatch::estimate_decode({8, 65536, 4096, Layout::kTN, Accum::kF32}, n16, unknown)
+          .seconds,
+      hgemm::dispatch::estimate_decode({8, 65536, 4096, Layout::kTN, Accum::kF32}, n16, h100())
+          .seconds);
+
+  // The reason carries the arithmetic and the runner-up.
   const auto choice =
-      hgemm::dispatch::choose_decode({16, 14336, 4096, Layout::kTN, Accum::kF32}, widths, 132);
+      hgemm::dispatch::choose_decode({1, 7168, 5120, Layout::kTN, Accum::kF32}, rows, h200());
   ASSERT_TRUE(choice.has_value());
-  EXPECT_NE(choice->reason.find("224 CTAs of 64 columns"), std::string::npos) << choice->reason;
-  EXPECT_NE(choice->reason.find("widened from 32"), std::string::npos) << choice->reason;
-  // The first candidate of a width is the one that runs; no candidates, no choice.
-  std::vector<KernelConfig> twice{decode(16, 64, 4, 4), decode(16, 32, 4, 8)};
+  EXPECT_NE(choice->reason.find("224 CTAs of 32 columns, 2 per SM on 132 SMs, 1 wave"),
+            std::string::npos)
+      << choice->reason;
+  EXPECT_NE(choice->reason.find("(next: decode_"), std::string::npos) << choice->reason;
+  // Of equal estimates the first candidate wins; no candidates, no choice.
+  std::vector<KernelConfig> twice{rows[1], rows[1]};
   const auto first =
-      hgemm::dispatch::choose_decode({1, 4608, 4096, Layout::kTN, Accum::kF32}, twice, 132);
+      hgemm::dispatch::choose_decode({1, 4608, 4096, Layout::kTN, Accum::kF32}, twice, h100());
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->index, 0u);
-  EXPECT_FALSE(hgemm::dispatch::choose_decode({1, 4608, 4096, Layout::kTN, Accum::kF32}, {}, 132));
+  EXPECT_FALSE(
+      hgemm::dispatch::choose_decode({1, 4608, 4096, Layout::kTN, Accum::kF32}, {}, h100()));
 }
 
 TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
@@ -248,8 +293,9 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     int block_n;
   };
   for (Accum acc : {Accum::kF32, Accum::kF16})
-    for (Case c : {Case{1, 4608, 3584, Layout::kTN, 16}, Case{8, 14336, 4096, Layout::kTN, 32},
-                   Case{16, 14336, 4096, Layout::kTN, 64}, Case{16, 4096, 14336, Layout::kTN, 16},
+    // The stream model's picks on the described H100 (DecodeRule.TheStreamModelsLeastTime).
+    for (Case c : {Case{1, 4608, 3584, Layout::kTN, 16}, Case{8, 14336, 4096, Layout::kTN, 128},
+                   Case{16, 14336, 4096, Layout::kTN, 128}, Case{16, 4096, 14336, Layout::kTN, 16},
                    Case{4, 576, 7168, Layout::kTN, 8}, Case{3, 1, 8, Layout::kTN, 8},
                    Case{16, 100, 1000, Layout::kTN, 8}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};

@@ -204,6 +204,7 @@ DeviceInfo nominal_device(std::string name, int sm_count) {
   d.sm_count = sm_count;
   d.l2_bytes = 50 << 20;
   d.max_smem_per_block_optin = 232448;
+  d.dram_bytes_per_s = 3.35e12;  // an H100 SXM's HBM3
   return d;
 }
 
