@@ -26,7 +26,7 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   --layout L   nn or tn (default tn; with --suite a list, e.g. nn,tn)
   --acc A      f32 (default) or f16 (with --suite a list)
   --gpu G      decide for a described GPU instead of the current device, no GPU needed: h100
-               (H100 SXM, 132 SMs, 3.35 TB/s) or h200 (132 SMs, 60 MB of L2, 4.9 TB/s; it has
+               (H100 SXM, 132 SMs, 3.35 TB/s) or h200 (132 SMs, 60 MB of L2, 4.8 TB/s; it has
                no table of its own and reads the H100's)
 )";
 
@@ -74,7 +74,7 @@ int cmd_explain(const Args& raw) {
       } else if (*gpu == "h200") {
         device = tuner::nominal_device("NVIDIA H200", 132);
         device.l2_bytes = 60 << 20;
-        device.dram_bytes_per_s = 4.92e12;  // HBM3e as the driver reports it: 3201 MHz x 6144 bits
+        device.dram_bytes_per_s = 4.81e12;  // HBM3e, as a real H200 reports it
       } else {
         throw ArgError("--gpu knows h100 and h200, not '" + *gpu + "'");
       }
