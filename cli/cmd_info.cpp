@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "args.hpp"
+#include "bench/environment.hpp"
 #include "commands.hpp"
 #include "core/device.hpp"
 #include "dispatch/dispatch.hpp"
@@ -19,15 +20,18 @@ int cmd_info(const Args& raw) {
               "dispatch tables in use");
     return 0;
   }
-  std::printf("build: hgemm %s, CUDA %d.%d (compiled), cuBLAS %d\n", HGEMM_GIT_HASH,
+  std::printf("build: hgemm %s, CUDA %d.%d (compiled), cuBLAS %d\n", bench::git_hash(),
               CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10, CUBLAS_VERSION);
   const DeviceInfo* device = nullptr;
   if (Status s = query_current_device(&device); s.ok()) {
-    std::printf("device %d: %s, sm_%d%d, %d SMs, L2 %d MB, smem/block %d B, DRAM %.2f TB/s "
-                "nominal, driver %d, runtime %d\n",
+    char dram[48] = "DRAM bandwidth not reported";
+    if (device->dram_bytes_per_s > 0)
+      std::snprintf(dram, sizeof dram, "DRAM %.2f TB/s nominal", device->dram_bytes_per_s / 1e12);
+    std::printf("device %d: %s, sm_%d%d, %d SMs, L2 %d MB, smem/block %d B, %s, driver %d, "
+                "runtime %d\n",
                 device->ordinal, device->name.c_str(), device->cc_major, device->cc_minor,
-                device->sm_count, device->l2_bytes >> 20, device->max_smem_per_block_optin,
-                device->dram_bytes_per_s / 1e12, device->driver_version, device->runtime_version);
+                device->sm_count, device->l2_bytes >> 20, device->max_smem_per_block_optin, dram,
+                device->driver_version, device->runtime_version);
   } else {
     std::printf("device: none (%s)\n", s.message.c_str());
   }

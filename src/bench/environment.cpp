@@ -12,10 +12,8 @@
 #include "baselines/cublas_error.hpp"
 #include "core/error.hpp"
 #include "launch/launch.hpp"
+#include "hgemm_git_hash.h"  // generated at build time: cmake/git_hash.cmake
 
-#ifndef HGEMM_GIT_HASH
-#define HGEMM_GIT_HASH "unknown"
-#endif
 
 namespace hgemm::bench {
 namespace {
