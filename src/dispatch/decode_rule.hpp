@@ -12,11 +12,12 @@
 //   - its SM's copies: what one SM moves, shared by the CTAs on it, A's rows counted (every CTA
 //     re-reads A through L2: M / block_n of B's bytes, 8 rows when M <= 8, else 16);
 //   - its warps: what one warp's loop of copies, shared-memory reads and mma consumes.
-// The constants were fitted on an H200 (189 shapes, every TN decode row timed against the
-// others; bench/results/2026-11-28-h200-decode-rule) and held on the H100's tuned decode
-// records, which they were not fitted to: the pick was within 1.6% (H200) and 1.2% (H100) of
-// the fastest row, where the earlier width rule (2 CTAs per SM, widened for A) was 6% off on
-// both. What it gets wrong is mostly one wave against two of nearly equal work.
+// The constants were fitted on an H200 (187 shapes, every TN decode row timed against the
+// others; bench/results/2026-11-28-h200-decode-rule, whose fit.py replays the fit) and held on
+// the H100's tuned decode records, which they were not fitted to: the pick is 0.984 (H200) and
+// 0.988 (H100) of the fastest row's speed, where the earlier width rule (2 CTAs per SM, widened
+// for A) was 0.916 and 0.938. What it gets wrong is mostly one wave against two of nearly equal
+// work.
 #pragma once
 
 #include <optional>
