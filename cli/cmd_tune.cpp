@@ -86,6 +86,11 @@ constexpr const char* kHelp =
                      into a fresh database after the kernels changed, or on a GPU of another
                      name and the same SM count (the H100's history on an H200); a history of
                      another SM count is refused
+  --history-top N    with --history: each shape's first measurements (inside --budget) are the N
+                     fastest configs the --history databases hold for the same shape, before the
+                     nearest tuned shapes' winners: tuning a GPU's own database from another
+                     GPU's starts from what won there (--budget 3 --history-top 3 measures those
+                     alone)
   --gpus LIST        device ordinals to tune on in parallel, e.g. 0,1,2,3, or all
                      (default: the current device only)
   --mode M           timing mode: graph (device time, default) or offline
@@ -122,6 +127,7 @@ struct Settings {
   bool resume = false;
   std::optional<std::string> db;
   std::vector<std::string> history;  // warm-start only
+  int history_top = 0;               // and each shape's this many fastest configs there, first
   std::vector<std::string> include;  // measured first
   std::string remeasure_before;      // included records older than this are measured again
   int remeasure_top = 0;             // and each shape's this many fastest stale configs
@@ -152,8 +158,9 @@ std::vector<T> parse_list(const ParsedArgs& args, const std::string& key, const 
 Settings parse_settings(const Args& raw, bool* help) {
   ParsedArgs args(raw,
                   {"suite", "shape", "layout", "acc", "budget", "policy", "db", "history",
-                   "include", "remeasure-before", "remeasure-top", "jit", "gpus", "mode", "loops", "loop-ms", "seed", "time-limit", "measurer",
-                   "shard", "device", "user-table"},
+                   "history-top", "include", "remeasure-before", "remeasure-top", "jit", "gpus",
+                   "mode", "loops", "loop-ms", "seed", "time-limit", "measurer", "shard",
+                   "device", "user-table"},
                   {"resume", "quick-verify", "help", "no-user-table"});
   Settings s;
   *help = args.flag("help");
@@ -188,6 +195,12 @@ Settings parse_settings(const Args& raw, bool* help) {
   s.resume = args.flag("resume");
   s.db = args.get("db");
   if (args.get("history")) s.history = args.list_or("history", "");
+  if (args.get("history-top")) {
+    const long long top = args.int_or("history-top", 0);
+    if (top < 1 || top > 1000) throw ArgError("--history-top wants a count from 1 to 1000");
+    if (s.history.empty()) throw ArgError("--history-top needs --history");
+    s.history_top = int(top);
+  }
   if (args.get("include")) s.include = args.list_or("include", "");
   if (auto t = args.get("remeasure-before")) {
     if (s.include.empty() && !args.get("remeasure-top"))
@@ -416,8 +429,9 @@ int run_worker(const Settings& s) {
   options.include = s.include;
   options.remeasure_before = s.remeasure_before;
   options.remeasure_top = s.remeasure_top;
+  options.history_top = s.history_top;
   Tuner tuner(space, *policy, *measurer, options);
-  tuner.load_history(warm_only, false);
+  tuner.load_prior(warm_only);
   tuner.load_history(history, s.resume);
 
   std::map<std::string, std::unique_ptr<DatabaseWriter>> writers;

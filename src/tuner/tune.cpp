@@ -75,6 +75,31 @@ void Tuner::load_history(const std::vector<Record>& records, bool resume) {
   policy_.warm_start(groups);
 }
 
+void Tuner::load_prior(const std::vector<Record>& records) {
+  load_history(records, /*resume=*/false);
+  for (const Record& r : records) prior_[r.problem.name()].push_back(r);
+}
+
+std::vector<std::string> Tuner::prior_top(const Problem& problem) const {
+  if (options_.history_top <= 0) return {};
+  const auto it = prior_.find(problem.name());
+  if (it == prior_.end()) return {};
+  std::map<std::string, std::pair<double, int>> sums;  // config: reward sum, samples
+  for (const Record& r : current_records(it->second)) {
+    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
+    auto& [sum, samples] = sums[r.config];
+    sum += reward_of(r);
+    ++samples;
+  }
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [name, s] : sums) ranked.emplace_back(-s.first / s.second, name);
+  std::sort(ranked.begin(), ranked.end());  // ties by name: independent of the records' order
+  std::vector<std::string> out;
+  for (size_t i = 0; i < ranked.size() && int(i) < options_.history_top; ++i)
+    out.push_back(ranked[i].second);
+  return out;
+}
+
 std::set<std::string> Tuner::stale_top(const std::vector<Record>& history) const {
   if (options_.remeasure_top <= 0 || options_.remeasure_before.empty()) return {};
   struct Sum {
@@ -139,16 +164,24 @@ ProblemResult Tuner::tune(const Problem& problem, const RecordSink& sink) {
       options_.budget > 0 ? size_t(options_.budget) : open.size() + history.size();
   const size_t budget = std::max(base, history.size()) +
                         size_t(std::count_if(open.begin(), open.end(), included));
-  // Neighbour seeds are measured first, inside the budget (after any --include candidates).
-  const std::vector<std::string> seeds = neighbor_seeds(problem);
-  auto seeded = [&](const Candidate& c) {
-    return std::find(seeds.begin(), seeds.end(), c.config.name()) != seeds.end();
+  // Seeds are measured first, inside the budget (after any --include candidates), in order: the
+  // prior databases' fastest for this problem, then the nearest tuned problems' winners.
+  std::vector<std::string> seeds = prior_top(problem);
+  for (const std::string& name : neighbor_seeds(problem))
+    if (std::find(seeds.begin(), seeds.end(), name) == seeds.end()) seeds.push_back(name);
+  auto next_seed = [&] {
+    for (const std::string& name : seeds) {
+      auto it = std::find_if(open.begin(), open.end(),
+                             [&](const Candidate& c) { return c.config.name() == name; });
+      if (it != open.end()) return it;
+    }
+    return open.end();
   };
   while (!open.empty() && history.size() < budget) {
     const ProposalState state{problem, space_, open, measured};
     auto forced = std::find_if(open.begin(), open.end(), included);
     const bool by_include = forced != open.end();
-    if (forced == open.end()) forced = std::find_if(open.begin(), open.end(), seeded);
+    if (forced == open.end()) forced = next_seed();
     const size_t pick = forced != open.end() ? size_t(forced - open.begin())
                                              : std::min(policy_.propose(state), open.size() - 1);
     const Candidate chosen = open[pick];

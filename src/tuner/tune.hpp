@@ -51,6 +51,11 @@ struct TuneOptions {
   // distinct configs: what untuned dispatch would run is always among the candidates, so tuning
   // a shape never ends below its untuned dispatch by the policy's misses.
   int neighbor_seeds = 4;
+  // A problem's first measurements (inside its budget, before the neighbour seeds) are the this
+  // many fastest configs the prior databases (load_prior: --history, e.g. another GPU's) hold for
+  // the same problem, by their records' mean reward: a device with no database of its own starts
+  // from what won on the other GPU, not from what won at the nearest shapes.
+  int history_top = 0;
   RewardWeights weights;
   // Timestamps for records; the default is the UTC wall clock.
   std::function<std::string()> clock;
@@ -75,6 +80,9 @@ class Tuner {
   // them (one warm start). With `resume`, they also count toward each problem's budget and are
   // not measured again.
   void load_history(const std::vector<Record>& records, bool resume);
+  // Records of another database that only inform this run (--history): load_history without
+  // resume, and the source of each problem's history_top seeds.
+  void load_prior(const std::vector<Record>& records);
   ProblemResult tune(const Problem& problem, const RecordSink& sink);
 
   const std::map<std::string, std::string>& blocklist() const { return blocklist_; }
@@ -84,6 +92,8 @@ class Tuner {
   std::optional<Observation> observation(const Record& record) const;
   void note_winner(const Record& record, double reward);
   std::vector<std::string> neighbor_seeds(const Problem& problem) const;
+  // The history_top fastest configs of the prior databases' records of `problem`.
+  std::vector<std::string> prior_top(const Problem& problem) const;
   // The remeasure_top fastest configs of a problem's history whose records are all stale.
   std::set<std::string> stale_top(const std::vector<Record>& history) const;
 
@@ -93,6 +103,7 @@ class Tuner {
   TuneOptions options_;
   std::map<std::string, std::string> blocklist_;
   std::unordered_map<std::string, std::vector<Record>> history_;  // by Problem::name()
+  std::unordered_map<std::string, std::vector<Record>> prior_;    // load_prior's, likewise
   struct Winner {
     Record record;
     double reward = 0;  // reward_of(record), computed once

@@ -46,6 +46,8 @@ TEST(Cli, TuneRemeasureArgumentErrors) {
                      "wants a UTC time like");
   expect_usage_error(tune + "--include 128x256 --remeasure-before 2999-01-01T00:00:00Z",
                      "is in the future");
+  expect_usage_error(tune + "--history-top 3", "needs --history");
+  expect_usage_error(tune + "--history-top 0 --history x.jsonl", "wants a count");
 }
 
 // A run that stopped before writing its header (no device) leaves an empty file; --resume starts

@@ -488,6 +488,70 @@ TEST(TunerDb, NearestWinnersSeedANewProblem) {
   }
 }
 
+// --history-top: another database's fastest configs for the very problem come first, in their
+// order, before the nearest tuned problems' winners, and inside the budget; a problem the prior
+// never measured is seeded by its neighbours alone.
+TEST(TunerDb, PriorTopSeedsTheSameProblemFirst) {
+  const SearchSpace space(catalog_like(), nominal_device());
+  const Problem problem{128, 5120, 5120, Layout::kTN, Accum::kF32};
+  const Problem near{128, 4096, 4096, Layout::kTN, Accum::kF32};
+  const auto candidates = space.enumerate(problem);
+  ASSERT_GT(candidates.size(), 12u);
+  // The prior's records of `problem`: three configs at speedups 3, 2 (two records) and 0.5, one
+  // that failed; and the winner of a nearby problem.
+  const KernelConfig first = candidates[candidates.size() / 2];
+  const KernelConfig second = candidates[candidates.size() / 3];
+  const KernelConfig slow = candidates[1];
+  const KernelConfig failed = candidates[2];
+  const KernelConfig neighbour = candidates[candidates.size() - 2];
+  std::vector<Record> prior;
+  auto add = [&](const Problem& p, const KernelConfig& c, double speedup) {
+    Record r = sample_record();
+    r.problem = p;
+    r.config = c.name();
+    r.measurement.median_us = r.measurement.reference_us / speedup;
+    prior.push_back(r);
+  };
+  add(problem, slow, 0.5);
+  add(problem, second, 2.0);
+  add(problem, first, 3.0);
+  add(problem, second, 2.0);
+  add(near, neighbour, 4.0);
+  Record broken = sample_record();
+  broken.problem = problem;
+  broken.config = failed.name();
+  broken.measurement.disposition = Disposition::kIncorrect;
+  prior.push_back(broken);
+
+  auto run = [&](int history_top, int budget, const Problem& p) {
+    SoftmaxPolicy policy;
+    SyntheticMeasurer measurer;
+    TuneOptions options = quiet_options(budget);
+    options.history_top = history_top;
+    Tuner tuner(space, policy, measurer, options);
+    tuner.load_prior(prior);
+    std::vector<std::string> measured;
+    tuner.tune(p, [&](const Record& r) { measured.push_back(r.config); });
+    return measured;
+  };
+  const auto top = run(3, 4, problem);
+  ASSERT_EQ(top.size(), 4u) << "the seeds stay inside the budget";
+  EXPECT_EQ(top[0], first.name());
+  EXPECT_EQ(top[1], second.name());
+  EXPECT_EQ(top[2], slow.name());
+  EXPECT_EQ(top[3], neighbour.name()) << "then the nearest tuned problem's winner";
+  EXPECT_EQ(std::count(top.begin(), top.end(), failed.name()), 0) << "a failure is no seed";
+  const auto two = run(2, 2, problem);
+  EXPECT_EQ(two, (std::vector<std::string>{first.name(), second.name()}));
+  // Without the option the prior still warm-starts and seeds by neighbours, not by its top.
+  const auto off = run(0, 2, problem);
+  ASSERT_EQ(off.size(), 2u);
+  EXPECT_EQ(off[0], neighbour.name());
+  // A problem the prior never measured: the winners of the problems near it, nearest first.
+  const Problem unseen{128, 6144, 5120, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(run(3, 2, unseen), (std::vector<std::string>{first.name(), neighbour.name()}));
+}
+
 TEST(TunerDb, ForeignDevice) {
   TempDir dir;
   const std::string path = dir.file("tuned.jsonl");
