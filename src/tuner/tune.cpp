@@ -80,12 +80,9 @@ void Tuner::load_prior(const std::vector<Record>& records) {
   for (const Record& r : records) prior_[r.problem.name()].push_back(r);
 }
 
-std::vector<std::string> Tuner::prior_top(const Problem& problem) const {
-  if (options_.history_top <= 0) return {};
-  const auto it = prior_.find(problem.name());
-  if (it == prior_.end()) return {};
+std::vector<std::string> Tuner::ranked_configs(const std::vector<Record>& records) const {
   std::map<std::string, std::pair<double, int>> sums;  // config: reward sum, samples
-  for (const Record& r : current_records(it->second)) {
+  for (const Record& r : current_records(records)) {
     if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
     auto& [sum, samples] = sums[r.config];
     sum += reward_of(r);
@@ -95,32 +92,29 @@ std::vector<std::string> Tuner::prior_top(const Problem& problem) const {
   for (const auto& [name, s] : sums) ranked.emplace_back(-s.first / s.second, name);
   std::sort(ranked.begin(), ranked.end());  // ties by name: independent of the records' order
   std::vector<std::string> out;
-  for (size_t i = 0; i < ranked.size() && int(i) < options_.history_top; ++i)
-    out.push_back(ranked[i].second);
+  for (auto& [reward, name] : ranked) out.push_back(std::move(name));
+  return out;
+}
+
+std::vector<std::string> Tuner::prior_top(const Problem& problem) const {
+  if (options_.history_top <= 0) return {};
+  const auto it = prior_.find(problem.name());
+  if (it == prior_.end()) return {};
+  std::vector<std::string> out = ranked_configs(it->second);
+  if (out.size() > size_t(options_.history_top)) out.resize(size_t(options_.history_top));
   return out;
 }
 
 std::set<std::string> Tuner::stale_top(const std::vector<Record>& history) const {
   if (options_.remeasure_top <= 0 || options_.remeasure_before.empty()) return {};
-  struct Sum {
-    double reward = 0;
-    int samples = 0;
-    bool stale = true;  // every record predates remeasure_before
-  };
-  std::map<std::string, Sum> sums;
-  for (const Record& r : current_records(history)) {
-    if (!r.measurement.timed() || blocklist_.count(r.config)) continue;
-    Sum& s = sums[r.config];
-    s.reward += reward_of(r);
-    ++s.samples;
-    s.stale = s.stale && r.timestamp < options_.remeasure_before;
-  }
-  std::vector<std::pair<double, std::string>> ranked;
-  for (const auto& [name, s] : sums) ranked.emplace_back(-s.reward / s.samples, name);
-  std::sort(ranked.begin(), ranked.end());  // ties by name: independent of the history's order
+  // A config is stale when every one of its ranked records predates remeasure_before.
+  std::set<std::string> fresh;
+  for (const Record& r : current_records(history))
+    if (r.measurement.timed() && r.timestamp >= options_.remeasure_before) fresh.insert(r.config);
+  const std::vector<std::string> ranked = ranked_configs(history);
   std::set<std::string> out;
   for (size_t i = 0; i < ranked.size() && int(i) < options_.remeasure_top; ++i)
-    if (sums[ranked[i].second].stale) out.insert(ranked[i].second);
+    if (!fresh.count(ranked[i])) out.insert(ranked[i]);
   return out;
 }
 

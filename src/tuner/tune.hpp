@@ -92,6 +92,9 @@ class Tuner {
   std::optional<Observation> observation(const Record& record) const;
   void note_winner(const Record& record, double reward);
   std::vector<std::string> neighbor_seeds(const Problem& problem) const;
+  // The configs of one problem's records by mean reward of their current, timed records, best
+  // first (ties by name); blocklisted ones left out.
+  std::vector<std::string> ranked_configs(const std::vector<Record>& records) const;
   // The history_top fastest configs of the prior databases' records of `problem`.
   std::vector<std::string> prior_top(const Problem& problem) const;
   // The remeasure_top fastest configs of a problem's history whose records are all stale.
