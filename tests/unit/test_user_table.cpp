@@ -324,3 +324,22 @@ TEST(OtherGpusTable, FoundWhereTheDeviceHasNoTable) {
 }
 
 }  // namespace
+
+// hgemmSetUserTable names the user table ahead of $HGEMM_USER_TABLE; NULL and "" give it back.
+TEST(UserTable, SetUserTableOverridesTheEnvironment) {
+  const char* before = std::getenv("HGEMM_USER_TABLE");
+  const std::string saved = before ? before : "";
+  setenv("HGEMM_USER_TABLE", "/from/env.table", 1);
+  EXPECT_EQ(hgemmSetUserTable("/from/api.table"), HGEMM_SUCCESS);
+  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/api.table");
+  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF16), "/from/api.table");
+  EXPECT_EQ(hgemmSetUserTable(nullptr), HGEMM_SUCCESS);
+  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/env.table");
+  set_user_table("/from/cxx.table");
+  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/cxx.table");
+  EXPECT_EQ(hgemmSetUserTable(""), HGEMM_SUCCESS);
+  EXPECT_EQ(dispatch::user_table_path(kGpu, Accum::kF32), "/from/env.table");
+  hgemmReloadTables();
+  if (before) setenv("HGEMM_USER_TABLE", saved.c_str(), 1);
+  else unsetenv("HGEMM_USER_TABLE");
+}
