@@ -103,6 +103,10 @@ struct Params {
   // partials: the reduction applies them). The bias is per column of C: with swap-AB, per row of
   // the kernel's tile.
   kernels::EpilogueParams epilogue;
+  // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
+  // producer has issued its last load, 0 once every CTA's consumers have finished the mainloop
+  // of their last tile (the launcher's choice: sm90_launch.cu, kEarlyDependentsKBlocks).
+  int early_dependents;
 };
 
 // Compile-time shape of one instantiation. Every number the launcher also needs comes from
@@ -791,10 +795,10 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     __syncthreads();
   // Programmatic dependent launch: the setup above may overlap the previous kernel's tail; from
   // here on every thread may touch global memory (A, B, C, partials), so each waits for it. The
-  // next kernel is let in only once this CTA's producer has issued its last load (below): let in
-  // here, at the start, it cost single-consumer 64-row kernels with grids under the SM count up
-  // to 20% on decode shapes (docs/notes/perf-notes.md, step 13), while the late signal keeps the
-  // overlap of the next launch with our tail.
+  // next kernel is let in late, never here at the start: early dependents cost kernels with
+  // grids under the SM count up to 20% (docs/notes/perf-notes.md, step 13), and even the
+  // producer's last load is too early once a CTA streams more than a few dozen k-blocks
+  // (docs/notes/2026-11-28-pdl-trigger.md).
   ptx::griddepcontrol_wait();
 
   if (wg_idx == 0) {
@@ -898,7 +902,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           stage.advance();
         }
       }
-      ptx::griddepcontrol_launch_dependents();  // the first call of the CTA counts
+      if (params.early_dependents) ptx::griddepcontrol_launch_dependents();
     }
     __syncwarp();
   } else {
@@ -1097,6 +1101,11 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (local + 1 < num_local_units)
           ptx::named_barrier_arrive(kOrderBarrier + (1 - consumer_wg), 256);
       ptx::wgmma_wait<0>();
+      // The CTA's last tile (with ping-pong, the first of its last two to finish): the first
+      // call of the CTA counts.
+      if (!params.early_dependents &&
+          local + 1 >= num_local_units - (Traits::kPingPong ? 1 : 0))
+        ptx::griddepcontrol_launch_dependents();
       // A unit of one k-block leaves the second of two warpgroups in turn nothing to release.
       if (!Traits::kSplitKBlocks || kb_first < kb_end) release(prev_stage);
 #pragma unroll
