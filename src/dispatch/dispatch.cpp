@@ -278,26 +278,39 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
   return best;
 }
 
-// The decode rule in NN: the narrowest swap-AB instance that runs the call, with the split the
-// cost model finds cheapest; nullopt when none runs it. Of equal widths, the one with more
-// consumer warpgroups (which take its k-blocks in turn): at 32 wide two ran 3-4% faster than one
-// over the shipped TN history's 24 shapes with both, and the NN rule was validated with two
-// (docs/notes/2026-11-25-nn-swap-ab.md).
-std::optional<Decision> narrowest_swap_tile(const Problem& problem, const GemmArgs& args,
-                                            const DeviceInfo& device) {
+// The decode rule in NN: the narrowest swap-AB instance of 64 columns of N (N <= 4096, K split
+// as the cost model finds cheapest) or of 128 (N > 4096, unsplit) that runs the call; nullopt
+// when none runs it. Of equal widths, the one with more consumer warpgroups (which take its
+// k-blocks in turn): at 32 wide two ran 3-4% faster than one over the shipped TN history's 24
+// shapes with both, and the NN rule was validated with two (docs/notes/2026-11-25-nn-swap-ab.md).
+// The 128-column tile and the bound between the two were chosen on llm-tune's NN shapes of
+// M <= 16 on an H200 (bench/results/2026-11-28-h200-nn-decode-tiles).
+constexpr int64_t kSmallMNnWideFromN = 4096;
+
+std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& args,
+                                        const DeviceInfo& device) {
+  // Up to N = 4096, 64 columns of N per CTA: 128 would leave 100 of 132 SMs idle at N = 4096,
+  // and the cost model splits K where 64 leave SMs idle too. Above, 128 columns, unsplit (the
+  // measured form): a CTA reads 256-byte runs of the K x N weights instead of 128.
+  const int columns = problem.n > kSmallMNnWideFromN ? 128 : 64;
   auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
     return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
   };
   const KernelInstance* narrow = nullptr;
   for (const auto& inst : registry::instances())
-    if (inst.config.swap_ab && (!narrow || narrower(inst.config, narrow->config)) &&
+    if (inst.config.swap_ab && inst.config.block_n == columns &&
+        (!narrow || narrower(inst.config, narrow->config)) &&
         registry::can_implement(problem, inst.config, args, device).ok())
       narrow = &inst;
   if (!narrow) return std::nullopt;
-  Decision d{narrow, cheapest_split(problem, narrow->config, device).config, Source::kDecode, {}};
-  d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile (" +
-             std::to_string(narrow->config.block_m) + " wide), split-K " +
-             std::to_string(d.config.split_k) + " by the cost model";
+  const KernelConfig config =
+      columns == 64 ? cheapest_split(problem, narrow->config, device).config : narrow->config;
+  Decision d{narrow, config, Source::kDecode, {}};
+  d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile of " +
+             std::to_string(columns) + " columns of N (" + std::to_string(narrow->config.block_m) +
+             " tokens; " + (columns == 64 ? "N <= " : "N > ") +
+             std::to_string(kSmallMNnWideFromN) + "), split-K " + std::to_string(config.split_k) +
+             (columns == 64 ? " by the cost model" : "");
   return d;
 }
 
@@ -330,10 +343,10 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile.
   // In NN the decode kernels transpose B in registers and ran 1.6-3x slower than a swap-AB tile
   // 32 tokens wide (docs/notes/2026-11-25-nn-swap-ab.md): there the rule takes the narrowest
-  // swap-AB tile that runs the call, K split as the cost model prefers; the decode kernels only
-  // where no such tile can.
+  // swap-AB tile of 64 or 128 columns of N (small_m_nn_tile); the decode kernels only where no
+  // such tile can.
   if (!advice && problem.m <= kDecodeMaxM && problem.layout == Layout::kNN)
-    if (std::optional<Decision> d = narrowest_swap_tile(problem, args, device)) {
+    if (std::optional<Decision> d = small_m_nn_tile(problem, args, device)) {
       d->reason += "; " + untabled();
       return *d;
     }

@@ -311,11 +311,16 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     }
 }
 
-TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTile) {
+TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTileOfItsWidth) {
+  // Up to N = 4096 the tile covers 64 columns of N, above 128 (unsplit).
   for (Accum acc : {Accum::kF32, Accum::kF16})
     for (const Problem& p : {Problem{1, 1536, 7168, Layout::kNN, acc},
+                             Problem{3, 2048, 1408, Layout::kNN, acc},
+                             Problem{16, 4096, 4096, Layout::kNN, acc},
+                             Problem{1, 4104, 2048, Layout::kNN, acc},
                              Problem{16, 14336, 4096, Layout::kNN, acc},
-                             Problem{3, 2048, 1408, Layout::kNN, acc}}) {
+                             Problem{2, 28672, 4096, Layout::kNN, acc}}) {
+      const int columns = p.n > 4096 ? 128 : 64;
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
       EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
@@ -323,19 +328,27 @@ TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTile) {
       EXPECT_TRUE(d.config.swap_ab) << d.config.name();
       EXPECT_EQ(d.config.layout, Layout::kNN);
       EXPECT_EQ(d.config.accum, acc);
-      // No compiled NN swap-AB tile is narrower, and none as narrow has more warpgroups.
+      EXPECT_EQ(d.config.block_n, columns) << p.name() << ": " << d.config.name();
+      if (columns == 128) EXPECT_EQ(d.config.split_k, 1) << p.name();
+      // No compiled NN swap-AB tile of those columns is narrower, and none as narrow has more
+      // warpgroups.
       for (const hgemm::KernelInstance& inst : hgemm::registry::instances())
-        if (inst.config.swap_ab && inst.config.layout == Layout::kNN) {
+        if (inst.config.swap_ab && inst.config.layout == Layout::kNN &&
+            inst.config.accum == acc && inst.config.block_n == columns) {
           EXPECT_GE(inst.config.block_m, d.config.block_m) << inst.config.name();
           if (inst.config.block_m == d.config.block_m)
             EXPECT_LE(inst.config.num_consumer_wgs, d.config.num_consumer_wgs)
                 << inst.config.name();
         }
       EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
-      EXPECT_NE(d.reason.find("narrowest swap-AB tile"), std::string::npos) << d.reason;
+      EXPECT_NE(d.reason.find("narrowest swap-AB tile of " + std::to_string(columns) + " columns"),
+                std::string::npos)
+          << d.reason;
     }
   // 24 tiles of 64 rows of N leave most SMs idle unsplit: the cost model splits K.
   EXPECT_GT(decide({1, 1536, 7168, Layout::kNN, Accum::kF32}).config.split_k, 1);
+  // Above N = 4096 a 16-token tile: 128 columns of N and no padding to 32 tokens.
+  EXPECT_EQ(decide({8, 14336, 4096, Layout::kNN, Accum::kF32}).config.block_m, 16);
 }
 
 TEST(DecodeDispatch, WhatDecodeCannotRunGoesElsewhereWithTheReason) {
