@@ -26,11 +26,8 @@ namespace {
 
 std::atomic<int> g_max_ctas{0};
 
-// A CTA whose mainloop is at most this many k-blocks (a few microseconds) lets the next kernel
-// launch from its producer's last load; a longer one only after its last tile's mainloop. Over
-// the llm-tune shapes on the H200 the early signal gained 10-25% on such short kernels and cost
-// up to 17% on longer ones with grids under the SM count
-// (docs/notes/2026-11-28-pdl-trigger.md).
+// Over the llm-tune shapes on the H200 the early signal gained 10-25% on kernels of at most this
+// many k-blocks per CTA; thresholds of 16-48 did as well (docs/notes/2026-11-28-pdl-trigger.md).
 constexpr int64_t kEarlyDependentsKBlocks = 32;
 
 bool aligned16(void const* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
@@ -196,10 +193,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
     attr.val.clusterDim.y = 1;
     attr.val.clusterDim.z = 1;
   }
-  // A CTA's whole mainloop in k-blocks: its share of the work units times their length.
-  const int64_t cta_k_blocks =
-      int64_t(params.k_blocks_per_split) * ((units + clusters - 1) / clusters);
-  params.early_dependents = cta_k_blocks <= kEarlyDependentsKBlocks;
+  // Units and their CTAs counted in clusters: a cluster's CTAs run its units together.
+  params.early_dependents = sm90_early_dependents(params.k_blocks_per_split, units, clusters);
   const bool programmatic = programmatic_launch(device);
   if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
   void* kernel_args[] = {&params};
@@ -209,6 +204,12 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
     launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, ld_c,
                          int(args.m), int(args.n), v.dtype, args.epilogue, args.stream,
                          programmatic);
+}
+
+bool sm90_early_dependents(int64_t k_blocks_per_unit, int64_t units, int64_t ctas) {
+  // A CTA's whole mainloop in k-blocks: its share of the work units times their length.
+  const int64_t per_cta = (units + std::max<int64_t>(ctas, 1) - 1) / std::max<int64_t>(ctas, 1);
+  return k_blocks_per_unit * per_cta <= kEarlyDependentsKBlocks;
 }
 
 void sm90_set_max_ctas(int max_ctas) { g_max_ctas.store(max_ctas < 0 ? 0 : max_ctas); }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct Sm90Kernel {
 // the split-K reduction when config.split_k > 1. `config` carries the run-time arguments (raster,
 // group size, split-K); the instance is config.instance(). Throws hgemm::Error; never syncs.
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args);
+
+// Programmatic dependent launch: whether the kernel lets the next one in the stream launch from
+// each CTA's producer's last load (true) or only once its consumers finish their last tile's
+// mainloop (false). Early pays on CTAs whose whole mainloop, `units` work units shared by `ctas`
+// CTAs of `k_blocks_per_unit` k-blocks each, is at most 32 k-blocks (a few microseconds): there
+// the next launch is what there is to hide. On longer ones a dependent launched early cost grids
+// under the SM count up to 17% on an H200 (docs/notes/2026-11-28-pdl-trigger.md).
+bool sm90_early_dependents(int64_t k_blocks_per_unit, int64_t units, int64_t ctas);
 
 // Whether a call needs a kernel's general flavour: the plain one runs one matrix, never reads C
 // and reads A K-major.

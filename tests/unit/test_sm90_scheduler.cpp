@@ -1,7 +1,7 @@
 // CPU tests of the sm90 family's pure math: the grouped raster is a bijection, the cluster
 // expansion covers every CTA tile exactly once, a last partial tile's early TMA box stays inside
 // its operand, the swizzle spreads 8x8 matrix rows over all bank groups, and the launcher's smem
-// size matches KernelConfig's formula.
+// size matches KernelConfig's formula, and when a CTA lets the next kernel launch.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -201,6 +201,21 @@ TEST(Sm90Launch, SmemPlanStagesTheWholeTileWhenItFitsBesideTheRing) {
   plan = hgemm::sm90_smem_plan(128, 64, 64, 3, true, false);
   EXPECT_EQ(plan.staging_buffers, 1);
   EXPECT_EQ(c.smem_bytes(), 3 * (128 + 64) * 64 * 2 + 128 * 64 * 2 + 2048);
+}
+
+TEST(Sm90Scheduler, OnlyShortMainloopsLetTheNextKernelLaunchEarly) {
+  using hgemm::sm90_early_dependents;
+  // One unit per CTA: 32 k-blocks (K = 2048 at BK = 64) is short, 33 is not.
+  EXPECT_TRUE(sm90_early_dependents(32, 72, 132));
+  EXPECT_FALSE(sm90_early_dependents(33, 72, 132));
+  // A CTA's share of several units counts whole: 3 units of 12 k-blocks on 2 CTAs is 2 x 12.
+  EXPECT_TRUE(sm90_early_dependents(12, 3, 2));
+  EXPECT_FALSE(sm90_early_dependents(12, 6, 2));
+  // A long K split into short units on a full grid: 448 units of 8 k-blocks on 132 CTAs is 4 x 8.
+  EXPECT_TRUE(sm90_early_dependents(8, 448, 132));
+  EXPECT_FALSE(sm90_early_dependents(8, 600, 132));
+  // The 24x4608x3584 swap-AB call that lost 19% to the early signal: 56 k-blocks, 72 CTAs.
+  EXPECT_FALSE(sm90_early_dependents(56, 72, 132));
 }
 
 }  // namespace

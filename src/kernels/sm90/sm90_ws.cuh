@@ -105,7 +105,7 @@ struct Params {
   kernels::EpilogueParams epilogue;
   // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
   // producer has issued its last load, 0 once every CTA's consumers have finished the mainloop
-  // of their last tile (the launcher's choice: sm90_launch.cu, kEarlyDependentsKBlocks).
+  // of their last tile (the launcher's choice: sm90_early_dependents, launch/sm90_launch.hpp).
   int early_dependents;
 };
 
