@@ -14,7 +14,6 @@
 #include "launch/launch.hpp"
 #include "hgemm_git_hash.h"  // generated at build time: cmake/git_hash.cmake
 
-
 namespace hgemm::bench {
 namespace {
 

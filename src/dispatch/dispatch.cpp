@@ -292,7 +292,8 @@ std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& 
   // Up to N = 4096, 64 columns of N per CTA: 128 would leave 100 of 132 SMs idle at N = 4096,
   // and the cost model splits K where 64 leave SMs idle too. Above, 128 columns, unsplit (the
   // measured form): a CTA reads 256-byte runs of the K x N weights instead of 128.
-  const int columns = problem.n > kSmallMNnWideFromN ? 128 : 64;
+  const bool wide = problem.n > kSmallMNnWideFromN;
+  const int columns = wide ? 128 : 64;
   auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
     return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
   };
@@ -304,13 +305,12 @@ std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& 
       narrow = &inst;
   if (!narrow) return std::nullopt;
   const KernelConfig config =
-      columns == 64 ? cheapest_split(problem, narrow->config, device).config : narrow->config;
+      wide ? narrow->config : cheapest_split(problem, narrow->config, device).config;
   Decision d{narrow, config, Source::kDecode, {}};
   d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile of " +
              std::to_string(columns) + " columns of N (" + std::to_string(narrow->config.block_m) +
-             " tokens; " + (columns == 64 ? "N <= " : "N > ") +
-             std::to_string(kSmallMNnWideFromN) + "), split-K " + std::to_string(config.split_k) +
-             (columns == 64 ? " by the cost model" : "");
+             " tokens; N " + (wide ? "> " : "<= ") + std::to_string(kSmallMNnWideFromN) +
+             "), split-K " + std::to_string(config.split_k) + (wide ? "" : " by the cost model");
   return d;
 }
 

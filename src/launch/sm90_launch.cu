@@ -208,7 +208,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
 
 bool sm90_early_dependents(int64_t k_blocks_per_unit, int64_t units, int64_t ctas) {
   // A CTA's whole mainloop in k-blocks: its share of the work units times their length.
-  const int64_t per_cta = (units + std::max<int64_t>(ctas, 1) - 1) / std::max<int64_t>(ctas, 1);
+  const int64_t slots = std::max<int64_t>(ctas, 1);
+  const int64_t per_cta = (units + slots - 1) / slots;
   return k_blocks_per_unit * per_cta <= kEarlyDependentsKBlocks;
 }
 
