@@ -94,6 +94,32 @@ double estimate_cost_at(const Problem& p, const KernelConfig& c, const DeviceInf
   return cost;
 }
 
+double raster_operand_bytes(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+  const TileGrid grid = tile_grid(p, c);
+  const double rows = grid.cluster_tiles_m / std::max(1, c.cluster_m);
+  const double cols = grid.cluster_tiles_n / std::max(1, c.cluster_n);
+  const double a = 2.0 * double(p.m) * p.k, b = 2.0 * double(p.n) * p.k;
+  const double resident = 0.5 * device.l2_bytes;
+  const double group = std::max(1, c.group_size);
+  if (c.raster == Raster::kAlongM) {
+    const double bands = std::ceil(rows / std::min(group, rows));
+    return a + (b <= resident ? b : b * bands);
+  }
+  const double bands = std::ceil(cols / std::min(group, cols));
+  return b + (a <= resident ? a : a * bands);
+}
+
+bool raster_rereads(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
+  if (c.family != Family::kSm90Ws) return false;
+  KernelConfig plain = c;
+  plain.raster = Raster::kAlongM;
+  plain.group_size = 8;
+  const double bytes = raster_operand_bytes(p, c, device);
+  const double plain_bytes = raster_operand_bytes(p, plain, device);
+  const double work = double(p.m) * p.n * p.k / std::max(1, device.sm_count);
+  return bytes > 1.05 * plain_bytes && bytes * kUnitsPerDramByte > 0.8 * work;
+}
+
 // The sm90 and sm80 families split (decode's warps split K inside the CTA); on the 19 ablation
 // shapes where both could, the best sm90 split beat the best sm80 split every time
 // (bench/results/2026-11-22-h100-ablation).

@@ -28,6 +28,20 @@ double formula_tile_efficiency(const KernelConfig& config);
 // along M or N is no multiple of the cluster's extent there): the padding estimate_cost charges.
 bool cluster_pads_tiles(const Problem& problem, const KernelConfig& config);
 
+// DRAM bytes of A and B under an sm90 config's raster. Along M with group g the cluster-tile
+// grid is cut into bands of g tile rows, and each band sweeps all of B: B is read once per band
+// unless it fits in half the L2, A once (along N the roles swap). A count of re-reads, not a
+// time: it ignores that one wave can span several narrow bands.
+double raster_operand_bytes(const Problem& problem, const KernelConfig& config,
+                            const DeviceInfo& device);
+
+// Whether an sm90 config's raster re-reads an operand that the default raster (along M, group 8)
+// of the same tile reads once, by enough to matter: more than 5% more bytes, and those bytes at
+// DRAM rate worth over 0.8 of the multiply-adds at the SMs' peak. Fitted on the H100's history:
+// over 7960 (tuned shape, neighbour) pairs where a neighbour's raster met its default, it held
+// for 112, where the neighbour's raster ran 0.926 of the default (3 faster by over 5%).
+bool raster_rereads(const Problem& problem, const KernelConfig& config, const DeviceInfo& device);
+
 // Split-K factors the heuristic tries for a config, 1 first: only where the unsplit grid leaves
 // SMs idle, each split keeps at least kMinKPerSplit of K, and the partials fit the workspace.
 std::vector<int> split_candidates(const Problem& problem, const KernelConfig& config,

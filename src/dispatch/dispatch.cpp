@@ -391,8 +391,12 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                 : "the cost model's pick among the winners of the " + nearest + ", " +
                       (pick->sibling ? "a sibling of the winner of " : "the winner of ") +
                       shape(pick->neighbor);
+        const std::string raster =
+            pick->default_raster
+                ? "; the default raster (m8): the neighbour's would re-read an operand here"
+                : "";
         advice = Advice{pick->config, Source::kNeighbors,
-                        std::string(to_string(kDefaultNeighborRule)) + " rule: " + why,
+                        std::string(to_string(kDefaultNeighborRule)) + " rule: " + why + raster,
                         source->table()->measured_split_k};
       } else {
         no_advice = "no tuned shape's winner can run " + shape(problem);

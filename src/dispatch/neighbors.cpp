@@ -276,8 +276,9 @@ Near nearest_first(const Problem& problem, const std::vector<TunedPoint>& points
 }
 
 // A config's times at the nearest shapes, carried here (the transfer rule's evidence). Configs
-// that differ only in raster order and group size (launch arguments whose effect is within the
-// measurements' noise) pool their times: each shape contributes its fastest such variant once.
+// that differ only in raster order and group size (launch arguments whose effect is mostly
+// within the measurements' noise) pool their times: each shape contributes its fastest such
+// variant once.
 class Transferred {
  public:
   Transferred(const Problem& problem, const Near& near, const NeighborScope& scope) {
@@ -401,12 +402,30 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
                                                  NeighborRule rule, const NeighborScope& scope,
                                                  bool leave_out_self) {
   const Near near = nearest_first(problem, points, leave_out_self);
-  if (scope.fitted) return predict(problem, near, rule, scope);
-  const FittedEfficiency fitted(problem.layout, problem.accum, points, *scope.device,
-                                leave_out_self ? &problem : nullptr);
-  NeighborScope fitted_scope = scope;
-  fitted_scope.fitted = &fitted;
-  return predict(problem, near, rule, fitted_scope);
+  std::optional<Prediction> pick;
+  if (scope.fitted) {
+    pick = predict(problem, near, rule, scope);
+  } else {
+    const FittedEfficiency fitted(problem.layout, problem.accum, points, *scope.device,
+                                  leave_out_self ? &problem : nullptr);
+    NeighborScope fitted_scope = scope;
+    fitted_scope.fitted = &fitted;
+    pick = predict(problem, near, rule, fitted_scope);
+  }
+  // Raster order and group size are launch arguments the tuner settled at the neighbour's shape;
+  // one that sweeps a large operand once per narrow band there can read it several times here
+  // (37x8192x8192 NN, tuned on the H100: 32x64 swap-AB along M by one row, 0.55 of the same tile
+  // by eight).
+  if (pick && raster_rereads(problem, pick->config, *scope.device)) {
+    KernelConfig plain = pick->config;
+    plain.raster = Raster::kAlongM;
+    plain.group_size = 8;
+    if (scope.legal(problem, plain)) {
+      pick->config = plain;
+      pick->default_raster = true;
+    }
+  }
+  return pick;
 }
 
 }  // namespace hgemm::dispatch

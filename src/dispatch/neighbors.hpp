@@ -62,10 +62,11 @@ inline constexpr int kCarriedConfigs = 32;
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
 
-// A config without its raster order and group size, which are launch arguments whose effect is
+// A config without its raster order and group size, launch arguments whose effect is mostly
 // within the measurements' noise: `transfer` pools the variants of one key, and a table carries
 // only the fastest variant of each (kCarriedConfigs distinct tiles and splits, not raster
-// variants of a few).
+// variants of a few). Where a raster would re-read an operand at the new shape,
+// predict_from_neighbors runs the default instead (raster_rereads).
 std::string pooled_key(const KernelConfig& config);
 
 // A config's mean measured time at one tuned shape.
@@ -130,6 +131,9 @@ struct Prediction {
                        // for transfer's own pick, the nearest shape that timed it
   bool sibling = false;
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
+  // The pick's raster order and group size were a neighbour's, which would re-read an operand
+  // here (raster_rereads): they are the defaults instead.
+  bool default_raster = false;
 };
 
 // The rule's pick for `problem` among `points` of the same layout and accumulation, nullopt when

@@ -478,3 +478,67 @@ TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace hgemm;
+
+// A raster that sweeps B once per band of tile rows reads it once per band when B does not fit
+// in half the L2; the default (along M, group 8) covers a 37-row problem in one band.
+TEST(DispatchRaster, ANarrowBandThatRereadsALargeOperandIsFlagged) {
+  const DeviceInfo d = h100();
+  auto config = [](const char* name) {
+    const std::optional<KernelConfig> c = KernelConfig::parse(name);
+    EXPECT_TRUE(c) << name;
+    return c.value_or(KernelConfig{});
+  };
+  const KernelConfig m1 = config("sm90_ws_32x64x64_s12_c1x1_w2_m1_st_sk1_f32_nn_swap");
+  const KernelConfig m8 = config("sm90_ws_32x64x64_s12_c1x1_w2_m8_st_sk1_f32_nn_swap");
+  const KernelConfig m16 = config("sm90_ws_32x64x64_s12_c1x1_w2_m16_st_sk1_f32_nn_swap");
+  const Problem decode_like{37, 8192, 8192, Layout::kNN, Accum::kF32};
+  const double b = 2.0 * 8192 * 8192, a = 2.0 * 37 * 8192;
+  EXPECT_DOUBLE_EQ(dispatch::raster_operand_bytes(decode_like, m1, d), a + 2 * b);
+  EXPECT_DOUBLE_EQ(dispatch::raster_operand_bytes(decode_like, m8, d), a + b);
+  EXPECT_TRUE(dispatch::raster_rereads(decode_like, m1, d));
+  EXPECT_FALSE(dispatch::raster_rereads(decode_like, m8, d));
+  EXPECT_FALSE(dispatch::raster_rereads(decode_like, m16, d));
+  // B of 8 MB stays in the L2 whatever the order.
+  EXPECT_FALSE(dispatch::raster_rereads({37, 2048, 2048, Layout::kNN, Accum::kF32}, m1, d));
+
+  // Along M, B's re-reads matter while a band is narrow: at 128 rows by 4 they cost less than
+  // the band's multiply-adds (0.82 of the threshold), by 1 four times more.
+  KernelConfig tile = config("sm90_ws_128x128x64_s6_c1x1_w2_m1_st_sk1_f32_tn");
+  const Problem wide{2048, 8192, 8192, Layout::kTN, Accum::kF32};
+  EXPECT_TRUE(dispatch::raster_rereads(wide, tile, d));
+  tile.group_size = 4;
+  EXPECT_FALSE(dispatch::raster_rereads(wide, tile, d));
+  // Along N the roles swap: A of 2048 rows is swept once per band of columns.
+  tile.raster = Raster::kAlongN;
+  tile.group_size = 1;
+  EXPECT_TRUE(dispatch::raster_rereads(wide, tile, d));
+}
+
+// A tuned neighbour's raster is a launch argument settled at its shape: where it would re-read
+// an operand here, the neighbour rule runs its tile with the default raster and says so; where
+// it would not, the neighbour's raster stays.
+TEST(DispatchRaster, TheNeighbourRuleDropsARasterThatRereadsHere) {
+  const DeviceInfo d = h100();
+  const std::optional<KernelConfig> winner =
+      KernelConfig::parse("sm90_ws_128x128x64_s6_c1x1_w2_m1_st_sk1_f32_tn");
+  ASSERT_TRUE(winner);
+  ASSERT_NE(registry::find(*winner), nullptr) << winner->name();
+  for (const int64_t nk : {2048, 8192}) {
+    const Problem tuned{1024, nk, nk, Layout::kTN, Accum::kF32};
+    const Problem p{1000, nk, nk, Layout::kTN, Accum::kF32};
+    const OneEntryTables t = shipped_entry(tuned, *winner, true, d);
+    const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
+    ASSERT_EQ(c.source, dispatch::Source::kNeighbors) << c.reason;
+    // B of 8 MB stays in the L2; B of 128 MB is read once per band.
+    const bool rereads = nk == 8192;
+    EXPECT_EQ(c.config.group_size, rereads ? 8 : 1) << nk << ": " << c.config.name();
+    EXPECT_EQ(c.config.raster, Raster::kAlongM) << c.config.name();
+    EXPECT_EQ(c.reason.find("default raster") != std::string::npos, rereads) << c.reason;
+  }
+}
+
+}  // namespace
