@@ -138,7 +138,7 @@ int run(const Settings& s, const Args& raw) {
     std::fprintf(stderr, "hgemm ablate: warning: %s\n", note.c_str());
     info.notes.push_back(note + ".");
   }
-  const DeviceInfo device = nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132);
+  const DeviceInfo device = database_device(table.header);
   std::vector<KernelConfig> measured;
   if (s.table_space)
     for (const Record& r : table.records)

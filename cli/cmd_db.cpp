@@ -104,9 +104,7 @@ double geomean(const std::vector<Row>& rows) {
 // The table exactly as the database's own device would see it through this build's catalog, and
 // with HGEMM_JIT=1 through the JIT's declared instances too, as dispatch then does.
 TunedTable table_of(const Database& db) {
-  const std::string gpu = fingerprint_value(db.header, "gpu");
-  const int sms = std::atoi(fingerprint_value(db.header, "sm_count").c_str());
-  const DeviceInfo device = nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132);
+  const DeviceInfo device = database_device(db.header);
   return TunedTable(db,
                     jit::enabled() ? SearchSpace::with_declared(device, {"all"})
                                    : SearchSpace::from_catalog(device),

@@ -1225,6 +1225,21 @@ TEST(TunerDb, TunedTableTracksSplitKSearchPerProblem) {
   EXPECT_TRUE(table.measured_split_k());
 }
 
+// A database's records are used on the CPU as on its own device: the header's GPU, SMs and L2
+// (the raster guard reads the L2), the nominal H100's where the header is silent.
+TEST(TunerDb, TheDeviceADatabaseDescribes) {
+  const DeviceInfo h200 = database_device(
+      {{"gpu", "NVIDIA H200"}, {"sm_count", "132"}, {"l2_bytes", "62914560"}});
+  EXPECT_EQ(h200.name, "NVIDIA H200");
+  EXPECT_EQ(h200.sm_count, 132);
+  EXPECT_EQ(h200.l2_bytes, 62914560);
+  const DeviceInfo silent = database_device({{"gpu", "NVIDIA H800"}, {"sm_count", "x"}});
+  EXPECT_EQ(silent.sm_count, 132);
+  EXPECT_EQ(silent.l2_bytes, nominal_device().l2_bytes);
+  EXPECT_EQ(database_device({{"l2_bytes", "-1"}}).l2_bytes, nominal_device().l2_bytes);
+  EXPECT_EQ(database_device({}).name, "unknown");
+}
+
 TEST(TunerDb, PathsAndSlugs) {
   EXPECT_EQ(gpu_slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
   EXPECT_EQ(gpu_slug("  NVIDIA  H200 (MIG 1g.18gb) "), "nvidia-h200-mig-1g-18gb");

@@ -4,10 +4,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -18,6 +20,7 @@
 #include "core/file_io.hpp"
 #include "core/gzip.hpp"
 #include "tuner/db/json.hpp"
+#include "tuner/space/space.hpp"
 
 namespace hgemm::tuner {
 namespace {
@@ -409,6 +412,16 @@ std::map<std::string, std::string> blocklist(const std::vector<Record>& records)
       out.emplace(r.config, std::string(to_string(r.measurement.disposition)) + " on " +
                                 r.problem.name() + ": " + r.measurement.detail);
   return out;
+}
+
+DeviceInfo database_device(const Fingerprint& header) {
+  const std::string gpu = fingerprint_value(header, "gpu");
+  const int sms = std::atoi(fingerprint_value(header, "sm_count").c_str());
+  DeviceInfo d = nominal_device(gpu.empty() ? "unknown" : gpu, sms > 0 ? sms : 132);
+  if (const long long l2 = std::atoll(fingerprint_value(header, "l2_bytes").c_str());
+      l2 > 0 && l2 <= std::numeric_limits<int>::max())
+    d.l2_bytes = int(l2);
+  return d;
 }
 
 }  // namespace hgemm::tuner

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/device.hpp"
 #include "hgemm/hgemm.hpp"
 #include "tuner/measure/measurer.hpp"
 
@@ -86,6 +87,11 @@ struct FingerprintCheck {
 // add differences worth a note. Keys missing on either side are not compared.
 FingerprintCheck compare_fingerprints(const Fingerprint& db, const Fingerprint& running);
 std::string fingerprint_value(const Fingerprint& fingerprint, std::string_view key);
+// The device a database's header describes, for CPU-side use of its records (tables, `db
+// predict`, `db loo`, ablation): its GPU, SM count and L2 size, nominal_device's values for what
+// the header lacks. The L2 matters to dispatch's raster guard, so the tools see what dispatch
+// sees on that device.
+DeviceInfo database_device(const Fingerprint& header);
 
 // Measurements compete in a database only when taken under the same timing conditions: today
 // programmatic dependent launch (`pdl`), which alone takes about 0.7 us off a small call in graph

@@ -20,7 +20,7 @@ dispatch::Table export_table(const Database& db, Accum accum, const std::string&
   t.source = source;
   // The catalog alone, whatever HGEMM_JIT says: the table must not depend on the exporting
   // process's environment.
-  const TunedTable table(db, SearchSpace::from_catalog(nominal_device(t.gpu, t.sm_count)),
+  const TunedTable table(db, SearchSpace::from_catalog(database_device(db.header)),
                          /*exact=*/true);
   t.measured_split_k = table.measured_split_k();
   for (const auto& [name, why] : table.blocklist())
