@@ -1,6 +1,7 @@
 // hgemm explain: which kernel dispatch runs for one shape, which rule chose it and why.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,15 +70,9 @@ int cmd_explain(const Args& raw) {
     }
     DeviceInfo device;
     if (auto gpu = args.get("gpu")) {
-      if (*gpu == "h100") {
-        device = tuner::nominal_device("NVIDIA H100 80GB HBM3", 132);
-      } else if (*gpu == "h200") {
-        device = tuner::nominal_device("NVIDIA H200", 132);
-        device.l2_bytes = 60 << 20;
-        device.dram_bytes_per_s = 4.81e12;  // HBM3e, as a real H200 reports it
-      } else {
-        throw ArgError("--gpu knows h100 and h200, not '" + *gpu + "'");
-      }
+      const std::optional<DeviceInfo> described = tuner::described_device(*gpu);
+      if (!described) throw ArgError("--gpu knows h100 and h200, not '" + *gpu + "'");
+      device = *described;
       device.ordinal = 0;
     } else {
       const DeviceInfo* current = nullptr;

@@ -57,6 +57,20 @@ bool has_rule(const std::vector<Violation>& v, const std::string& rule) {
   return std::any_of(v.begin(), v.end(), [&](const Violation& x) { return x.rule == rule; });
 }
 
+// The GPUs `hgemm explain --gpu` describes: an H200 is an H100's SMs with more L2 and HBM3e.
+TEST(TunerSpace, DescribedDevices) {
+  const std::optional<DeviceInfo> h100 = described_device("h100");
+  const std::optional<DeviceInfo> h200 = described_device("h200");
+  ASSERT_TRUE(h100 && h200);
+  EXPECT_EQ(h100->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h200->name, "NVIDIA H200");
+  EXPECT_EQ(h100->sm_count, h200->sm_count);
+  EXPECT_GT(h200->l2_bytes, h100->l2_bytes);
+  EXPECT_GT(h200->dram_bytes_per_s, h100->dram_bytes_per_s);
+  EXPECT_FALSE(described_device("b200"));
+  EXPECT_FALSE(described_device("H100"));
+}
+
 TEST(TunerSpace, RunnableSetExpandsRuntimeAxes) {
   const SearchSpace space(catalog_like(), nominal_device());
   // Per layout/accumulation: 5 sm90 instances x (2 raster directions x 5 group sizes + 5 split

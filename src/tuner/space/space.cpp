@@ -208,6 +208,17 @@ DeviceInfo nominal_device(std::string name, int sm_count) {
   return d;
 }
 
+std::optional<DeviceInfo> described_device(std::string_view key) {
+  if (key == "h100") return nominal_device("NVIDIA H100 80GB HBM3", 132);
+  if (key == "h200") {
+    DeviceInfo d = nominal_device("NVIDIA H200", 132);
+    d.l2_bytes = 60 << 20;
+    d.dram_bytes_per_s = 4.81e12;  // HBM3e, as a real H200 reports it
+    return d;
+  }
+  return std::nullopt;
+}
+
 SearchSpace::SearchSpace(const std::vector<KernelConfig>& compiled, DeviceInfo device)
     : device_(std::move(device)) {
   for (const KernelConfig& c : compiled) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -138,5 +139,10 @@ using dispatch::shape_distance;
 // A device description for CPU-side use (tests, dry runs, a database from another machine):
 // an H100 SXM's SM count, L2 and shared-memory limit unless given.
 DeviceInfo nominal_device(std::string name = "nominal H100 SXM", int sm_count = 132);
+
+// A GPU this project knows by a short name, described for CPU-side decisions (`hgemm explain
+// --gpu`): "h100" (H100 SXM: 132 SMs, 50 MB of L2, 3.35 TB/s) and "h200" (132 SMs, 60 MB of L2,
+// 4.8 TB/s, named as the driver names it); nullopt for another name.
+std::optional<DeviceInfo> described_device(std::string_view key);
 
 }  // namespace hgemm::tuner
