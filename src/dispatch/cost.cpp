@@ -109,13 +109,17 @@ double raster_operand_bytes(const Problem& p, const KernelConfig& c, const Devic
   return b + (a <= resident ? a : a * bands);
 }
 
+KernelConfig with_default_raster(KernelConfig config) {
+  const KernelConfig defaults;
+  config.raster = defaults.raster;
+  config.group_size = defaults.group_size;
+  return config;
+}
+
 bool raster_rereads(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws) return false;
-  KernelConfig plain = c;
-  plain.raster = Raster::kAlongM;
-  plain.group_size = 8;
   const double bytes = raster_operand_bytes(p, c, device);
-  const double plain_bytes = raster_operand_bytes(p, plain, device);
+  const double plain_bytes = raster_operand_bytes(p, with_default_raster(c), device);
   const double work = double(p.m) * p.n * p.k / std::max(1, device.sm_count);
   return bytes > 1.05 * plain_bytes && bytes * kUnitsPerDramByte > 0.8 * work;
 }

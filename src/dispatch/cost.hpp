@@ -35,6 +35,10 @@ bool cluster_pads_tiles(const Problem& problem, const KernelConfig& config);
 double raster_operand_bytes(const Problem& problem, const KernelConfig& config,
                             const DeviceInfo& device);
 
+// `config` with KernelConfig's default raster order and group size (along M, 8), its tile and
+// split kept.
+KernelConfig with_default_raster(KernelConfig config);
+
 // Whether an sm90 config's raster re-reads an operand that the default raster (along M, group 8)
 // of the same tile reads once, by enough to matter: more than 5% more bytes, and those bytes at
 // DRAM rate worth over 0.8 of the multiply-adds at the SMs' peak. Fitted on the H100's history:

@@ -417,9 +417,7 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
   // (37x8192x8192 NN, tuned on the H100: 32x64 swap-AB along M by one row, 0.55 of the same tile
   // by eight).
   if (pick && raster_rereads(problem, pick->config, *scope.device)) {
-    KernelConfig plain = pick->config;
-    plain.raster = Raster::kAlongM;
-    plain.group_size = 8;
+    const KernelConfig plain = with_default_raster(pick->config);
     if (scope.legal(problem, plain)) {
       pick->config = plain;
       pick->default_raster = true;
