@@ -102,7 +102,7 @@ struct Selection {
   size_t from_screen = 0;
   Picks picks;
   // The detail column of `kind`'s rows, e.g. "cublaslt-best: candidate 2 of 8 (autotune pick;
-  // id 21 tile 18 stages 9 splitk 1), final ms: #2 0.0123, #0 0.0131, #5 0.0135"
+  // id 21 tile 128x96 stages 64xAUTO splitk 1), final ms: #2 0.0123, #0 0.0131, #5 0.0135"
   std::string describe(Kind kind) const;
 };
 
@@ -160,5 +160,10 @@ cudaDataType_t data_type(DType dtype);  // of A, B and C
 // hgemm::Error (HGEMM_ERROR_NOT_SUPPORTED) for the erf GELU, which cuBLASLt does not compute.
 cublasLtEpilogue_t lt_epilogue(const verify::Epilogue& epilogue);
 std::string_view lt_epilogue_name(cublasLtEpilogue_t epilogue);  // "GELU_BIAS", ...
+// The names of cuBLASLt's CUBLASLT_ALGO_CONFIG_TILE_ID and _STAGES_ID values as its header spells
+// them ("128x96", "64xAUTO"); empty for a value this build's header does not list. The tile is
+// cuBLASLt's rows x columns of its column-major N x M output: N x M of our row-major C.
+std::string_view cublaslt_tile_name(uint32_t tile_id);
+std::string_view cublaslt_stage_name(uint32_t stages_id);
 
 }  // namespace hgemm::baselines

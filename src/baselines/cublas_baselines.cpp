@@ -116,6 +116,33 @@ struct Plan {
   }
 };
 
+struct EnumName {
+  uint32_t value;
+  std::string_view name;
+};
+
+// Every value the header lists, behind a first entry so that the arrays are never empty.
+constexpr EnumName kTileNames[] = {
+    {0, "UNDEFINED"},
+#include "cublaslt_tile_names.inc"
+};
+constexpr EnumName kStageNames[] = {
+    {0, "UNDEFINED"},
+#include "cublaslt_stage_names.inc"
+};
+
+template <size_t N>
+std::string_view find_name(const EnumName (&names)[N], uint32_t value) {
+  for (EnumName const& e : names)
+    if (e.value == value) return e.name;
+  return {};
+}
+
+// A name where the header has one, else the number.
+std::string name_or_number(std::string_view name, uint32_t value) {
+  return name.empty() ? std::to_string(value) : std::string(name);
+}
+
 std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
   int32_t id = -1;
   uint32_t tile = 0, stages = 0, splitk = 0;
@@ -129,11 +156,17 @@ std::string describe_algo(const cublasLtMatmulAlgo_t& algo) {
                                        sizeof splitk, &written);
   // Algorithms that do not split K report the attribute as all ones.
   const std::string splits = splitk == UINT32_MAX ? "n/a" : std::to_string(splitk);
-  return "id " + std::to_string(id) + " tile " + std::to_string(tile) + " stages " +
-         std::to_string(stages) + " splitk " + splits;
+  return "id " + std::to_string(id) + " tile " + name_or_number(cublaslt_tile_name(tile), tile) +
+         " stages " + name_or_number(cublaslt_stage_name(stages), stages) + " splitk " + splits;
 }
 
 }  // namespace
+
+std::string_view cublaslt_tile_name(uint32_t tile_id) { return find_name(kTileNames, tile_id); }
+
+std::string_view cublaslt_stage_name(uint32_t stages_id) {
+  return find_name(kStageNames, stages_id);
+}
 
 std::string_view to_string(Kind kind) {
   switch (kind) {

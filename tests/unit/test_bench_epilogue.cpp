@@ -250,3 +250,14 @@ TEST(BenchEpilogue, VerifyOption) {
                      "--epilogue needs --impl dispatch");
   expect_usage_error("verify --suite smoke --epilogue silu", "unknown epilogue 'silu'");
 }
+
+// Fixed by cuBLASLt's ABI (cublasLt.h's cublasLtMatmulTile_t and cublasLtMatmulStages_t), read
+// from the header at configure time (cmake/cublaslt_names.cmake).
+TEST(BenchBaselines, CublasLtTileAndStageNamesComeFromItsHeader) {
+  EXPECT_EQ(hgemm::baselines::cublaslt_tile_name(33), "128x96");
+  EXPECT_EQ(hgemm::baselines::cublaslt_tile_name(165), "112x128");
+  EXPECT_EQ(hgemm::baselines::cublaslt_tile_name(496), "256x104");
+  EXPECT_EQ(hgemm::baselines::cublaslt_stage_name(35), "64xAUTO");
+  EXPECT_EQ(hgemm::baselines::cublaslt_tile_name(0), "UNDEFINED");
+  EXPECT_EQ(hgemm::baselines::cublaslt_tile_name(0xffffffffu), "");
+}
