@@ -1,12 +1,17 @@
 #include "bench/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <utility>
+
+#include "baselines/baselines.hpp"
 
 namespace hgemm::bench {
 namespace {
@@ -38,6 +43,45 @@ std::map<ShapeKey, std::map<std::string, double>> timed_by_shape(
   for (const auto& [key, row] : last)
     if (row->timed()) out[{row->m, row->n, row->k}][row->layout] = row->ms;
   return out;
+}
+
+// What ran for one timed row, from its detail column, short enough for a table cell: a cuBLASLt
+// algorithm's "id .. tile .. stages .. splitk .." (baselines::Selection::describe), else the
+// detail's first field (hgemm's config name), at most 64 characters; "" without a row.
+std::string kernel_of(const std::vector<ResultRow>& rows, const std::string& impl,
+                      const std::string& mode, const std::string& acc, int64_t m, int64_t n,
+                      int64_t k, const std::string& layout) {
+  const ResultRow* last = nullptr;
+  for (const ResultRow& r : rows)
+    if (r.impl == impl && r.mode == mode && report_acc(r) == acc && r.m == m && r.n == n &&
+        r.k == k && r.layout == layout && r.timed())
+      last = &r;
+  if (!last) return "";
+  const std::string& d = last->detail;
+  std::string what;
+  if (const size_t id = d.find("(id "); id != std::string::npos) {
+    const size_t end = d.find(')', id);
+    what = d.substr(id + 1, end == std::string::npos ? std::string::npos : end - id - 1);
+  } else {
+    what = d.substr(0, d.find(','));
+  }
+  // Older files give cuBLASLt's tile and stages as enum values: spell them as its header does.
+  for (const auto& [word, name_of] :
+       {std::pair{std::string_view("tile "), &baselines::cublaslt_tile_name},
+        std::pair{std::string_view("stages "), &baselines::cublaslt_stage_name}}) {
+    const size_t at = what.find(word);
+    if (at == std::string::npos) continue;
+    const size_t begin = at + word.size();
+    size_t end = begin;
+    while (end < what.size() && std::isdigit(static_cast<unsigned char>(what[end]))) ++end;
+    if (end == begin || end - begin > 9 || (end < what.size() && what[end] != ' ')) continue;
+    const std::string_view name = name_of(uint32_t(std::stoul(what.substr(begin, end - begin))));
+    if (!name.empty()) what.replace(begin, end - begin, name);
+  }
+  // A table cell: no pipes, one line.
+  std::replace(what.begin(), what.end(), '|', '/');
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  return what.size() > 64 ? what.substr(0, 61) + "..." : what;
 }
 
 // The fastest layout of one shape; false when none is timed.
@@ -431,17 +475,22 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
   std::string worst_mode = options.worst_mode;
   if (std::find(modes.begin(), modes.end(), worst_mode) == modes.end()) worst_mode = modes.front();
   o << "\n## Worst " << options.worst_count << " shapes per baseline (" << worst_mode
-    << " mode)\n";
+    << " mode)\n\nThe kernels are what each side ran: " << cand
+    << "'s config, cuBLASLt's algorithm (a tile is its rows x columns of the column-major N x M "
+       "product, so N x M here).\n";
   for (const Cell& c : cells) {
     if (c.mode != worst_mode || c.comparison.shapes.empty()) continue;
     o << "\n### " << c.baseline.label() << ", " << c.acc << "\n\n";
     o << "| shape (MxNxK) | " << cand << " layout | " << cand
-      << " ms | baseline layout | baseline ms | speedup |\n";
-    o << "|---|---|---:|---|---:|---:|\n";
+      << " ms | baseline layout | baseline ms | speedup | " << cand << " kernel | baseline kernel |\n";
+    o << "|---|---|---:|---|---:|---:|---|---|\n";
     for (const auto& s : worst_shapes(c.comparison.shapes, options.worst_count))
       o << "| " << shape_name(s.m, s.n, s.k) << " | " << s.candidate_layout << " | "
         << fmt("%.5f", s.candidate_ms) << " | " << s.baseline_layout << " | "
-        << fmt("%.5f", s.baseline_ms) << " | " << fmt("%.3f", s.speedup) << " |\n";
+        << fmt("%.5f", s.baseline_ms) << " | " << fmt("%.3f", s.speedup) << " | "
+        << kernel_of(rows, cand, worst_mode, c.acc, s.m, s.n, s.k, s.candidate_layout) << " | "
+        << kernel_of(rows, c.baseline.impl, worst_mode, c.acc, s.m, s.n, s.k, s.baseline_layout)
+        << " |\n";
   }
   return o.str();
 }

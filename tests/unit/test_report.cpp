@@ -226,6 +226,31 @@ TEST(Report, RenderedMarkdownCarriesTheNumbers) {
   EXPECT_EQ(md.find("cublaslt-heuristic-nn |"), std::string::npos);
 }
 
+// The worst-shapes table names what each side ran: hgemm's config from its detail column and
+// cuBLASLt's algorithm, its tile and stages spelled from enum values where an older file gives
+// numbers (33 is 128x96, 35 is 64xAUTO in cublasLt.h).
+TEST(Report, WorstShapesNameBothKernels) {
+  const char* csv = R"csv(m,n,k,layout,acc,impl,mode,disposition,ms,detail
+333,5632,2048,tn,f32,hgemm,graph,passed,2,"sm90_ws_112x128x64_s7_c1x1_w2_m8_st_sk1_f32_tn_swap, PDL"
+333,5632,2048,tn,f32,cublaslt-best,graph,passed,1,"COMPUTE_32F candidate 0 of 8, the autotune pick (id 66 tile 33 stages 35 splitk 1); graph ms #0 1"
+64,64,64,tn,f32,hgemm,graph,passed,1,"sm90_ws_64x64x64_s4_c1x1_w1_m8_st_sk1_f32_tn, PDL"
+64,64,64,tn,f32,cublaslt-best,graph,passed,1,"COMPUTE_32F candidate 1 of 8 (id 21 tile 64x64 stages 64xAUTO splitk 1)"
+)csv";
+  hgemm::bench::ReportOptions options;
+  options.worst_mode = "graph";
+  const std::string md = hgemm::bench::render_report(
+      {{"kernels.csv", hgemm::bench::parse_results(csv, "kernels.csv")}}, options);
+  EXPECT_NE(md.find("| 333x5632x2048 | tn | 2.00000 | tn | 1.00000 | 0.500 | "
+                    "sm90_ws_112x128x64_s7_c1x1_w2_m8_st_sk1_f32_tn_swap | "
+                    "id 66 tile 128x96 stages 64xAUTO splitk 1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| sm90_ws_64x64x64_s4_c1x1_w1_m8_st_sk1_f32_tn | "
+                    "id 21 tile 64x64 stages 64xAUTO splitk 1 |"),
+            std::string::npos)
+      << md;
+}
+
 // tests/data/report-small.csv (also committed gzip-compressed as .csv.gz), f32. Graph mode, ms,
 // each side's faster layout against cublaslt-best's faster layout:
 //   64^3        hgemm 0.004 (nn)  best 0.0052 (tn)  -> 1.3    nopdl 0.005  -> 1.04   torch 0.008 -> 2
