@@ -30,34 +30,39 @@ bool has_impl(const std::vector<ResultRow>& rows, const std::string& impl) {
 }
 const char* const kLibraryBaselines[] = {"cublas", "cublaslt-heuristic", "cublaslt-autotune"};
 
-// Per shape, the timed ms of one impl in each layout, for one mode and acc. The last row read for
-// a key wins, whatever its disposition, so a later failed re-run hides an earlier pass.
-std::map<ShapeKey, std::map<std::string, double>> timed_by_shape(
-    const std::vector<ResultRow>& rows, const std::string& impl, const std::string& mode,
-    const std::string& acc) {
-  std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, const ResultRow*> last;
+using RowKey = std::tuple<int64_t, int64_t, int64_t, std::string>;  // m, n, k, layout
+
+// The row of one impl for each shape and layout, for one mode and acc. The last row read for a
+// key wins, whatever its disposition, so a later failed re-run hides an earlier pass.
+std::map<RowKey, const ResultRow*> last_rows(const std::vector<ResultRow>& rows,
+                                             const std::string& impl, const std::string& mode,
+                                             const std::string& acc) {
+  std::map<RowKey, const ResultRow*> last;
   for (const ResultRow& r : rows)
     if (r.impl == impl && r.mode == mode && report_acc(r) == acc)
       last[{r.m, r.n, r.k, r.layout}] = &r;
+  return last;
+}
+
+// Per shape, the timed ms of one impl in each layout, for one mode and acc (last_rows').
+std::map<ShapeKey, std::map<std::string, double>> timed_by_shape(
+    const std::vector<ResultRow>& rows, const std::string& impl, const std::string& mode,
+    const std::string& acc) {
   std::map<ShapeKey, std::map<std::string, double>> out;
-  for (const auto& [key, row] : last)
+  for (const auto& [key, row] : last_rows(rows, impl, mode, acc))
     if (row->timed()) out[{row->m, row->n, row->k}][row->layout] = row->ms;
   return out;
 }
 
-// What ran for one timed row, from its detail column, short enough for a table cell: a cuBLASLt
-// algorithm's "id .. tile .. stages .. splitk .." (baselines::Selection::describe), else the
-// detail's first field (hgemm's config name), at most 64 characters; "" without a row.
-std::string kernel_of(const std::vector<ResultRow>& rows, const std::string& impl,
-                      const std::string& mode, const std::string& acc, int64_t m, int64_t n,
+// What ran for the row of `last` (last_rows) at one shape and layout, from its detail column,
+// short enough for a table cell: a cuBLASLt algorithm's "id .. tile .. stages .. splitk .."
+// (baselines::Selection::describe), else the detail's first field (hgemm's config name), at most
+// 64 characters; "" without a timed row.
+std::string kernel_of(const std::map<RowKey, const ResultRow*>& last, int64_t m, int64_t n,
                       int64_t k, const std::string& layout) {
-  const ResultRow* last = nullptr;
-  for (const ResultRow& r : rows)
-    if (r.impl == impl && r.mode == mode && report_acc(r) == acc && r.m == m && r.n == n &&
-        r.k == k && r.layout == layout && r.timed())
-      last = &r;
-  if (!last) return "";
-  const std::string& d = last->detail;
+  const auto it = last.find({m, n, k, layout});
+  if (it == last.end() || !it->second->timed()) return "";
+  const std::string& d = it->second->detail;
   std::string what;
   if (const size_t id = d.find("(id "); id != std::string::npos) {
     const size_t end = d.find(')', id);
@@ -480,6 +485,8 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
        "product, so N x M here).\n";
   for (const Cell& c : cells) {
     if (c.mode != worst_mode || c.comparison.shapes.empty()) continue;
+    const auto cand_rows = last_rows(rows, cand, worst_mode, c.acc);
+    const auto base_rows = last_rows(rows, c.baseline.impl, worst_mode, c.acc);
     o << "\n### " << c.baseline.label() << ", " << c.acc << "\n\n";
     o << "| shape (MxNxK) | " << cand << " layout | " << cand
       << " ms | baseline layout | baseline ms | speedup | " << cand << " kernel | baseline kernel |\n";
@@ -488,9 +495,8 @@ std::string render_report(const std::vector<NamedResults>& inputs, const ReportO
       o << "| " << shape_name(s.m, s.n, s.k) << " | " << s.candidate_layout << " | "
         << fmt("%.5f", s.candidate_ms) << " | " << s.baseline_layout << " | "
         << fmt("%.5f", s.baseline_ms) << " | " << fmt("%.3f", s.speedup) << " | "
-        << kernel_of(rows, cand, worst_mode, c.acc, s.m, s.n, s.k, s.candidate_layout) << " | "
-        << kernel_of(rows, c.baseline.impl, worst_mode, c.acc, s.m, s.n, s.k, s.baseline_layout)
-        << " |\n";
+        << kernel_of(cand_rows, s.m, s.n, s.k, s.candidate_layout) << " | "
+        << kernel_of(base_rows, s.m, s.n, s.k, s.baseline_layout) << " |\n";
   }
   return o.str();
 }
