@@ -162,7 +162,9 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               Batches, beta != 0 and an M-major A run on the seven sm90 tiles built with a
  *               general flavour (128x256, 256x128, 128x128, 128x64, 64x256, 64x128, 64x64): a
  *               call whose tuned kernel is another one takes the best of those instead, and
- *               an M-major A never splits K (its rows, M or N, must be multiples of 8).
+ *               an M-major A never splits K. Its rows (M, or N for column-major C) must be a
+ *               multiple of 8 apart from a 16-byte aligned base; one matrix that is not runs
+ *               from a copy that is (see Workspace).
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
  *               column-major C), any leading dimension and any batch stride multiples of 8;
  *               the other packed fp16 calls with one batch and without an epilogue run on its
@@ -178,10 +180,15 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *
  * Workspace: split-K on the dispatch path needs scratch, and so does a column-major A of at most
  * 16 rows (the kernels that stream B for such M read a packed copy of A's rows: M * K * 2 bytes,
- * rounded up to 256). With workspace NULL it comes from a library-owned stream-ordered pool
- * (allocated on first use, then reused); with a workspace given, the call uses it and allocates
- * nothing. workspace_size must then be at least hgemmGemmWorkspaceSize() for the descriptor (0
- * for safety-net and batched calls and a column-major A of more than 16 rows; at most 32 MiB).
+ * rounded up to 256), and one matrix of M-major A whose rows are not 16-byte strides from a
+ * 16-byte aligned base (lda = M = 333, say: the sm90 kernels read a copy with rows of M rounded
+ * up to 8 elements, that times K times 2 bytes, rounded up to 256; a copy over 32 MiB is not
+ * made, and the call takes the safety net). With workspace NULL it comes from a library-owned
+ * stream-ordered pool (allocated on first use, then reused); with a workspace given, the call
+ * uses it and allocates nothing. workspace_size must then be at least hgemmGemmWorkspaceSize()
+ * for the descriptor (0 for safety-net and batched calls and a column-major A of more than 16
+ * rows whose rows are 16-byte strides; at most 32 MiB). The size query cannot see the pointers:
+ * an A whose base alone is misaligned needs the copy's bytes beyond it, or takes the safety net.
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;

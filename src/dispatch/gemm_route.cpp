@@ -79,11 +79,17 @@ GemmRoute route(const GemmDesc& d) {
 size_t workspace_bytes(const GemmRoute& route) {
   if (!route.dispatch || route.batch_count > 1) return 0;
   // A column-major A never splits K (launch/sm90_launch.cu); with at most 16 rows the decode
-  // kernels may run it from a packed copy of its rows.
-  if (route.a_col_major)
-    return route.problem.m <= kDecodeMaxM
-               ? decode_transposed_a_bytes(route.problem.m, route.problem.k)
-               : 0;
+  // kernels may run it from a packed copy of its rows, and with a leading dimension TMA cannot
+  // stride the sm90 kernels from a copy whose rows it can (where that fits the scratch limit).
+  if (route.a_col_major) {
+    size_t bytes = route.problem.m <= kDecodeMaxM
+                       ? decode_transposed_a_bytes(route.problem.m, route.problem.k)
+                       : 0;
+    const size_t staged = sm90_staged_a_bytes(route.problem.m, route.problem.k);
+    if (sm90_stages_a(route.lda, nullptr, route.batch_count) && staged <= kMaxWorkspaceBytes)
+      bytes = std::max(bytes, staged);
+    return bytes;
+  }
   // Batched calls never split K either.
   // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
   // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.

@@ -91,6 +91,19 @@ inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
 inline size_t decode_transposed_a_bytes(int64_t m, int64_t k) {
   return (size_t(m) * size_t(k) * 2 + 255) / 256 * 256;
 }
+// TMA steps rows in multiples of 16 bytes from a 16-byte aligned base. A column-major A whose
+// leading dimension or base is not so (lda = M = 333 tokens, say: the backward pass's dY^T) runs
+// the sm90 kernels from a copy with its leading dimension rounded up to 8 elements, in the
+// caller's workspace or the pool, up to kMaxWorkspaceBytes (launch/sm90_launch.cu); before, such
+// calls took the safety net at 5-15% of the speed. One matrix only: batches keep their strides.
+inline int64_t sm90_staged_a_ld(int64_t m) { return (m + 7) / 8 * 8; }
+inline size_t sm90_staged_a_bytes(int64_t m, int64_t k) {
+  return (size_t(sm90_staged_a_ld(m)) * size_t(k) * 2 + 255) / 256 * 256;
+}
+// Whether a call with a column-major A (row stride lda, the kernel's) runs from the copy.
+inline bool sm90_stages_a(int64_t lda, const void* a, int64_t batch_count) {
+  return batch_count == 1 && (lda % 8 != 0 || (reinterpret_cast<uintptr_t>(a) & 15) != 0);
+}
 inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
   return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);
 }

@@ -20,6 +20,7 @@
 #include "launch/sm90_tensor_map.hpp"
 #include "launch/epilogue_params.cuh"
 #include "launch/splitk.hpp"
+#include "launch/workspace.hpp"
 
 namespace hgemm {
 namespace {
@@ -69,11 +70,52 @@ int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
   return clusters;
 }
 
+// A column-major A that TMA cannot stride (sm90_stages_a: a leading dimension that is not a
+// multiple of 8, or a base not 16-byte aligned) copied, on the call's stream before the GEMM, to
+// one whose leading dimension is M rounded up to 8, in the caller's workspace or the pool
+// (sm90_check_args saw that it fits); args() is the call with A replaced by the copy. Every other
+// call passes through.
+class StagedA {
+ public:
+  explicit StagedA(GemmArgs const& call) : args_(call) {
+    if (!call.a_col_major || !sm90_stages_a(call.row_stride_a(), call.a, call.batch_count))
+      return;
+    const size_t bytes = sm90_staged_a_bytes(call.m, call.k);
+    void* copy = call.workspace;
+    if (!copy) {
+      copy = pooled_ = acquire_workspace(bytes, call.stream);
+      if (!copy)
+        HGEMM_THROW(HGEMM_ERROR_CUDA, "no " + std::to_string(bytes) +
+                                          " B of workspace for a copy of column-major A");
+    }
+    const int64_t ld = sm90_staged_a_ld(call.m);
+    // K columns of M elements each, from rows of lda to rows of ld.
+    HGEMM_CUDA_CHECK(cudaMemcpy2DAsync(copy, size_t(ld) * 2, call.a,
+                                       size_t(call.row_stride_a()) * 2, size_t(call.m) * 2,
+                                       size_t(call.k), cudaMemcpyDeviceToDevice, call.stream));
+    args_.a = copy;
+    args_.lda = ld;
+  }
+  ~StagedA() {
+    if (pooled_) release_workspace(pooled_, args_.stream);
+  }
+  StagedA(StagedA const&) = delete;
+  StagedA& operator=(StagedA const&) = delete;
+
+  GemmArgs const& args() const { return args_; }
+
+ private:
+  GemmArgs args_;
+  void* pooled_ = nullptr;
+};
+
 }  // namespace
 
-void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args) {
+void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& call) {
   const KernelConfig instance = config.instance();
-  if (Status s = sm90_check_args(instance, args); !s.ok()) HGEMM_THROW(s.code, s.message);
+  if (Status s = sm90_check_args(instance, call); !s.ok()) HGEMM_THROW(s.code, s.message);
+  const StagedA staged(call);
+  GemmArgs const& args = staged.args();
   if ((sm90_needs_general(args) && !kernel.general) || args.a_col_major != kernel.a_mn_major)
     HGEMM_THROW(HGEMM_ERROR_INTERNAL,
                 config.name() + ": launched with the wrong flavour for " +
@@ -251,15 +293,38 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
                         std::to_string(stride));
     return Status::success();
   };
+  // A column-major A that TMA cannot stride runs from a copy that it can (StagedA), where the
+  // copy has room; its own stride and base are then the copy's business.
+  const bool staged_a =
+      args.a_col_major && sm90_stages_a(args.row_stride_a(), args.a, args.batch_count);
+  if (staged_a) {
+    const size_t bytes = sm90_staged_a_bytes(args.m, args.k);
+    const std::string why = "a column-major A with row stride " +
+                            std::to_string(args.row_stride_a()) +
+                            (aligned16(args.a) ? "" : " or a base not 16-byte aligned") +
+                            " runs from a copy of " + std::to_string(bytes) + " B";
+    if (bytes > kMaxWorkspaceBytes)
+      return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                    why + ", more than the " + std::to_string(kMaxWorkspaceBytes) +
+                        " B of scratch a call takes");
+    if (args.workspace && args.workspace_bytes < bytes)
+      return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                    why + "; the caller's workspace has " + std::to_string(args.workspace_bytes));
+  }
   // Leading dimensions (0: packed, whose row-major rows K and N were checked above; a
   // column-major A's packed rows are M).
-  for (auto [ld, name] : {std::pair{args.a_col_major ? args.row_stride_a() : args.lda, "lda"},
-                          std::pair{args.ldb, "ldb"}, std::pair{args.ldc, "ldc"}})
+  if (!staged_a)
+    if (Status s = tma_stride(args.a_col_major ? args.row_stride_a() : args.lda, "lda",
+                              "row strides");
+        !s.ok())
+      return s;
+  for (auto [ld, name] : {std::pair{args.ldb, "ldb"}, std::pair{args.ldc, "ldc"}})
     if (Status s = tma_stride(ld, name, "row strides"); !s.ok()) return s;
-  if (!aligned16(args.a) || !aligned16(args.b) || !aligned16(args.c))
+  const bool a_ok = staged_a || aligned16(args.a);
+  if (!a_ok || !aligned16(args.b) || !aligned16(args.c))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("TMA needs 16-byte aligned base pointers; not aligned:") +
-                      (aligned16(args.a) ? "" : " A") + (aligned16(args.b) ? "" : " B") +
+                      (a_ok ? "" : " A") + (aligned16(args.b) ? "" : " B") +
                       (aligned16(args.c) ? "" : " C"));
   // Batches: TMA's batch strides are multiples of 16 bytes below 2^40 bytes too; 0 shares one A
   // or B among the batches, while C's batches must each have their own place.

@@ -692,7 +692,13 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
           d.stride_c = s.m * s.n + 8;
         }
         const bool fused = kind != Kind::kEpilogue || t.accum == hgemm::Accum::kF32;
-        const bool expect_sm90 = sm90 && s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0 && fused;
+        // The kernels' M and N (column-major C runs as C^T). Their column-major A's rows need
+        // not be a multiple of 8 for one matrix: it runs from a copy whose rows are
+        // (sm90_stages_a).
+        const int64_t kernel_m = mp.c == Order::kRow ? s.m : s.n;
+        const int64_t kernel_n = mp.c == Order::kRow ? s.n : s.m;
+        const bool expect_sm90 = sm90 && kernel_n % 8 == 0 && s.k % 8 == 0 && fused &&
+                                 (kernel_m % 8 == 0 || kind != Kind::kBatched);
         const bool may_decode = sm90 && s.m <= 16 && mp.c == Order::kRow &&
                                 kind != Kind::kBatched && s.k % 8 == 0;
         void* p;
@@ -746,14 +752,33 @@ void test_safety_net_plan() {
             std::string(plan.reason).find("beta") != std::string::npos,
         std::string("beta != 0 with fp16 accumulation takes the safety net: ") + plan.kernel +
             " [" + plan.source + "] " + plan.reason + " " + hgemmLastErrorMessage());
-  // A column-major A whose rows TMA cannot step (M % 8 != 0): no kernel reads it, and the
-  // plan says what the kernels refused.
+  // Three column-major A whose rows TMA cannot step (M % 8 != 0): no kernel reads batches of
+  // them, and the plan says what the kernels refused; one matrix runs on the sm90 kernels from
+  // a copy whose rows TMA can step, unless the copy would pass the scratch limit.
   hgemmGemmDescInit(&cd, 100, 128, 128);
   cd.order_a = HGEMM_ORDER_COL;
+  cd.batch_count = 3;
+  cd.stride_a = 100 * 128;
+  cd.stride_b = 128 * 128;
+  cd.stride_c = 100 * 128;
   const hgemmStatus_t s2 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s2 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
             std::string(plan.reason).find("lda=100") != std::string::npos,
-        std::string("column-major A of M = 100 takes the safety net: ") + plan.reason);
+        std::string("3 column-major A of M = 100 take the safety net: ") + plan.reason);
+  hgemmGemmDescInit(&cd, 100, 128, 128);
+  cd.order_a = HGEMM_ORDER_COL;
+  const hgemmStatus_t s3 = hgemmGemmExplain(&cd, a, b, c, &plan);
+  check(s3 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_DISPATCH &&
+            std::string(plan.kernel).rfind("sm90_", 0) == 0,
+        std::string("one column-major A of M = 100 runs on the sm90 kernels from a copy: ") +
+            plan.kernel + " [" + plan.source + "] " + plan.reason);
+  hgemmGemmDescInit(&cd, 1001, 128, 16384 + 512);  // a 33 MB copy
+  cd.order_a = HGEMM_ORDER_COL;
+  const hgemmStatus_t s4 = hgemmGemmExplain(&cd, a, b, c, &plan);
+  check(s4 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
+            std::string(plan.reason).find("copy") != std::string::npos,
+        std::string("a column-major A whose copy passes 32 MiB takes the safety net: ") +
+            plan.reason);
   for (void* p : {a, b, c}) CUDA_OK(cudaFree(p));
 }
 

@@ -311,6 +311,21 @@ TEST(GemmDescRefusals, Workspace) {
   big.order_a = HGEMM_ORDER_COL;  // a column-major A: the general kernels, which never split
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
+  // ... and read A from a copy with 16-byte rows where its own are not (M = 333 tokens), as long
+  // as the copy fits the scratch limit.
+  hgemmGemmDesc_t tokens = desc_of(333, 8192, 28672);
+  tokens.order_a = HGEMM_ORDER_COL;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, hgemm::sm90_staged_a_bytes(333, 28672));
+  EXPECT_GE(needed, size_t(336) * 28672 * 2);
+  tokens.lda = 336;  // already 16-byte rows
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, 0u);
+  tokens.lda = 0;
+  tokens.m = 1001;
+  tokens.k = 16384 + 512;  // a 34 MB copy: the safety net instead, with no workspace
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
+  EXPECT_EQ(needed, 0u);
   // ... or, with at most 16 rows, the decode kernels from a packed copy of its rows.
   hgemmGemmDesc_t skinny = desc_of(16, 4096, 5000);
   skinny.order_a = HGEMM_ORDER_COL;
