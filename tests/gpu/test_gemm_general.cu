@@ -772,14 +772,20 @@ void test_safety_net_plan() {
             std::string(plan.kernel).rfind("sm90_", 0) == 0,
         std::string("one column-major A of M = 100 runs on the sm90 kernels from a copy: ") +
             plan.kernel + " [" + plan.source + "] " + plan.reason);
-  hgemmGemmDescInit(&cd, 1001, 128, 16384 + 512);  // a 33 MB copy
+  // A (33 MB) and B (4 MB) need their own allocations: ranges past the 1 MiB buffers could
+  // overlap C, which the call refuses.
+  void *big_a, *big_b;
+  CUDA_OK(cudaMalloc(&big_a, size_t(1001) * (16384 + 512) * 2));
+  CUDA_OK(cudaMalloc(&big_b, size_t(128) * (16384 + 512) * 2));
+  hgemmGemmDescInit(&cd, 1001, 128, 16384 + 512);
   cd.order_a = HGEMM_ORDER_COL;
-  const hgemmStatus_t s4 = hgemmGemmExplain(&cd, a, b, c, &plan);
+  plan = hgemmGemmPlan_t{};
+  const hgemmStatus_t s4 = hgemmGemmExplain(&cd, big_a, big_b, c, &plan);
   check(s4 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
             std::string(plan.reason).find("copy") != std::string::npos,
         std::string("a column-major A whose copy passes 32 MiB takes the safety net: ") +
-            plan.reason);
-  for (void* p : {a, b, c}) CUDA_OK(cudaFree(p));
+            hgemmStatusString(s4) + " / " + plan.reason + " " + hgemmLastErrorMessage());
+  for (void* p : {a, b, c, big_a, big_b}) CUDA_OK(cudaFree(p));
 }
 
 // Refusals that need the device: pointers it cannot read.
