@@ -92,10 +92,11 @@ inline size_t decode_transposed_a_bytes(int64_t m, int64_t k) {
   return (size_t(m) * size_t(k) * 2 + 255) / 256 * 256;
 }
 // TMA steps rows in multiples of 16 bytes from a 16-byte aligned base. A column-major A whose
-// leading dimension or base is not so (lda = M = 333 tokens, say: the backward pass's dY^T) runs
-// the sm90 kernels from a copy with its leading dimension rounded up to 8 elements, in the
-// caller's workspace or the pool, up to kMaxWorkspaceBytes (launch/sm90_launch.cu); before, such
-// calls took the safety net at 5-15% of the speed. One matrix only: batches keep their strides.
+// leading dimension or base is not so (a packed one with M = 333, say) runs the sm90 kernels'
+// general flavour from a copy with its leading dimension rounded up to 8 elements, in the
+// caller's workspace or the pool, up to kMaxWorkspaceBytes (launch/sm90_launch.cu): 0.4-0.7 of
+// cuBLASLt on the H200 where the safety net ran at 0.07
+// (docs/notes/2026-11-28-staged-col-major-a.md). One matrix only: batches keep their strides.
 inline int64_t sm90_staged_a_ld(int64_t m) { return (m + 7) / 8 * 8; }
 inline size_t sm90_staged_a_bytes(int64_t m, int64_t k) {
   return (size_t(sm90_staged_a_ld(m)) * size_t(k) * 2 + 255) / 256 * 256;

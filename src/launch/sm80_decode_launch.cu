@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,14 +88,11 @@ class ScratchRows {
  public:
   ScratchRows(GemmArgs const& call, bool programmatic) : args_(call) {
     if (!call.a_col_major) return;
-    const size_t bytes = decode_transposed_a_bytes(call.m, call.k);
-    void* copy = call.workspace;  // decode_check_args saw that it holds the copy
-    if (!copy) {
-      copy = pooled_ = acquire_workspace(bytes, call.stream);
-      if (!copy)
-        HGEMM_THROW(HGEMM_ERROR_CUDA, "no " + std::to_string(bytes) +
-                                          " B of workspace for a column-major A's row copy");
-    }
+    // decode_check_args saw that a caller's workspace holds the copy.
+    void* copy = scratch_
+                     .emplace(decode_transposed_a_bytes(call.m, call.k), call.workspace,
+                              call.stream, "a column-major A's row copy")
+                     .get();
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3(unsigned((call.k + kernels::kTransposeRowsThreads - 1) /
                                    kernels::kTransposeRowsThreads));
@@ -111,17 +109,12 @@ class ScratchRows {
     args_.lda = call.k;
     args_.a_col_major = false;
   }
-  ~ScratchRows() {
-    if (pooled_) release_workspace(pooled_, args_.stream);
-  }
-  ScratchRows(ScratchRows const&) = delete;
-  ScratchRows& operator=(ScratchRows const&) = delete;
 
   GemmArgs const& args() const { return args_; }
 
  private:
   GemmArgs args_;
-  void* pooled_ = nullptr;
+  std::optional<OperandCopyScratch> scratch_;
 };
 
 template <DecodeVariant kVariant>

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,14 +81,10 @@ class StagedA {
   explicit StagedA(GemmArgs const& call) : args_(call) {
     if (!call.a_col_major || !sm90_stages_a(call.row_stride_a(), call.a, call.batch_count))
       return;
-    const size_t bytes = sm90_staged_a_bytes(call.m, call.k);
-    void* copy = call.workspace;
-    if (!copy) {
-      copy = pooled_ = acquire_workspace(bytes, call.stream);
-      if (!copy)
-        HGEMM_THROW(HGEMM_ERROR_CUDA, "no " + std::to_string(bytes) +
-                                          " B of workspace for a copy of column-major A");
-    }
+    void* copy = scratch_
+                     .emplace(sm90_staged_a_bytes(call.m, call.k), call.workspace, call.stream,
+                              "a copy of column-major A")
+                     .get();
     const int64_t ld = sm90_staged_a_ld(call.m);
     // K columns of M elements each, from rows of lda to rows of ld.
     HGEMM_CUDA_CHECK(cudaMemcpy2DAsync(copy, size_t(ld) * 2, call.a,
@@ -96,17 +93,12 @@ class StagedA {
     args_.a = copy;
     args_.lda = ld;
   }
-  ~StagedA() {
-    if (pooled_) release_workspace(pooled_, args_.stream);
-  }
-  StagedA(StagedA const&) = delete;
-  StagedA& operator=(StagedA const&) = delete;
 
   GemmArgs const& args() const { return args_; }
 
  private:
   GemmArgs args_;
-  void* pooled_ = nullptr;
+  std::optional<OperandCopyScratch> scratch_;
 };
 
 }  // namespace

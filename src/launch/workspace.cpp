@@ -2,7 +2,10 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace hgemm {
 namespace {
@@ -61,6 +64,20 @@ void* acquire_workspace(size_t bytes, cudaStream_t stream) {
 
 void release_workspace(void* buffer, cudaStream_t stream) {
   if (buffer) cudaFreeAsync(buffer, stream);
+}
+
+OperandCopyScratch::OperandCopyScratch(size_t bytes, void* workspace, cudaStream_t stream,
+                                       char const* what)
+    : buffer_(workspace), stream_(stream), pooled_(workspace == nullptr) {
+  if (!pooled_) return;
+  buffer_ = acquire_workspace(bytes, stream);
+  if (!buffer_)
+    HGEMM_THROW(HGEMM_ERROR_CUDA,
+                "no " + std::to_string(bytes) + " B of workspace for " + std::string(what));
+}
+
+OperandCopyScratch::~OperandCopyScratch() {
+  if (pooled_) release_workspace(buffer_, stream_);
 }
 
 }  // namespace hgemm

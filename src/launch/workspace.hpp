@@ -21,4 +21,23 @@ inline constexpr size_t kMaxWorkspaceBytes = size_t(32) << 20;
 void* acquire_workspace(size_t bytes, cudaStream_t stream);
 void release_workspace(void* buffer, cudaStream_t stream);
 
+// Room for a copy of an operand that a call makes before its kernel: the caller's workspace where
+// one is given (the launcher checked its size), else `bytes` from the pool, released on `stream`
+// when this is destroyed, after the call's launches are enqueued. Throws HGEMM_ERROR_CUDA naming
+// `what` when the pool has none: unlike split-K, such a call has no path without it.
+class OperandCopyScratch {
+ public:
+  OperandCopyScratch(size_t bytes, void* workspace, cudaStream_t stream, char const* what);
+  ~OperandCopyScratch();
+  OperandCopyScratch(OperandCopyScratch const&) = delete;
+  OperandCopyScratch& operator=(OperandCopyScratch const&) = delete;
+
+  void* get() const { return buffer_; }
+
+ private:
+  void* buffer_;
+  cudaStream_t stream_;
+  bool pooled_;
+};
+
 }  // namespace hgemm
