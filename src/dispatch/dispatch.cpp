@@ -473,10 +473,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   return heuristic;
 }
 
-}  // namespace
-
-Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
-                const Tables& tables) {
+Decision decide_for_dtype(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                          const Tables& tables) {
   if (problem.dtype == DType::kF16) return decide_in_tables(problem, args, device, tables);
   // The tables hold fp16 winners. A bf16 kernel is its fp16 twin with another wgmma (mma.sync)
   // type and the same tiles, stages and traffic, and the tensor cores run both types at one
@@ -498,6 +496,52 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
   own.reason += "; the fp16 pick " + f16.config.name() + " has no " +
                 std::string(to_string(problem.dtype)) + " twin that runs it (" + s.message + ")";
   return own;
+}
+
+// A fused epilogue on the cooperative kernels runs at the end of every tile with the tensor cores
+// idle: both consumer warpgroups finish the tile together. The ping-pong kernel gives each
+// warpgroup whole tiles in turn, so one's epilogue runs during the other's mainloop. On the H200
+// with bias + GELU at K 512-2048 and M x N >= 4096^2 (14 shape-runs), the ping-pong 128x128 took
+// 0.915 and 0.947 of the cooperative 128x224/128x256 tiles' time (13 of 14 faster) and was level
+// on the plain product (bench/results/2026-11-28-h200-epilogue-ping-pong/). The tables hold the
+// plain product's winners, so a call with an epilogue whose pick is such a tile runs the
+// ping-pong sibling, with the pick's raster, inside that measured range.
+inline constexpr int64_t kEpiloguePingPongMaxK = 2048;
+inline constexpr int64_t kEpiloguePingPongMinOutput = int64_t(4096) * 4096;
+
+Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmArgs& args,
+                          const DeviceInfo& device) {
+  const KernelConfig& pick = decision.config;
+  if (args.epilogue.plain() || problem.accum != Accum::kF32 ||
+      problem.k > kEpiloguePingPongMaxK || problem.m * problem.n < kEpiloguePingPongMinOutput ||
+      pick.family != Family::kSm90Ws || pick.schedule != Schedule::kCooperative ||
+      pick.block_m != 128 || pick.block_n < 192 || pick.swap_ab || pick.split_k != 1 ||
+      !pick.source.empty())
+    return decision;
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& c = inst.config;
+    if (c.family != Family::kSm90Ws || c.schedule != Schedule::kPingPong || c.block_m != 128 ||
+        c.block_n != 128 || c.swap_ab || c.layout != pick.layout || c.accum != pick.accum ||
+        c.dtype != pick.dtype || !c.source.empty())
+      continue;
+    KernelConfig sibling = c;
+    sibling.raster = pick.raster;
+    sibling.group_size = pick.group_size;
+    if (!registry::can_implement(problem, sibling, args, device).ok()) continue;
+    decision.instance = &inst;
+    decision.reason += "; with its epilogue the ping-pong sibling " + sibling.name() +
+                       " (one warpgroup's epilogue runs during the other's mainloop)";
+    decision.config = sibling;
+    return decision;
+  }
+  return decision;
+}
+
+}  // namespace
+
+Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
+                const Tables& tables) {
+  return on_epilogue_tile(decide_for_dtype(problem, args, device, tables), problem, args, device);
 }
 
 namespace {

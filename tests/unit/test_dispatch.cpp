@@ -434,8 +434,9 @@ TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
   EXPECT_GT(checked, 10);
 }
 
-// An epilogue (alpha, bias, activation) rides on the kernel the plain call runs; the sm80
-// catalog applies none, so where only it could run, nothing compiled runs the call.
+// An epilogue (alpha, bias, activation) rides on the kernel the plain call runs (outside the
+// ping-pong rule's range, below); the sm80 catalog applies none, so where only it could run,
+// nothing compiled runs the call.
 TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
   const DeviceInfo d = h100();
   const Problem shapes[] = {{1, 4096, 4096, Layout::kTN, Accum::kF32},
@@ -541,4 +542,56 @@ TEST(DispatchRaster, TheNeighbourRuleDropsARasterThatRereadsHere) {
   }
 }
 
+// With an epilogue at K <= 2048 and M x N >= 4096^2, a cooperative 128-row pick of 192 columns
+// or more runs as the ping-pong 128x128 with its raster; elsewhere the plain call's kernel.
+TEST(DispatchEpilogue, ShortKCooperativeWideTilesTakeThePingPongSibling) {
+  const DeviceInfo d = h100();
+  const Problem shapes[] = {{8192, 8192, 512, Layout::kTN, Accum::kF32},
+                            {4096, 4096, 1024, Layout::kTN, Accum::kF32},
+                            {2048, 16384, 768, Layout::kNN, Accum::kF32},
+                            {4096, 14336, 2048, Layout::kTN, Accum::kF32},
+                            {8192, 8192, 2048, Layout::kTN, Accum::kF32},
+                            {8192, 8192, 1536, Layout::kNN, Accum::kF32},
+                            {16384, 4096, 2048, Layout::kTN, Accum::kF32},
+                            {4096, 8192, 2048, Layout::kNN, Accum::kF32},
+                            {4096, 14336, 2048, Layout::kTN, Accum::kF32, DType::kBF16},
+                            {8192, 8192, 512, Layout::kTN, Accum::kF32, DType::kBF16},
+                            {4096, 4096, 4096, Layout::kTN, Accum::kF32},
+                            {8192, 8192, 2056, Layout::kTN, Accum::kF32},
+                            {2048, 2048, 1024, Layout::kTN, Accum::kF32}};
+  int swapped = 0;
+  for (const Problem& p : shapes) {
+    GemmArgs args = args_for(p);
+    const dispatch::Decision plain = dispatch::decide(p, args, d, {});
+    args.epilogue = {.bias = reinterpret_cast<const void*>(uintptr_t(0x40000)),
+                     .activation = Activation::kGeluTanh};
+    const dispatch::Decision fused = dispatch::decide(p, args, d, {});
+    const KernelConfig& c = plain.config;
+    const bool in_range = p.k <= 2048 && p.m * p.n >= int64_t(4096) * 4096 &&
+                          c.family == Family::kSm90Ws &&
+                          c.schedule == Schedule::kCooperative && c.block_m == 128 &&
+                          c.block_n >= 192 && !c.swap_ab && c.split_k == 1;
+    if (!in_range) {
+      EXPECT_EQ(fused.config, plain.config) << p.name() << ": " << fused.reason;
+      continue;
+    }
+    ++swapped;
+    EXPECT_EQ(fused.config.schedule, Schedule::kPingPong) << p.name() << ": " << fused.config.name();
+    EXPECT_EQ(fused.config.block_m, 128) << fused.config.name();
+    EXPECT_EQ(fused.config.block_n, 128) << fused.config.name();
+    EXPECT_EQ(fused.config.raster, c.raster) << fused.config.name();
+    EXPECT_EQ(fused.config.group_size, c.group_size) << fused.config.name();
+    EXPECT_EQ(fused.config.dtype, p.dtype) << fused.config.name();
+    EXPECT_EQ(fused.config.layout, p.layout) << fused.config.name();
+    ASSERT_NE(fused.instance, nullptr);
+    EXPECT_EQ(registry::find(fused.config), fused.instance) << fused.config.name();
+    EXPECT_TRUE(registry::can_implement(p, fused.config, args, d).ok()) << fused.config.name();
+    EXPECT_NE(fused.reason.find("ping-pong sibling"), std::string::npos) << fused.reason;
+  }
+  // Without the table-less heuristic's cooperative picks at K 1536-2048 (five shapes, one bf16)
+  // the rule would go untested here.
+  EXPECT_GE(swapped, 5);
+}
+
 }  // namespace
+
