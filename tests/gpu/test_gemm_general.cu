@@ -739,6 +739,44 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
             std::to_string(decoded) + " calls)");
 }
 
+// Inside dispatch's ping-pong rule (a fused epilogue, fp32 accumulation, K <= 2048, M x N >=
+// 4096^2): where the plain call's pick is a cooperative tile of 128 rows and 192 or more
+// columns, the call with bias + GELU runs the ping-pong 128x128 and matches the reference.
+void test_epilogue_ping_pong(Buffers& buf) {
+  int taken = 0;
+  uint64_t seed = 1900;
+  for (DType dtype : {DType::kF16, DType::kBF16})
+    for (Order ob : {Order::kRow, Order::kCol}) {
+      GemmDesc d = plain(4096, 4096, 1024, Order::kRow, ob, Order::kRow, hgemm::Accum::kF32);
+      d.dtype = dtype;
+      const GemmDesc plain_call = d;
+      d.activation = Activation::kGeluTanh;
+      void *a, *b, *c, *bias;
+      CUDA_OK(cudaMalloc(&a, size_t(d.m * d.k) * 2));
+      CUDA_OK(cudaMalloc(&b, size_t(d.k * d.n) * 2));
+      CUDA_OK(cudaMalloc(&c, size_t(d.m * d.n) * 2));
+      CUDA_OK(cudaMalloc(&bias, size_t(d.n) * 2));
+      d.bias = bias;
+      const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+      const hgemm::GemmPlan twin = hgemm::explain(plain_call, a, b, c);
+      for (void* p : {a, b, c, bias}) CUDA_OK(cudaFree(p));
+      const auto pick = hgemm::KernelConfig::parse(twin.kernel);
+      const bool wide_cooperative = pick && pick->family == hgemm::Family::kSm90Ws &&
+                                    pick->schedule == hgemm::Schedule::kCooperative &&
+                                    pick->block_m == 128 && pick->block_n >= 192 &&
+                                    !pick->swap_ab && pick->split_k == 1;
+      const bool sibling = plan.kernel.rfind("sm90_pp_128x128", 0) == 0 &&
+                           plan.reason.find("ping-pong sibling") != std::string::npos;
+      taken += sibling;
+      check(wide_cooperative ? sibling : plan.kernel == twin.kernel,
+            d.name() + " beside the plain call's " + twin.kernel + ": plan " + plan.kernel +
+                " [" + plan.source + "] " + plan.reason);
+      run_case(buf, d, true, 0, seed++);
+    }
+  check(taken > 0, "the ping-pong rule took " + std::to_string(taken) +
+                       " of 4 calls at 4096x4096x1024 (the tables pick 128x256 there)");
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -1005,6 +1043,7 @@ int main(int argc, char** argv) {
   batched_shapes.push_back({128, 128, 64});  // a head of attention
   test_batched_dispatch(buf, batched_shapes);
   test_col_major_a(buf, tuned_shapes, sm90);
+  if (!g_quick) test_epilogue_ping_pong(buf);
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) test_workspace(256, 128, 16384);
