@@ -71,6 +71,11 @@ int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
   return clusters;
 }
 
+// Whether the call's column-major A runs from StagedA's copy (sm90_stages_a).
+bool runs_from_staged_a(GemmArgs const& call) {
+  return call.a_col_major && sm90_stages_a(call.row_stride_a(), call.a, call.batch_count);
+}
+
 // A column-major A that TMA cannot stride (sm90_stages_a: a leading dimension that is not a
 // multiple of 8, or a base not 16-byte aligned) copied, on the call's stream before the GEMM, to
 // one whose leading dimension is M rounded up to 8, in the caller's workspace or the pool
@@ -79,8 +84,7 @@ int max_active_clusters(Sm90Kernel const& kernel, int device, int sm_count) {
 class StagedA {
  public:
   explicit StagedA(GemmArgs const& call) : args_(call) {
-    if (!call.a_col_major || !sm90_stages_a(call.row_stride_a(), call.a, call.batch_count))
-      return;
+    if (!runs_from_staged_a(call)) return;
     void* copy = scratch_
                      .emplace(sm90_staged_a_bytes(call.m, call.k), call.workspace, call.stream,
                               "a copy of column-major A")
@@ -287,8 +291,7 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
   };
   // A column-major A that TMA cannot stride runs from a copy that it can (StagedA), where the
   // copy has room; its own stride and base are then the copy's business.
-  const bool staged_a =
-      args.a_col_major && sm90_stages_a(args.row_stride_a(), args.a, args.batch_count);
+  const bool staged_a = runs_from_staged_a(args);
   if (staged_a) {
     const size_t bytes = sm90_staged_a_bytes(args.m, args.k);
     const std::string why = "a column-major A with row stride " +
