@@ -158,6 +158,17 @@ struct Traits {
   // accumulators, is refused (C7602). Such a tile issues two wgmma of half its width, whose
   // accumulators lie in the same registers in the same order as the one wide atom's.
   static constexpr int kWgmmaPerAtom = kNumConsumerWgs == 3 && kAccRegs > 96 ? 2 : 1;
+  // The bias read as words while the last k-block's wgmma run (detail::BiasWords), where the
+  // words fit beside the accumulators under ptxas's entry cap with room for the epilogue's own
+  // registers (fewer with a TMA store than with direct ones). ptxas -v: the ping-pong 128x128
+  // (128 accumulators + 16 words of 168) does not spill; 256x128 (128 + 16, direct stores),
+  // 128x256 (128 + 32) and 192x192 with three warpgroups (96 + 24 of 128) spilled.
+  static constexpr int kEntryRegs = 65536 / kNumThreads / 8 * 8 < 255
+                                        ? 65536 / kNumThreads / 8 * 8
+                                        : 255;
+  static constexpr bool kBiasWords =
+      kAccF32 && !kSwapAB &&
+      kWgAtomsM * kAccRegs + kBlockN / 8 <= kEntryRegs - (kTmaStore ? 24 : 48);
   static constexpr int kWgmmaN = kBlockN / kWgmmaPerAtom;
   using Mma = ptx::WgmmaSS<kWgmmaN, kAccF32>;
   static_assert(kWgmmaN % 8 == 0 && Mma::kRegs * kWgmmaPerAtom == kAccRegs,
@@ -455,6 +466,65 @@ __device__ __forceinline__ void add_scaled_c(
   });
 }
 
+// A thread's bias for the columns it holds, one 32-bit word per 8-column group j: the pair
+// (col, col + 1), col = n_origin + 8 j + 2 (lane % 4), as load_bias_words reads it before the
+// tile's mainloop. Not with swap-AB (the bias then runs along the kernel's rows, one value each).
+template <class Traits>
+using BiasWords = uint32_t[Traits::kBiasWords ? Traits::kBlockN / 8 : 1];
+
+// Whether this call's bias is read early as words: a tile that takes them (Traits::kBiasWords)
+// and a 4-byte aligned bias (every pair starts at an even column; the API allows a 2-byte aligned
+// one, which the epilogue still reads element by element).
+template <class Traits>
+__device__ __forceinline__ bool bias_in_words(kernels::EpilogueParams const& e) {
+  if constexpr (!Traits::kBiasWords)
+    return false;
+  else
+    return e.ops && e.bias && (reinterpret_cast<uintptr_t>(e.bias) & 3u) == 0;
+}
+
+// A whole tile's words are one base and constant offsets; in the tile past C's last column the
+// pairs beyond it are clamped onto its last pair (N is even: sm90 takes N % 8 == 0), their sums
+// landing in columns no epilogue stores. NOTE: clamped everywhere, the words' addresses took a
+// register pair each and spilled the 256x128 and 192x192 tiles.
+template <class Traits>
+__device__ __forceinline__ void load_bias_words(uint16_t const* bias, int n, int n_origin,
+                                                int thread_in_wg, BiasWords<Traits>& words) {
+  const int col0 = n_origin + 2 * (thread_in_wg % 4);
+  if (n_origin + Traits::kBlockN <= n) {
+    uint32_t const* base = reinterpret_cast<uint32_t const*>(bias + col0);
+#pragma unroll
+    for (int j = 0; j < Traits::kBlockN / 8; ++j) words[j] = base[4 * j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < Traits::kBlockN / 8; ++j)
+      words[j] = *reinterpret_cast<uint32_t const*>(bias + min(col0 + 8 * j, n - 2));
+  }
+}
+
+// alpha * acc + bias from the words: each pair of bias values converted once for the 2 x
+// kWgAtomsM accumulator pairs of its columns.
+template <class Traits>
+__device__ __forceinline__ void add_bias_words(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], float alpha,
+    BiasWords<Traits> const& words) {
+  static_assert(Traits::kBiasWords);
+#pragma unroll
+  for (int j = 0; j < Traits::kBlockN / 8; ++j) {
+    const float lo = kernels::to_float<Traits::kDType>(uint16_t(words[j] & 0xffffu));
+    const float hi = kernels::to_float<Traits::kDType>(uint16_t(words[j] >> 16));
+#pragma unroll
+    for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+      for (int upper = 0; upper < 2; ++upper) {
+        float& x0 = acc[mt][4 * j + 2 * upper];
+        float& x1 = acc[mt][4 * j + 2 * upper + 1];
+        x0 = alpha * x0 + lo;
+        x1 = alpha * x1 + hi;
+      }
+  }
+}
+
 // The epilogue applied to the accumulators in place, before pack_tile rounds them once: in place
 // so that it needs no registers beside the tile (a second copy spilled the 128x256 tiles). fp32
 // accumulators only: for fp16 ones the conversions spilled the 256x256 tile, and the launcher
@@ -466,11 +536,13 @@ __device__ __forceinline__ void add_scaled_c(
 // the loads can be issued together: a load behind a per-element bounds branch waited for the one
 // before it, and a bias cost up to the whole mainloop of a K = 1024 tile. Elements outside C are
 // never stored. `c` is this batch's C, row stride ldc (C^T's column stride with swap-AB).
+// `bias_words`: the tile's bias read before its mainloop (load_bias_words) where bias_early.
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
-    kernels::EpilogueParams const& e, uint16_t const* c, int64_t ldc, int m, int n,
-    int m_origin, int n_origin, int thread_in_wg) {
+    kernels::EpilogueParams const& e, bool bias_early, BiasWords<Traits> const& bias_words,
+    uint16_t const* c,
+    int64_t ldc, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
   static_assert(Traits::kAccF32, "the fused epilogue takes fp32 accumulators");
   const float alpha = e.alpha;
   uint16_t const* bias = e.bias;
@@ -486,6 +558,8 @@ __device__ __forceinline__ void apply_epilogue(
                                    [&](float x, int row, int col) {
         return x + bias_at(row, col);
       });
+  } else if (bias_early) {
+    if constexpr (Traits::kBiasWords) add_bias_words<Traits>(acc, alpha, bias_words);
   } else if (bias) {
     for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
                                  [&](float x, int row, int col) {
@@ -1100,6 +1174,17 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       if constexpr (Traits::kPingPong)
         if (local + 1 < num_local_units)
           ptx::named_barrier_arrive(kOrderBarrier + (1 - consumer_wg), 256);
+      // The tile's bias, read while its last k-block's wgmma run: read after them, waiting for
+      // the loads was a fifth of the ping-pong 128x128 tile's bias + GELU epilogue at K = 512
+      // (ncu, docs/notes/2026-11-29-epilogue-bias-early.md). Not before the mainloop: the words
+      // held through it spilled the 128x256 and 256x128 tiles.
+      detail::BiasWords<Traits> bias_words;
+      const bool bias_early = detail::bias_in_words<Traits>(params.epilogue) &&
+                              params.num_splits == 1 &&
+                              !(Traits::kSplitKBlocks && consumer_wg == 1);
+      if (bias_early)
+        detail::load_bias_words<Traits>(params.epilogue.bias, params.n,
+                                        tile.n_block * Traits::kBlockN, thread_in_wg, bias_words);
       ptx::wgmma_wait<0>();
       // The CTA's last tile (with ping-pong, the first of its last two to finish): the first
       // call of the CTA counts.
@@ -1133,8 +1218,9 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
         if constexpr (Traits::kAccF32)
           if (params.epilogue.ops)
-            detail::apply_epilogue<Traits>(acc, params.epilogue, batch_c(batch), params.ldc,
-                                           params.m, params.n, m_origin, n_origin, thread_in_wg);
+            detail::apply_epilogue<Traits>(acc, params.epilogue, bias_early, bias_words,
+                                           batch_c(batch), params.ldc, params.m, params.n,
+                                           m_origin, n_origin, thread_in_wg);
         detail::pack_tile<Traits>(acc, packed);
         if (defer) {
           pending_part = 0;
