@@ -160,15 +160,18 @@ struct Traits {
   static constexpr int kWgmmaPerAtom = kNumConsumerWgs == 3 && kAccRegs > 96 ? 2 : 1;
   // The bias read as words while the last k-block's wgmma run (detail::BiasWords), where the
   // words fit beside the accumulators under ptxas's entry cap with room for the epilogue's own
-  // registers (fewer with a TMA store than with direct ones). ptxas -v: the ping-pong 128x128
-  // (128 accumulators + 16 words of 168) does not spill; 256x128 (128 + 16, direct stores),
-  // 128x256 (128 + 32) and 192x192 with three warpgroups (96 + 24 of 128) spilled.
+  // registers (fewer with a TMA store than with direct ones), and in the general flavour, whose
+  // batch and beta code holds more, at most 128 together. ptxas -v: the ping-pong 128x128 (128
+  // accumulators + 16 words of 168) does not spill; 256x128 (128 + 16, direct stores), 128x256
+  // (128 + 32), 192x192 with three warpgroups (96 + 24 of 128) and the general 64x256 (128 + 32
+  // of 255) spilled.
   static constexpr int kEntryRegs = 65536 / kNumThreads / 8 * 8 < 255
                                         ? 65536 / kNumThreads / 8 * 8
                                         : 255;
   static constexpr bool kBiasWords =
       kAccF32 && !kSwapAB &&
-      kWgAtomsM * kAccRegs + kBlockN / 8 <= kEntryRegs - (kTmaStore ? 24 : 48);
+      kWgAtomsM * kAccRegs + kBlockN / 8 <= kEntryRegs - (kTmaStore ? 24 : 48) &&
+      (!kGeneral || kWgAtomsM * kAccRegs + kBlockN / 8 <= 128);
   static constexpr int kWgmmaN = kBlockN / kWgmmaPerAtom;
   using Mma = ptx::WgmmaSS<kWgmmaN, kAccF32>;
   static_assert(kWgmmaN % 8 == 0 && Mma::kRegs * kWgmmaPerAtom == kAccRegs,
