@@ -1,0 +1,32 @@
+#!/bin/bash
+# (a) ping-pong 128x128 with bias+GELU vs plain at 2048x8192x512 (the rule's tile, forced by the
+# shape: M*N = 2048*8192 >= 4096^2, K 512, f32) (b) NT (hgemm-acol) vs TN. ncu with source counters.
+set -u
+t0=$(date +%s); o=/tmp/o; rm -rf $o; mkdir -p $o
+export HGEMM_USER_TABLE=/tmp/absent-user.table
+( while true; do tar czf $OUT/all.tgz.tmp -C $o . && mv $OUT/all.tgz.tmp $OUT/all.tgz; sleep 15; done ) &
+arch=$!
+cmake -S . -B b -G Ninja -DCMAKE_BUILD_TYPE=Release -DHGEMM_GIT_HASH=$HASH > $o/build.log 2>&1 &&
+  cmake --build b -j 16 --target hgemm_cli >> $o/build.log 2>&1 || { echo "BUILD FAILED"; tail -30 $o/build.log; }
+echo "built $(( $(date +%s)-t0 )) s" >> $o/progress
+
+S="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section InstructionStats --section MemoryWorkloadAnalysis --section SourceCounters --section LaunchStats --section Occupancy"
+run() { # name, bench args...
+  local name=$1; shift
+  timeout 150 ncu --clock-control none $S --kernel-name regex:sm90_ws_gemm --launch-skip 3 --launch-count 1 \
+    -o $o/$name b/hgemm bench --modes offline --acc f32 --out $o/$name.csv "$@" > $o/$name.log 2>&1
+  echo "$name rc=$? $(( $(date +%s)-t0 )) s" >> $o/progress
+  ncu --import $o/$name.ncu-rep --page details --csv > $o/$name-details.csv 2>/dev/null
+  ncu --import $o/$name.ncu-rep --page source --csv --print-source sass > $o/$name-sass.csv 2>/dev/null
+  ncu --import $o/$name.ncu-rep --page raw --csv > $o/$name-raw.csv 2>/dev/null
+  gzip -9 $o/$name-sass.csv $o/$name-raw.csv
+}
+run pp-none --shape 2048x8192x512 --impl hgemm --layout tn --epilogue none
+run pp-gelu --shape 2048x8192x512 --impl hgemm --layout tn --epilogue bias_gelu
+run coop-8192-gelu --shape 8192x4096x1024 --impl hgemm --layout tn --epilogue bias_gelu
+run coop-8192-none --shape 8192x4096x1024 --impl hgemm --layout tn --epilogue none
+run nt-tn --shape 2048x8192x512 --impl hgemm --layout tn
+run nt-acol --shape 2048x8192x512 --impl hgemm-acol --layout tn
+rm -f $o/*.ncu-rep
+kill $arch; tar czf $OUT/all.tgz.tmp -C $o . && mv $OUT/all.tgz.tmp $OUT/all.tgz
+cat $o/progress; grep -h "ms" $o/*.log | grep -v "^==" | head -20
