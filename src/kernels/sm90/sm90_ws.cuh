@@ -470,8 +470,9 @@ __device__ __forceinline__ void add_scaled_c(
 }
 
 // A thread's bias for the columns it holds, one 32-bit word per 8-column group j: the pair
-// (col, col + 1), col = n_origin + 8 j + 2 (lane % 4), as load_bias_words reads it before the
-// tile's mainloop. Not with swap-AB (the bias then runs along the kernel's rows, one value each).
+// (col, col + 1), col = n_origin + 8 j + 2 (lane % 4), as load_bias_words reads it while the
+// tile's last k-block runs. Not with swap-AB (the bias then runs along the kernel's rows, one value
+// each).
 template <class Traits>
 using BiasWords = uint32_t[Traits::kBiasWords ? Traits::kBlockN / 8 : 1];
 
@@ -539,13 +540,12 @@ __device__ __forceinline__ void add_bias_words(
 // the loads can be issued together: a load behind a per-element bounds branch waited for the one
 // before it, and a bias cost up to the whole mainloop of a K = 1024 tile. Elements outside C are
 // never stored. `c` is this batch's C, row stride ldc (C^T's column stride with swap-AB).
-// `bias_words`: the tile's bias read before its mainloop (load_bias_words) where bias_early.
+// `bias_words`: the tile's bias as load_bias_words read it, where bias_early.
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
     typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
     kernels::EpilogueParams const& e, bool bias_early, BiasWords<Traits> const& bias_words,
-    uint16_t const* c,
-    int64_t ldc, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
+    uint16_t const* c, int64_t ldc, int m, int n, int m_origin, int n_origin, int thread_in_wg) {
   static_assert(Traits::kAccF32, "the fused epilogue takes fp32 accumulators");
   const float alpha = e.alpha;
   uint16_t const* bias = e.bias;
