@@ -145,11 +145,20 @@ struct Sm90RegisterSplit {
   int consumer = 0;
 };
 
+inline constexpr int kSm90Registers = 65536;  // an SM's register file, in 32-bit registers
+
 constexpr Sm90RegisterSplit sm90_register_split(int num_consumer_wgs) {
-  constexpr int kRegisters = 65536, kProducer = 40;
+  constexpr int kProducer = 40;
   if (num_consumer_wgs <= 1) return {255, 255};
-  const int consumer = (kRegisters - 128 * kProducer) / (128 * num_consumer_wgs) / 8 * 8;
+  const int consumer = (kSm90Registers - 128 * kProducer) / (128 * num_consumer_wgs) / 8 * 8;
   return {kProducer, consumer < 255 ? consumer : 255};
+}
+
+// The registers a thread has at entry, before setmaxnreg: what ptxas checks every instruction
+// against (168 with two consumer warpgroups, 128 with three, 255 with one).
+constexpr int sm90_entry_regs(int num_consumer_wgs) {
+  const int regs = kSm90Registers / (128 * (num_consumer_wgs + 1)) / 8 * 8;
+  return regs < 255 ? regs : 255;
 }
 
 // Accumulator registers a consumer thread may hold: 128 (two m64n256 fp32 atoms' worth) where the

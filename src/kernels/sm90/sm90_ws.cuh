@@ -165,13 +165,11 @@ struct Traits {
   // accumulators + 16 words of 168) does not spill; 256x128 (128 + 16, direct stores), 128x256
   // (128 + 32), 192x192 with three warpgroups (96 + 24 of 128) and the general 64x256 (128 + 32
   // of 255) spilled.
-  static constexpr int kEntryRegs = 65536 / kNumThreads / 8 * 8 < 255
-                                        ? 65536 / kNumThreads / 8 * 8
-                                        : 255;
+  static constexpr int kAccAndBiasRegs = kWgAtomsM * kAccRegs + kBlockN / 8;
   static constexpr bool kBiasWords =
       kAccF32 && !kSwapAB &&
-      kWgAtomsM * kAccRegs + kBlockN / 8 <= kEntryRegs - (kTmaStore ? 24 : 48) &&
-      (!kGeneral || kWgAtomsM * kAccRegs + kBlockN / 8 <= 128);
+      kAccAndBiasRegs <= sm90_entry_regs(kNumConsumerWgs) - (kTmaStore ? 24 : 48) &&
+      (!kGeneral || kAccAndBiasRegs <= 128);
   static constexpr int kWgmmaN = kBlockN / kWgmmaPerAtom;
   using Mma = ptx::WgmmaSS<kWgmmaN, kAccF32>;
   static_assert(kWgmmaN % 8 == 0 && Mma::kRegs * kWgmmaPerAtom == kAccRegs,
