@@ -203,6 +203,8 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
       plan_split(batches > 1 || args.a_col_major ? 1 : config.split_k, args, instance.block_k);
   const SplitScratch scratch(plan, args);
   params.num_splits = scratch.splits();
+  params.units_per_batch =
+      kernels::FastDivisor::make(params.scheduler.num_cluster_tiles() * params.num_splits);
   params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
   params.partial = scratch.partial();
   params.partial_ld = plan.partial_ld;

@@ -24,7 +24,7 @@ TEST(Sm90Scheduler, GroupedRasterIsABijection) {
     for (int num_n : {1, 5, 8, 31}) {
       for (int group : {1, 2, 4, 8, 16}) {
         for (bool along_m : {true, false}) {
-          GroupedRaster r{num_m, num_n, group, along_m};
+          GroupedRaster r = GroupedRaster::make(num_m, num_n, group, along_m);
           std::set<std::pair<int, int>> seen;
           for (int t = 0; t < r.num_tiles(); ++t) {
             TileCoord c = r.tile(t);
@@ -42,9 +42,69 @@ TEST(Sm90Scheduler, GroupedRasterIsABijection) {
   }
 }
 
+// The kernels divide by launch-fixed divisors with a multiply-high and a shift: equal to `/` and
+// `%` for every divisor to 4096 over dividends near 0, near multiples of the divisor and near
+// 2^31, and for large divisors.
+TEST(Sm90Scheduler, FastDivisorMatchesDivision) {
+  using hgemm::kernels::FastDivisor;
+  auto check = [](int d, int n) {
+    const FastDivisor f = FastDivisor::make(d);
+    ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+    ASSERT_EQ(f.mod(n), n % d) << n << " % " << d;
+  };
+  constexpr int kMax = 2147483647;
+  for (int d = 1; d <= 4096; ++d) {
+    for (int n = 0; n < 3 * d + 3; ++n) check(d, n);
+    for (int n = kMax - 3 * d - 3; n > 0 && n <= kMax - 1; ++n) check(d, n);
+    check(d, kMax);
+  }
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return int(state >> 33);  // 0 .. 2^31 - 1
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const int d = 1 + next() % (i % 2 ? 65536 : kMax);
+    check(d, next());
+  }
+  for (int d : {65535, 65536, 65537, 1 << 20, (1 << 30) - 1, 1 << 30, (1 << 30) + 1, kMax - 1,
+                kMax}) {
+    check(d, 0);
+    check(d, d - 1);
+    check(d, d);
+    check(d, kMax);
+  }
+}
+
+// tile() as the plain division formula it replaces.
+TEST(Sm90Scheduler, GroupedRasterMatchesItsDivisionFormula) {
+  for (int num_m : {1, 2, 3, 7, 16, 33, 130}) {
+    for (int num_n : {1, 5, 8, 31, 77}) {
+      for (int group : {1, 2, 3, 4, 8, 16}) {
+        for (bool along_m : {true, false}) {
+          const GroupedRaster r = GroupedRaster::make(num_m, num_n, group, along_m);
+          const int inner_extent = along_m ? num_m : num_n;
+          const int outer_extent = along_m ? num_n : num_m;
+          for (int t = 0; t < r.num_tiles(); ++t) {
+            const int per_band = group * outer_extent;
+            const int band = t / per_band;
+            const int in_band = t - band * per_band;
+            const int first = band * group;
+            const int width = inner_extent - first < group ? inner_extent - first : group;
+            const int inner = first + in_band % width, outer = in_band / width;
+            const TileCoord c = r.tile(t);
+            ASSERT_EQ(c.m_block, along_m ? inner : outer) << t;
+            ASSERT_EQ(c.n_block, along_m ? outer : inner) << t;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Sm90Scheduler, RasterOrderWithinABand) {
   // Along M with group 4 over 6x3 tiles: M runs fastest inside bands of 4 rows, then 2 rows.
-  GroupedRaster r{6, 3, 4, true};
+  GroupedRaster r = GroupedRaster::make(6, 3, 4, true);
   std::vector<std::pair<int, int>> want = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1},
                                            {2, 1}, {3, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 2},
                                            {4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 2}};
@@ -54,7 +114,7 @@ TEST(Sm90Scheduler, RasterOrderWithinABand) {
     EXPECT_EQ(c.n_block, want[t].second) << t;
   }
   // Along N swaps the roles.
-  GroupedRaster rn{3, 6, 4, false};
+  GroupedRaster rn = GroupedRaster::make(3, 6, 4, false);
   for (int t = 0; t < rn.num_tiles(); ++t) {
     TileCoord c = rn.tile(t);
     EXPECT_EQ(c.n_block, want[t].first) << t;

@@ -20,25 +20,79 @@ struct TileCoord {
   int n_block;
 };
 
+// Division of 0 <= n < 2^31 by a divisor fixed for a launch, 1 <= d < 2^31, as a multiply-high
+// and a shift (Granlund and Montgomery, "Division by invariant integers using multiplication",
+// 1994): with l = ceil(log2 d) and m = ceil(2^(31 + l) / d), which fits 32 bits,
+// n / d = (n * m) >> (31 + l). The error of m is below d / 2^(31 + l), so n m / 2^(31 + l) exceeds
+// n / d by less than n / 2^(31 + l) < 2^-l <= 1 / d, which cannot reach the next integer. A
+// runtime `/` costs the kernels some twenty instructions (IABS, I2F, MUFU.RCP, fix-ups) where this
+// costs two.
+struct FastDivisor {
+  int divisor = 1;
+  uint32_t multiplier = 0;  // 0: the divisor is 1
+  uint32_t shift = 0;       // l - 1
+
+  HGEMM_HOST_DEVICE static FastDivisor make(int d) {
+    FastDivisor f;
+    f.divisor = d;
+    if (d > 1) {
+      uint32_t l = 0;
+      while ((uint32_t(1) << l) < uint32_t(d)) ++l;
+      f.multiplier = uint32_t(((uint64_t(1) << (31 + l)) + uint64_t(d) - 1) / uint64_t(d));
+      f.shift = l - 1;
+    }
+    return f;
+  }
+
+  HGEMM_HOST_DEVICE int div(int n) const {
+    if (multiplier == 0) return n;
+#if defined(__CUDA_ARCH__)
+    const uint32_t high = __umulhi(uint32_t(n), multiplier);
+#else
+    const uint32_t high = uint32_t((uint64_t(uint32_t(n)) * multiplier) >> 32);
+#endif
+    return int(high >> shift);
+  }
+
+  HGEMM_HOST_DEVICE int mod(int n) const { return n - div(n) * divisor; }
+};
+
 struct GroupedRaster {
   int num_m = 1;  // tiles along M and N
   int num_n = 1;
   int group = 1;  // band width, >= 1
   bool along_m = true;
+  // The divisions of tile(), fixed per launch: a band's tiles (group x the outer extent), a
+  // band's width, and the last band's (narrower where the group does not divide the inner
+  // extent); `last_first` is the last band's first inner index.
+  FastDivisor per_band, width, last_width;
+  int last_first = 0;
+
+  HGEMM_HOST_DEVICE static GroupedRaster make(int num_m, int num_n, int group, bool along_m) {
+    GroupedRaster r;
+    r.num_m = num_m;
+    r.num_n = num_n;
+    r.group = group < 1 ? 1 : group;
+    r.along_m = along_m;
+    const int inner_extent = along_m ? num_m : num_n;
+    const int outer_extent = along_m ? num_n : num_m;
+    r.per_band = FastDivisor::make(r.group * outer_extent);
+    r.width = FastDivisor::make(r.group);
+    r.last_first = (inner_extent - 1) / r.group * r.group;
+    r.last_width = FastDivisor::make(inner_extent - r.last_first);
+    return r;
+  }
 
   HGEMM_HOST_DEVICE int num_tiles() const { return num_m * num_n; }
 
   HGEMM_HOST_DEVICE TileCoord tile(int linear) const {
     // `inner` is the dimension that varies first inside a band, `outer` the one swept per band.
-    const int inner_extent = along_m ? num_m : num_n;
-    const int outer_extent = along_m ? num_n : num_m;
-    const int per_band = group * outer_extent;
-    const int band = linear / per_band;
-    const int in_band = linear - band * per_band;
+    const int band = per_band.div(linear);
+    const int in_band = linear - band * per_band.divisor;
     const int first = band * group;
-    const int width = inner_extent - first < group ? inner_extent - first : group;
-    const int inner = first + in_band % width;
-    const int outer = in_band / width;
+    const FastDivisor& w = first == last_first ? last_width : width;
+    const int outer = w.div(in_band);
+    const int inner = first + in_band - outer * w.divisor;
     return along_m ? TileCoord{inner, outer} : TileCoord{outer, inner};
   }
 };
@@ -54,14 +108,18 @@ struct TileScheduler {
   HGEMM_HOST_DEVICE static TileScheduler make(int num_m_blocks, int num_n_blocks, int cluster_m,
                                               int cluster_n, int group, bool along_m) {
     TileScheduler s;
-    s.raster.num_m = (num_m_blocks + cluster_m - 1) / cluster_m;
-    s.raster.num_n = (num_n_blocks + cluster_n - 1) / cluster_n;
-    s.raster.group = group < 1 ? 1 : group;
-    s.raster.along_m = along_m;
+    s.raster = GroupedRaster::make((num_m_blocks + cluster_m - 1) / cluster_m,
+                                   (num_n_blocks + cluster_n - 1) / cluster_n, group, along_m);
     s.cluster_m = cluster_m;
     s.cluster_n = cluster_n;
+    s.tiles = FastDivisor::make(s.raster.num_tiles());
+    s.ranks_m = FastDivisor::make(cluster_m);
     return s;
   }
+
+  // Divides work units by the cluster tiles (a unit's tile is u mod tiles), and cluster ranks by
+  // cluster_m.
+  FastDivisor tiles, ranks_m;
 
   HGEMM_HOST_DEVICE int num_cluster_tiles() const { return raster.num_tiles(); }
 
@@ -69,8 +127,9 @@ struct TileScheduler {
   // tile `linear`.
   HGEMM_HOST_DEVICE TileCoord cta_tile(int linear, int cta_rank) const {
     const TileCoord c = raster.tile(linear);
-    return TileCoord{c.m_block * cluster_m + cta_rank % cluster_m,
-                     c.n_block * cluster_n + cta_rank / cluster_m};
+    const int rank_n = ranks_m.div(cta_rank);
+    return TileCoord{c.m_block * cluster_m + cta_rank - rank_n * cluster_m,
+                     c.n_block * cluster_n + rank_n};
   }
 };
 

@@ -92,6 +92,8 @@ struct Params {
   // Split-K (num_splits > 1): split s writes partial + s * rows * partial_ld (fp32, row stride
   // partial_ld, C's rows and orientation also with swap-AB) instead of C.
   int num_splits;
+  // Divides work units by the units of one batch (cluster tiles x splits).
+  kernels::FastDivisor units_per_batch;
   int k_blocks_per_split;
   float* partial;
   int64_t partial_ld;
@@ -835,17 +837,19 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   const int cluster_idx = int(blockIdx.x) / kClusterSize;
   const int num_clusters = int(gridDim.x) / kClusterSize;
   const kernels::TileScheduler& scheduler = params.scheduler;
-  const int num_tiles = scheduler.num_cluster_tiles();
-  const int units_per_batch = num_tiles * params.num_splits;
+  const kernels::FastDivisor& tiles = scheduler.tiles;
+  const kernels::FastDivisor& units_per_batch = params.units_per_batch;
   const bool batched = Traits::kGeneral && params.batches > 1;
-  const int num_units = batched ? units_per_batch * params.batches : units_per_batch;
-  // Work unit u: cluster tile u % num_tiles, split (u / num_tiles) % num_splits and that split's
+  const int num_units =
+      batched ? units_per_batch.divisor * params.batches : units_per_batch.divisor;
+  // Work unit u: cluster tile u mod tiles, split (u / tiles) mod num_splits and that split's
   // k-blocks, batch u / units_per_batch (-1: one matrix).
   // NOTE: one matrix keeps the one division of the unbatched kernel: on a tile of one or two
-  // k-blocks each division before the first load or after the last wgmma showed.
-  auto batch_of = [&](int u) { return batched ? u / units_per_batch : -1; };
+  // k-blocks each division before the first load or after the last wgmma showed. The divisors
+  // are fixed per launch (kernels::FastDivisor: a multiply-high and a shift each).
+  auto batch_of = [&](int u) { return batched ? units_per_batch.div(u) : -1; };
   auto k_range = [&](int u, int& kb_begin, int& kb_end) {
-    const int split = batched ? (u % units_per_batch) / num_tiles : u / num_tiles;
+    const int split = batched ? tiles.div(units_per_batch.mod(u)) : tiles.div(u);
     kb_begin = split * params.k_blocks_per_split;
     kb_end = min(params.num_k_blocks, kb_begin + params.k_blocks_per_split);
   };
@@ -895,7 +899,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         mask_b |= uint16_t(1u << (i + rank_n * Traits::kClusterM));
       kernels::PipelineState<kNumStages> stage;
       for (int u = cluster_idx; u < num_units; u += num_clusters) {
-        const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+        const kernels::TileCoord tile = scheduler.cta_tile(tiles.mod(u), cta_rank);
         const int m0 = tile.m_block * Traits::kBlockM;
         const int n0 = tile.n_block * Traits::kBlockN;
         const int a_m0 = m0 - detail::a_row_shift<Traits>(m0, params.m);
@@ -1065,7 +1069,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     auto store_pending = [&](int parts) {
       const int end = min(Traits::kStoreParts, pending_part + parts);
       if constexpr (Traits::kGeneral) {
-        const kernels::TileCoord tile = scheduler.cta_tile(pending_unit % num_tiles, cta_rank);
+        const kernels::TileCoord tile = scheduler.cta_tile(tiles.mod(pending_unit), cta_rank);
         store_packed(tile.m_block * Traits::kBlockM +
                          consumer_wg * Traits::kWgRowStep,
                      tile.n_block * Traits::kBlockN, batch_of(pending_unit), pending_part, end);
@@ -1095,7 +1099,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         }
         if (local > 0) ptx::named_barrier_sync(kOrderBarrier + consumer_wg, 256);
       }
-      const kernels::TileCoord tile = scheduler.cta_tile(u % num_tiles, cta_rank);
+      const kernels::TileCoord tile = scheduler.cta_tile(tiles.mod(u), cta_rank);
       // The tile's first row sits a_row_shift rows into each A slot (16-byte units: K-major rows
       // of BK * 2 bytes).
       const uint64_t desc_a_tile =
@@ -1210,7 +1214,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       const int batch = batch_of(u);
       if (params.num_splits > 1) {
         const int c_rows = Traits::kSwapAB ? params.n : params.m;
-        const int split = u / num_tiles;  // batched calls do not split
+        const int split = tiles.div(u);  // batched calls do not split
         detail::store_tile_partial<Traits>(
             acc, params.partial + int64_t(split) * c_rows * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
