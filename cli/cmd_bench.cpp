@@ -59,9 +59,11 @@ constexpr const char* kHelp =
                      hgemm-nopdl without it; cuBLASLt's API offers no such launch.
                      cublaslt-best, the faster of cuBLASLt's autotuned and heuristic picks
                      chosen in graph mode on rotated buffers, is the reference of the report.
-                     With --epilogue: hgemm-unfused too, and all = hgemm, hgemm-nopdl,
-                     hgemm-unfused and the three cublaslt (cublas and config:NAME have no
-                     epilogue and are refused). With --batch B > 1: hgemm-loop too, and all =
+                     With --epilogue: hgemm-unfused and hgemm-plain too, and all = hgemm,
+                     hgemm-nopdl, hgemm-unfused, hgemm-plain and the three cublaslt (cublas and
+                     config:NAME have no epilogue and are refused). hgemm-plain is the same
+                     call without bias or activation, verified as the plain product and timed
+                     interleaved with the fused one: what the epilogue costs, in one run. With --batch B > 1: hgemm-loop too, and all =
                      hgemm, hgemm-nopdl, hgemm-loop and the three cublaslt (config:NAME is
                      refused; cublas runs cublasGemmStridedBatchedEx when named).
                      hgemm-acol (never in all): hgemm::gemm with A column-major (K x M, the
@@ -111,8 +113,11 @@ const char* const kStandardImpls[] = {"hgemm",           "hgemm-nopdl",
                                       "cublas",          "cublaslt-heuristic",
                                       "cublaslt-autotune", "cublaslt-best"};
 // With an epilogue cublas has none, and the unfused path is what fusing it is measured against.
+// hgemm-plain, the call without its epilogue timed beside it, is what the epilogue's cost is
+// measured against: across two runs the card's clock states differ by more than that cost.
 const char* const kEpilogueImpls[] = {"hgemm",         "hgemm-nopdl",       "hgemm-unfused",
-                                      "cublaslt-heuristic", "cublaslt-autotune", "cublaslt-best"};
+                                      "hgemm-plain",   "cublaslt-heuristic", "cublaslt-autotune",
+                                      "cublaslt-best"};
 // With batches the question is one batched call against one call per batch and against cuBLASLt's
 // strided batch (with or without an epilogue).
 const char* const kBatchedImpls[] = {"hgemm",         "hgemm-nopdl",       "hgemm-loop",
@@ -126,6 +131,7 @@ struct ImplSpec {
   bool unfused = false;  // hgemm-unfused: the plain call, then bench::apply_bias_activation
   bool loop = false;     // hgemm-loop: one plain call per batch
   bool a_col = false;    // hgemm-acol: the general call with A column-major
+  bool plain = false;    // hgemm-plain: the call without its bias and activation
 };
 
 struct Settings {
@@ -156,8 +162,12 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
     if (seen.insert(spec.name).second) out.push_back(std::move(spec));
   };
   auto add_named = [&](const std::string& name) {
-    add({name, baselines::parse_kind(name), std::nullopt, name != "hgemm-nopdl",
-         name == "hgemm-unfused", name == "hgemm-loop"});
+    add({.name = name,
+         .baseline = baselines::parse_kind(name),
+         .pdl = name != "hgemm-nopdl",
+         .unfused = name == "hgemm-unfused",
+         .loop = name == "hgemm-loop",
+         .plain = name == "hgemm-plain"});
   };
   for (const std::string& item : items) {
     if (item == "all") {
@@ -174,11 +184,17 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
         throw ArgError("hgemm-unfused is the plain GEMM followed by a separate bias/activation "
                        "kernel: it needs --epilogue (bias, bias_relu, bias_gelu, relu or gelu)");
       add_named(item);
+    } else if (item == "hgemm-plain") {
+      if (!with_epilogue)
+        throw ArgError("hgemm-plain is the call without its bias and activation, timed beside "
+                       "the fused one: it needs --epilogue (bias, bias_relu, bias_gelu, relu or "
+                       "gelu)");
+      add_named(item);
     } else if (item == "hgemm-acol") {
       if (with_epilogue || batched)
         throw ArgError("hgemm-acol times the plain product with A column-major; it takes no "
                        "--epilogue or --batch");
-      add({item, std::nullopt, std::nullopt, true, false, false, true});
+      add({.name = item, .a_col = true});
     } else if (item == "hgemm-loop") {
       if (!batched)
         throw ArgError("hgemm-loop is one hgemm call per batch, what a batched call must beat: it "
@@ -205,13 +221,14 @@ std::vector<ImplSpec> parse_impls(const std::vector<std::string>& items, DType d
       if (cfg->dtype != dtype)
         throw ArgError("config " + cfg->name() + " has " + std::string(to_string(cfg->dtype)) +
                        " elements but the run is --dtype " + std::string(to_string(dtype)));
-      add({item, std::nullopt, cfg});
+      add({.name = item, .config = cfg});
     } else if (item == "torch") {
       throw ArgError("torch rows come from python -m hgemm.bench, not from hgemm bench");
     } else {
       throw ArgError("unknown implementation '" + item +
-                     "' (hgemm, hgemm-nopdl, hgemm-unfused, hgemm-loop, hgemm-acol, cublas, "
-                     "cublaslt-heuristic, cublaslt-autotune, cublaslt-best, all, config:NAME)");
+                     "' (hgemm, hgemm-nopdl, hgemm-unfused, hgemm-plain, hgemm-loop, hgemm-acol, "
+                     "cublas, cublaslt-heuristic, cublaslt-autotune, cublaslt-best, all, "
+                     "config:NAME)");
     }
   }
   return out;
@@ -379,6 +396,11 @@ verify::GemmFn without_pdl(verify::GemmFn fn) {
 // or (loop) one call per batch.
 verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
                         const verify::Batch& batch) {
+  if (impl.plain) {
+    ImplSpec call = impl;
+    call.plain = false;
+    return hgemm_fn(call, {}, batch);
+  }
   verify::GemmFn fn;
   if (impl.config) {
     fn = [cfg = *impl.config](const Problem& p, const void* a, const void* b, void* c,
@@ -433,6 +455,12 @@ verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
 std::string hgemm_detail(const ImplSpec& impl, const Problem& p, bench::EpilogueOp op,
                          const verify::Epilogue& epilogue, const verify::Batch& batch,
                          const void* a, const void* b, void* c, const DeviceInfo& device) {
+  if (impl.plain) {
+    ImplSpec call = impl;
+    call.plain = false;
+    return hgemm_detail(call, p, bench::EpilogueOp::kNone, {}, batch, a, b, c, device) +
+           ", without the epilogue";
+  }
   std::string kernel;
   auto general = [&](const verify::Epilogue& e, const verify::Batch& bt) {
     const GemmPlan plan = explain(bench::general_call(p, e, bt), a, b, c);
@@ -628,6 +656,7 @@ int run_bench(const Settings& s, const Args& raw) {
   // that an epilogue leaves without an exact answer say "n/a": verify/verifier.hpp).
   verify::Options quick_check = full_check;
   quick_check.small_integer = quick_check.precision_probe = quick_check.nonfinite = false;
+  verify::Options plain_check = full_check;  // hgemm-plain: every check, of the plain product
 
   const long total = long(s.shapes.size() * s.accums.size());
   Progress progress("bench", total);
@@ -651,7 +680,7 @@ int run_bench(const Settings& s, const Args& raw) {
       // Packed batches depend on the shape only (B has K*N elements in either layout).
       const verify::Batch batch =
           verify::Batch::packed(Problem{shape.m, shape.n, shape.k}, s.batch);
-      full_check.batch = quick_check.batch = batch;
+      full_check.batch = quick_check.batch = plain_check.batch = batch;
       // Which (impl, layout) pairs still miss a row for some mode.
       std::vector<Entry> entries;
       for (const ImplSpec& impl : s.impls) {
@@ -704,7 +733,9 @@ int run_bench(const Settings& s, const Args& raw) {
           const verify::Report report =
               verifier.check(e.problem,
                              e.impl->a_col ? a_col_verify_fn(&a_col_scratch) : e.fn,
-                             e.impl->baseline ? quick_check : full_check);
+                             e.impl->baseline ? quick_check
+                             : e.impl->plain  ? plain_check
+                                              : full_check);
           e.disposition = disposition_string(report.disposition);
           if (!report.passed())
             e.detail = report.summary();

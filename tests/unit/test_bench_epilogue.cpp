@@ -172,6 +172,7 @@ TEST(BenchEpilogue, OptionAccepted) {
   for (const std::string& args :
        {bench + " --impl hgemm --epilogue bias_gelu", bench + " --impl hgemm --epilogue=none",
         bench + " --epilogue relu", bench + " --epilogue bias --impl hgemm-unfused,cublaslt-best",
+        bench + " --epilogue bias_gelu --impl hgemm,hgemm-plain",
         bench + " --epilogue gelu --impl all,hgemm-nopdl --dtype bf16",
         bench + " --epilogue bias_relu --impl cublaslt-heuristic,cublaslt-autotune"}) {
     const CliResult r = run_cli(args, kNoDevice);
@@ -197,6 +198,9 @@ TEST(BenchEpilogue, OptionErrors) {
                            std::string(epilogue));
   expect_usage_error(bench + " --impl hgemm-unfused", "hgemm-unfused");
   expect_usage_error(bench + " --impl hgemm-unfused --epilogue none", "it needs --epilogue");
+  expect_usage_error(bench + " --impl hgemm,hgemm-plain",
+                     "hgemm-plain is the call without its bias and activation");
+  expect_usage_error(bench + " --impl hgemm-plain --epilogue none", "it needs --epilogue");
   expect_usage_error(bench + " --epilogue bias --impl config:" +
                          "sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn",
                      "has no epilogue, so it cannot run --epilogue bias");
@@ -208,6 +212,7 @@ TEST(BenchEpilogue, HelpNamesTheGelu) {
   EXPECT_NE(r.output.find("--epilogue E"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("tanh approximation"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("hgemm-unfused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("hgemm-plain"), std::string::npos) << r.output;
 }
 
 // A results file holds rows with or without an epilogue column (its header says which): --resume

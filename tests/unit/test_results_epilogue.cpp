@@ -168,3 +168,24 @@ TEST(ResultsEpilogue, ReportKeepsEpiloguesApart) {
       std::string::npos)
       << report;
 }
+
+// hgemm-plain, the call without its epilogue timed in the same run, is a baseline of the fused
+// rows: its speedup is the plain time over the fused one (issue 20's bar: at least 0.98).
+TEST(ResultsEpilogue, PlainCallIsTheEpiloguesBaseline) {
+  const std::vector<ResultRow> rows = {row("hgemm", "bias_gelu", 1.0),
+                                       row("cublaslt-best", "bias_gelu", 1.1),
+                                       row("hgemm-plain", "bias_gelu", 0.96)};
+  const auto baselines = hgemm::bench::report_baselines(rows);
+  ASSERT_GE(baselines.size(), 6u);
+  EXPECT_EQ(baselines[3].label(), "hgemm-plain-nn");
+  const hgemm::bench::BaselineSpec plain{"hgemm-plain", hgemm::bench::BaselineLayout::kMax};
+  const auto cost = hgemm::bench::compare(rows, "hgemm", plain, "graph", "f32_bias_gelu");
+  ASSERT_EQ(cost.shapes.size(), 1u);
+  EXPECT_DOUBLE_EQ(cost.shapes[0].speedup, 0.96);
+
+  hgemm::bench::ResultsFile file;
+  file.rows = rows;
+  const std::string report = hgemm::bench::render_report({{"fused.csv", file}}, {});
+  EXPECT_NE(report.find("| vs cublaslt-best-max | vs hgemm-plain-max |"), std::string::npos)
+      << report;
+}
