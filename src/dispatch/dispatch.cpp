@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -20,6 +21,7 @@
 #include "dispatch/locate.hpp"
 #include "dispatch/rules.hpp"
 #include "launch/sm90_jit.hpp"
+#include "launch/sm90_launch.hpp"
 #include "registry/registry.hpp"
 
 namespace hgemm::dispatch {
@@ -278,6 +280,44 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
   return best;
 }
 
+// The tile an advice names, for a call only the general flavour runs (column-major A, beta * C)
+// where the advised config has none or splits K (a column-major A never does): the same tile at
+// another depth or cluster that runs it, nearest in stages, then the same cluster; the advice's
+// raster carries over, K unsplit. Column-major A on an H200: 2048^3 0.96 -> 0.99 and
+// 1024x4096x4096 0.97 -> 1.00 of the row-major call's speed, where the cost model over every
+// tile took 128x256 (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
+std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig& advised,
+                                      const GemmArgs& args, const DeviceInfo& device) {
+  if (advised.family != Family::kSm90Ws) return std::nullopt;
+  auto same_tile = [&](const KernelConfig& c) {
+    return c.family == advised.family && c.block_m == advised.block_m &&
+           c.block_n == advised.block_n && c.block_k == advised.block_k &&
+           c.num_consumer_wgs == advised.num_consumer_wgs && c.schedule == advised.schedule &&
+           c.swap_ab == advised.swap_ab && c.layout == advised.layout &&
+           c.accum == advised.accum && c.dtype == advised.dtype && c.source == advised.source;
+  };
+  auto distance = [&](const KernelConfig& c) {
+    const bool same_cluster = c.cluster_m == advised.cluster_m && c.cluster_n == advised.cluster_n;
+    return std::pair(std::abs(c.num_stages - advised.num_stages), !same_cluster);
+  };
+  std::optional<Decision> best;
+  for (const auto& inst : registry::instances()) {
+    if (!same_tile(inst.config)) continue;
+    KernelConfig config = inst.config;
+    config.raster = advised.raster;
+    config.group_size = advised.group_size;
+    if (!registry::can_implement(problem, config, args, device).ok()) continue;
+    if (best && distance(config) >= distance(best->config)) continue;
+    best = Decision{&inst, config, Source::kHeuristic, ""};
+  }
+  if (best)
+    best->reason = "runs it as " + best->config.name() + " (" +
+                   std::to_string(best->config.num_stages) + " stages, cluster " +
+                   std::to_string(best->config.cluster_m) + "x" +
+                   std::to_string(best->config.cluster_n) + ")";
+  return best;
+}
+
 // The decode rule in NN: the narrowest swap-AB instance of 64 columns of N (N <= 4096, K split
 // as the cost model finds cheapest) or of 128 (N > 4096, unsplit) that runs the call; nullopt
 // when none runs it. Of equal widths, the one with more consumer warpgroups (which take its
@@ -419,6 +459,10 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     else
       advice_refused = std::string(to_string(advice->source)) + " advised " +
                        advice->config.name() + ", which cannot run it (" + s.message + ")";
+    if (!advised.instance && sm90_needs_general(args))
+      if (std::optional<Decision> twin = runnable_twin(problem, advice->config, args, device))
+        advised = {twin->instance, twin->config, advice->source,
+                   advice_refused + "; its tile " + twin->reason};
   }
   const bool blind_to_split = advice && !advice->searched_split_k && advice->config.split_k == 1;
   if (advised.instance && !blind_to_split) return advised;

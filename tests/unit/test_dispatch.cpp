@@ -413,6 +413,43 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   EXPECT_GT(refused, 0);
 }
 
+// A column-major A whose tuned tile has no general flavour runs on that tile's twin that has
+// one (another depth or cluster), the advice's raster kept, not on the cost model's pick over
+// every tile; with no such twin (a swap-AB tile) the cost model decides as before.
+TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
+  const DeviceInfo d = h100();
+  const Problem p{2048, 2048, 2048, Layout::kTN, Accum::kF32};
+  KernelConfig advice = *KernelConfig::parse("sm90_ws_128x128x64_s7_c1x1_w2_m4_st_sk1_f32_tn");
+  ASSERT_FALSE(sm90::has_general_flavour(sm90_variant(advice))) << "the case needs a plain row";
+  const OneEntryTables t = shipped_entry(p, advice, true, d);
+  GemmArgs args = args_for(p);
+  args.a_col_major = true;
+  const dispatch::Decision col = dispatch::decide(p, args, d, t.tables());
+  EXPECT_EQ(col.config.block_m, 128);
+  EXPECT_EQ(col.config.block_n, 128);
+  EXPECT_EQ(col.config.num_consumer_wgs, 2);
+  EXPECT_FALSE(col.config.swap_ab);
+  EXPECT_EQ(col.config.raster, advice.raster);
+  EXPECT_EQ(col.config.group_size, 4);
+  EXPECT_EQ(col.config.split_k, 1);
+  EXPECT_EQ(col.source, dispatch::Source::kShippedTable) << col.reason;
+  EXPECT_NE(col.reason.find("its tile runs it as " + col.config.name()), std::string::npos)
+      << col.reason;
+  EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
+  // The row-major call takes the advice itself.
+  EXPECT_EQ(dispatch::decide(p, args_for(p), d, t.tables()).config, advice);
+
+  const Problem small{333, 8192, 28672, Layout::kTN, Accum::kF32};
+  const KernelConfig swapped =
+      *KernelConfig::parse("sm90_ws_176x128x64_s5_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  const OneEntryTables st = shipped_entry(small, swapped, true, d);
+  GemmArgs small_args = args_for(small);
+  small_args.a_col_major = true;
+  const dispatch::Decision heuristic = dispatch::decide(small, small_args, d, st.tables());
+  EXPECT_EQ(heuristic.source, dispatch::Source::kHeuristic) << heuristic.reason;
+  EXPECT_FALSE(heuristic.config.swap_ab) << heuristic.config.name();
+}
+
 // A kernel without the general flavour refuses batches and beta by name.
 TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
   const DeviceInfo d = h100();
