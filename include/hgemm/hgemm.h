@@ -153,7 +153,10 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               or column-major C, run as C^T = B^T A^T (A row-major: TN; column-major: NN).
  *               Where hgemmRun's A is row-major (A with row-major C, B column-major with
  *               column-major C) these are hgemmRun's kernels and speed; otherwise (the NT and
- *               TT products) the kernels' general flavour reads that A M-major. Leading
+ *               TT products) that A is first copied into rows, and the call runs as the
+ *               row-major one, where it has at most 256 rows or its rows are not 16-byte
+ *               strides (one matrix, a copy of at most 32 MiB: see Workspace); the kernels'
+ *               general flavour reads any other such A M-major. Leading
  *               dimensions become their row strides; alpha, beta, a bias (row-major C only)
  *               and an activation are fused into their epilogue (by the sm90 kernels with fp32
  *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run
@@ -161,10 +164,11 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               cost model over every batch's tiles (the tables hold single-matrix winners).
  *               Batches, beta != 0 and an M-major A run on the seven sm90 tiles built with a
  *               general flavour (128x256, 256x128, 128x128, 128x64, 64x256, 64x128, 64x64): a
- *               call whose tuned kernel is another one takes the best of those instead, and
- *               an M-major A never splits K. Its rows (M, or N for column-major C) must be a
- *               multiple of 8 apart from a 16-byte aligned base; one matrix that is not runs
- *               from a copy that is (see Workspace).
+ *               call whose tuned kernel is another one takes that tile at another depth where
+ *               one is built, else the best of the seven, and an M-major A never splits K. Its
+ *               rows (M, or N for column-major C) must be a multiple of 8 apart from a 16-byte
+ *               aligned base; batches that are not take the safety net, one matrix runs from a
+ *               copy (see Workspace).
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
  *               column-major C), any leading dimension and any batch stride multiples of 8;
  *               the other packed fp16 calls with one batch and without an epilogue run on its
@@ -178,17 +182,18 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               every combination, any alignment, in one launch for all batches; correct, not
  *               tuned.
  *
- * Workspace: split-K on the dispatch path needs scratch, and so does a column-major A of at most
- * 16 rows (the kernels that stream B for such M read a packed copy of A's rows: M * K * 2 bytes,
- * rounded up to 256), and one matrix of M-major A whose rows are not 16-byte strides from a
- * 16-byte aligned base (lda = M = 333, say: the sm90 kernels read a copy with rows of M rounded
- * up to 8 elements, that times K times 2 bytes, rounded up to 256; a copy over 32 MiB is not
- * made, and the call takes the safety net). With workspace NULL it comes from a library-owned
- * stream-ordered pool (allocated on first use, then reused); with a workspace given, the call
- * uses it and allocates nothing. workspace_size must then be at least hgemmGemmWorkspaceSize()
- * for the descriptor (0 for safety-net and batched calls and a column-major A of more than 16
- * rows whose rows are 16-byte strides; at most 32 MiB). The size query cannot see the pointers:
- * an A whose base alone is misaligned needs the copy's bytes beyond it, or takes the safety net.
+ * Workspace: split-K on the dispatch path needs scratch (its partial sums: at most 32 MiB), and
+ * so does one matrix of column-major A that is copied into rows (see Paths: M rows of K rounded
+ * up to 8 elements, times 2 bytes, rounded up to 256; at most 32 MiB), the copy first and the
+ * row-major call's partial sums after it. One other matrix of M-major A whose base is not 16-byte
+ * aligned runs the sm90 kernels from a copy with rows of M rounded up to 8 elements (that times
+ * K times 2 bytes, rounded up to 256); a copy over 32 MiB is not made, and the call takes the
+ * safety net. With workspace NULL it comes from a library-owned stream-ordered pool (allocated on
+ * first use, then reused); with a workspace given, the call uses it and allocates nothing.
+ * workspace_size must then be at least hgemmGemmWorkspaceSize() for the descriptor (0 for
+ * safety-net and batched calls and a column-major A read M-major; at most 64 MiB). The size
+ * query cannot see the pointers: an A whose base alone is misaligned needs the copy's bytes
+ * beyond it, or takes the safety net.
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;

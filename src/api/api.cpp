@@ -1,5 +1,6 @@
 // The public entry points. Both APIs share one validation path (prepare()), so the C API's status
 // codes and the C++ API's exceptions always agree on what is wrong.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -16,7 +17,9 @@
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/gemm_route.hpp"
+#include "launch/launch.hpp"
 #include "launch/sm80_general.hpp"
+#include "launch/workspace.hpp"
 #include "registry/registry.hpp"
 
 namespace hgemm {
@@ -148,6 +151,21 @@ GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, c
   return args;
 }
 
+// The call with its column-major A replaced by `copy`, that A in rows (GemmRoute::a_rows_first):
+// a row-major call from here on, whose split-K partial sums follow the copy in a caller's
+// workspace (workspace_bytes counted both).
+GemmArgs with_a_in_rows(GemmArgs args, void* copy) {
+  const size_t bytes = a_rows_bytes(args.m, args.k);
+  args.a = copy;
+  args.lda = a_rows_ld(args.k);
+  args.a_col_major = false;
+  if (args.workspace) {
+    args.workspace = static_cast<char*>(args.workspace) + bytes;
+    args.workspace_bytes -= bytes;
+  }
+  return args;
+}
+
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
 }  // namespace
@@ -189,15 +207,24 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     launch_general(desc, a, b, c, *device, stream);
     return;
   }
-  const GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
+  GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
+  const GemmArgs as_given = args;
+  std::optional<OperandCopyScratch> rows;
+  if (route.a_rows_first) {
+    rows.emplace(a_rows_bytes(args.m, args.k), args.workspace, stream,
+                 "a column-major A's copy in rows");
+    args = with_a_in_rows(args, rows->get());
+  }
   // Nothing compiled may run a call that the route sends to dispatch (a bf16, strided or epilogue
   // call that TMA cannot read: the sm80 catalog, which runs any packed plain fp16 call, takes
   // none of them); the safety net runs it.
-  if (const dispatch::Decision* decision =
-          dispatch::try_select(route.problem, args, *device, nullptr))
-    decision->instance->launch(decision->config, args);
-  else
+  const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, nullptr);
+  if (!decision) {
     launch_general(desc, a, b, c, *device, stream);
+    return;
+  }
+  if (rows) launch_a_to_rows(as_given, rows->get(), programmatic_launch(*device));
+  decision->instance->launch(decision->config, args);
 }
 
 GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void* c) {
@@ -207,7 +234,12 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   if (!route.dispatch)
     return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
                     std::string(dispatch::to_string(dispatch::Source::kSafetyNet)), route.reason};
-  const GemmArgs args = dispatch_args(desc, route, a, b, const_cast<void*>(c), nullptr);
+  GemmArgs args = dispatch_args(desc, route, a, b, const_cast<void*>(c), nullptr);
+  // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
+  // dereferenced here).
+  if (route.a_rows_first)
+    args = with_a_in_rows(args, desc.workspace ? desc.workspace
+                                               : reinterpret_cast<void*>(uintptr_t(1) << 16));
   std::string why_not;
   const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, &why_not);
   if (!decision)

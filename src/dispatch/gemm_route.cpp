@@ -28,6 +28,22 @@ std::string element(const GemmDesc& d) {
   return extra.empty() ? extra : " (" + extra.substr(2) + ")";
 }
 
+// Whether a dispatch route's column-major A runs from a copy in rows (GemmRoute::a_rows_first),
+// and the reason's words for how that A is read.
+bool a_rows_first(const GemmRoute& r) {
+  if (!r.a_col_major || r.batch_count != 1) return false;
+  const bool copied_anyway = r.lda % 8 != 0;  // sm90_stages_a without the pointer
+  if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return false;
+  const int64_t m_blocks = (r.problem.m + 31) / 32;  // launch_a_to_rows's grid
+  return a_rows_bytes(r.problem.m, r.problem.k) <= kMaxWorkspaceBytes && m_blocks <= 65535;
+}
+
+std::string how_a_is_read(const GemmRoute& r) {
+  if (!r.a_rows_first) return " (read M-major)";
+  return r.lda % 8 != 0 ? " (copied to rows first: its leading dimension is no multiple of 8)"
+                        : " (copied to rows first: M <= " + std::to_string(kARowsFirstMaxM) + ")";
+}
+
 }  // namespace
 
 GemmRoute route(const GemmDesc& d) {
@@ -45,9 +61,10 @@ GemmRoute route(const GemmDesc& d) {
     r.stride_a = d.stride_a;
     r.stride_b = d.stride_b;
     r.stride_c = d.stride_c;
+    r.a_rows_first = a_rows_first(r);
     r.reason = std::string(r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
                (d.order_b == Order::kRow ? "NN" : "TN") +
-               (r.a_col_major ? " with A column-major (read M-major)" : "") + element(d);
+               (r.a_col_major ? " with A column-major" + how_a_is_read(r) : "") + element(d);
     return r;
   }
   // Column-major C is row-major C^T = B^T A^T: B^T is column-major B read row-major (N x K),
@@ -69,33 +86,28 @@ GemmRoute route(const GemmDesc& d) {
   r.stride_a = d.stride_b;
   r.stride_b = d.stride_a;
   r.stride_c = d.stride_c;
+  r.a_rows_first = a_rows_first(r);
   r.reason = std::string("column-major C as C^T = B^T A^T: ") +
              (r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" +
-             (r.a_col_major ? " with B^T column-major (read M-major)" : "") + element(d);
+             (r.a_col_major ? " with B^T column-major" + how_a_is_read(r) : "") + element(d);
   return r;
 }
 
 size_t workspace_bytes(const GemmRoute& route) {
   if (!route.dispatch || route.batch_count > 1) return 0;
-  // A column-major A never splits K (launch/sm90_launch.cu); with at most 16 rows the decode
-  // kernels may run it from a packed copy of its rows, and with a leading dimension TMA cannot
-  // stride the sm90 kernels from a copy whose rows it can (where that fits the scratch limit).
-  if (route.a_col_major) {
-    size_t bytes = route.problem.m <= kDecodeMaxM
-                       ? decode_transposed_a_bytes(route.problem.m, route.problem.k)
-                       : 0;
-    const size_t staged = sm90_staged_a_bytes(route.problem.m, route.problem.k);
-    if (sm90_stages_a(route.lda, nullptr, route.batch_count) && staged <= kMaxWorkspaceBytes)
-      bytes = std::max(bytes, staged);
-    return bytes;
-  }
-  // Batched calls never split K either.
   // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
   // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
   const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);
   const size_t splits = std::min<size_t>(kMaxSplitK, kMaxWorkspaceBytes / split_bytes);
-  return splits >= 2 ? splits * split_bytes : 0;
+  const size_t most_split = splits >= 2 ? splits * split_bytes : 0;
+  // A copy of A in rows comes first; the call then runs as a row-major one, split-K included.
+  if (route.a_rows_first) return a_rows_bytes(route.problem.m, route.problem.k) + most_split;
+  // A column-major A read M-major never splits K (launch/sm90_launch.cu); with a base TMA cannot
+  // read (which the route cannot see) the sm90 kernels run it from a copy whose rows it can,
+  // counted by hgemm.h's Workspace paragraph, not here.
+  if (route.a_col_major) return 0;
+  return most_split;
 }
 
 }  // namespace hgemm::dispatch

@@ -18,6 +18,10 @@ struct GemmRoute {
   int64_t batch_count = 1;            // strided batches, with hgemmRun's operands' strides
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   bool a_col_major = false;  // hgemmRun's A stored K x M (GemmArgs::a_col_major)
+  // That A copied to M x K rows before the call (launch_a_to_rows), which then runs as a
+  // row-major one: where the copy is made anyway (a leading dimension TMA cannot stride) or A is
+  // small (M <= kARowsFirstMaxM). One matrix only, the copy within kMaxWorkspaceBytes.
+  bool a_rows_first = false;
   std::string reason;       // why this path, in one line
 };
 
@@ -32,8 +36,15 @@ struct GemmRoute {
 // (GemmArgs::epilogue).
 GemmRoute route(const GemmDesc& desc);
 
-// The most scratch a call on `route` may take (split-K's partial sums on the dispatch path; the
-// safety net needs none): what a caller's workspace must hold.
+// Up to this many rows a column-major A is copied to rows first: the general flavour's seven
+// unsplit tiles ran 0.68-0.70 of the row-major call's speed for 16 < M <= 256 on the held-out
+// model shapes, where the row-major call runs swap-AB tiles and splits K, and a copy of A is
+// small next to B (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
+inline constexpr int64_t kARowsFirstMaxM = 256;
+
+// The most scratch a call on `route` may take (split-K's partial sums on the dispatch path, after
+// the copy of A where it runs through rows; the safety net needs none): what a caller's workspace
+// must hold.
 size_t workspace_bytes(const GemmRoute& route);
 
 }  // namespace hgemm::dispatch

@@ -54,7 +54,7 @@ struct GemmArgs {
   int64_t stride_c = 0;
   // A stored column-major, K x M with row stride lda (0: packed, m), instead of M x K: the sm90
   // kernels' general flavour reads it M-major, the decode family from a packed copy of its rows
-  // (decode_transposed_a_bytes of workspace); the sm80 catalog refuses it.
+  // (a_rows_bytes of workspace); the sm80 catalog refuses it.
   bool a_col_major = false;
 
   int64_t row_stride_a() const { return lda ? lda : a_col_major ? m : k; }
@@ -86,11 +86,17 @@ inline std::string layout_accum_mismatch(const Problem& problem, const KernelCon
 // it the partial-sum traffic outweighs the extra parallelism (bench/results/2026-11-22-h100-split-k).
 inline constexpr int64_t kMinKPerSplit = 256;
 inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
-// The decode kernels copy A in 16-byte row pieces; a column-major A (at most 16 rows) is first
-// copied to packed M x K rows in scratch (kernels/common/transpose_rows.cuh), this many bytes.
-inline size_t decode_transposed_a_bytes(int64_t m, int64_t k) {
-  return (size_t(m) * size_t(k) * 2 + 255) / 256 * 256;
+// A column-major A copied to M x K rows in scratch (kernels/common/transpose_rows.cuh,
+// launch_a_to_rows): rows of K rounded up to 8 elements (16-byte strides), this many bytes. The
+// decode kernels, which copy A in 16-byte row pieces, read such a copy; so does a general call
+// that dispatch::route sends through rows (GemmRoute::a_rows_first).
+inline int64_t a_rows_ld(int64_t k) { return (k + 7) / 8 * 8; }
+inline size_t a_rows_bytes(int64_t m, int64_t k) {
+  return (size_t(m) * size_t(a_rows_ld(k)) * 2 + 255) / 256 * 256;
 }
+// Launches that copy of call's A (call.a, row stride call.row_stride_a()) into `out`, row stride
+// a_rows_ld(call.k), on call.stream; with programmatic dependent launch where `programmatic`.
+void launch_a_to_rows(GemmArgs const& call, void* out, bool programmatic);
 // TMA steps rows in multiples of 16 bytes from a 16-byte aligned base. A column-major A whose
 // leading dimension or base is not so (a packed one with M = 333, say) runs the sm90 kernels'
 // general flavour from a copy with its leading dimension rounded up to 8 elements, in the

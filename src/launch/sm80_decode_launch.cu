@@ -14,7 +14,6 @@
 
 #include "core/decode_variant.hpp"
 #include "core/error.hpp"
-#include "kernels/common/transpose_rows.cuh"
 #include "kernels/sm80/sm80_decode.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
@@ -54,11 +53,10 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
-  if (args.a_col_major && args.workspace &&
-      args.workspace_bytes < decode_transposed_a_bytes(args.m, args.k))
+  if (args.a_col_major && args.workspace && args.workspace_bytes < a_rows_bytes(args.m, args.k))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "a column-major A is copied to rows first, in " +
-                      std::to_string(decode_transposed_a_bytes(args.m, args.k)) +
+                      std::to_string(a_rows_bytes(args.m, args.k)) +
                       " B of workspace; the caller's has " + std::to_string(args.workspace_bytes));
   if (args.batch_count != 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
@@ -81,7 +79,7 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   return Status::success();
 }
 
-// A column-major A's packed copy (decode_transposed_a_bytes) in the caller's workspace or the
+// A column-major A's packed copy (a_rows_bytes) in the caller's workspace or the
 // pool, written on the call's stream before the decode kernel; args() is the call with A
 // replaced by the copy. A call with a row-major A passes through.
 class ScratchRows {
@@ -90,23 +88,12 @@ class ScratchRows {
     if (!call.a_col_major) return;
     // decode_check_args saw that a caller's workspace holds the copy.
     void* copy = scratch_
-                     .emplace(decode_transposed_a_bytes(call.m, call.k), call.workspace,
-                              call.stream, "a column-major A's row copy")
+                     .emplace(a_rows_bytes(call.m, call.k), call.workspace, call.stream,
+                              "a column-major A's row copy")
                      .get();
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = dim3(unsigned((call.k + kernels::kTransposeRowsThreads - 1) /
-                                   kernels::kTransposeRowsThreads));
-    launch.blockDim = dim3(unsigned(kernels::kTransposeRowsThreads));
-    launch.stream = call.stream;
-    cudaLaunchAttribute attrs[1]{};
-    launch.attrs = attrs;
-    if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
-    HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernels::transpose_rows_kernel,
-                                        static_cast<uint16_t const*>(call.a), call.row_stride_a(),
-                                        static_cast<uint16_t*>(copy), int(call.m), int(call.k)));
-    HGEMM_LAUNCH_CHECK();
+    launch_a_to_rows(call, copy, programmatic);
     args_.a = copy;
-    args_.lda = call.k;
+    args_.lda = a_rows_ld(call.k);
     args_.a_col_major = false;
   }
 

@@ -20,9 +20,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "dispatch/gemm_route.hpp"
+#include "gpu_checks.cuh"
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
-#include "gpu_checks.cuh"
 
 namespace {
 
@@ -669,9 +670,10 @@ void test_batched_dispatch(Buffers& buf, const std::vector<Shape>& shapes) {
 
 // The orders whose tuned kernels read their A column-major: the call's A with row-major C, its B
 // (row-major) as C^T's A with column-major C. Plain, with alpha, beta and (row-major C) a bias,
-// and batched; the sm90 kernels' general flavour takes them where TMA can read the call, the
-// decode kernels (from a packed copy of A's rows) one matrix of at most 16 rows with row-major C,
-// and every result matches the reference.
+// and batched. One matrix of at most 256 rows, or whose rows are no multiple of 8, is copied into
+// rows and runs as the row-major call (the decode kernels among others); the sm90 kernels'
+// general flavour takes the rest where TMA can read the call; every result matches the
+// reference.
 void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90) {
   int decoded = 0;
   constexpr RoutedOrders kOrders[] = {{Order::kCol, Order::kRow, Order::kRow},
@@ -709,6 +711,9 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
                                  (kernel_m % 8 == 0 || kind != Kind::kBatched);
         const bool may_decode = sm90 && s.m <= 16 && mp.c == Order::kRow &&
                                 kind != Kind::kBatched && s.k % 8 == 0;
+        // The kernels' A is packed here: its rows are kernel_m apart.
+        const bool expect_rows = kind != Kind::kBatched &&
+                                 (kernel_m <= hgemm::dispatch::kARowsFirstMaxM || kernel_m % 8 != 0);
         void* p;
         // Three disjoint spans, each as long as the longest operand over 3 batches.
         const size_t bytes =
@@ -717,16 +722,19 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
         char* base = static_cast<char*>(p);
         try {
           const hgemm::GemmPlan plan = hgemm::explain(d, base, base + bytes, base + 2 * bytes);
+          const bool rows = plan.path == HGEMM_PATH_DISPATCH &&
+                            plan.reason.find("copied to rows first") != std::string::npos;
           const bool general = plan.path == HGEMM_PATH_DISPATCH &&
                                plan.kernel.rfind("sm90_", 0) == 0 &&
                                plan.reason.find("M-major") != std::string::npos;
           const bool decode =
               plan.path == HGEMM_PATH_DISPATCH && plan.kernel.rfind("decode_", 0) == 0;
           decoded += decode;
-          check(decode ? may_decode : !expect_sm90 || general,
-                d.name() + (may_decode ? " runs on the decode kernels or the sm90 kernels' " +
-                                             std::string("general flavour: plan ")
-                                       : " runs on the sm90 kernels' general flavour: plan ") +
+          const bool runs = expect_rows ? rows || !expect_sm90
+                                        : (decode ? may_decode : !expect_sm90 || general);
+          check(runs && (!decode || may_decode),
+                d.name() + (expect_rows ? " runs as the row-major call from a copy in rows: plan "
+                                        : " runs on the sm90 kernels' general flavour: plan ") +
                     plan.kernel + " [" + plan.source + "] " + plan.reason);
         } catch (const hgemm::Error& e) {
           check(false, d.name() + " explain: " + e.what());
@@ -802,8 +810,8 @@ void test_safety_net_plan() {
         std::string("beta != 0 with fp16 accumulation takes the safety net: ") + plan.kernel +
             " [" + plan.source + "] " + plan.reason + " " + hgemmLastErrorMessage());
   // Three column-major A whose rows TMA cannot step (M % 8 != 0): no kernel reads batches of
-  // them, and the plan says what the kernels refused; one matrix runs on the sm90 kernels from
-  // a copy whose rows TMA can step, unless the copy would pass the scratch limit.
+  // them, and the plan says what the kernels refused; one matrix is copied into rows and runs as
+  // the row-major call, unless the copy would pass the scratch limit.
   hgemmGemmDescInit(&cd, 100, 128, 128);
   cd.order_a = HGEMM_ORDER_COL;
   cd.batch_count = 3;
@@ -818,9 +826,9 @@ void test_safety_net_plan() {
   cd.order_a = HGEMM_ORDER_COL;
   const hgemmStatus_t s3 = hgemmGemmExplain(&cd, a, b, c, &plan);
   check(s3 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_DISPATCH &&
-            std::string(plan.kernel).rfind("sm90_", 0) == 0,
-        std::string("one column-major A of M = 100 runs on the sm90 kernels from a copy: ") +
-            plan.kernel + " [" + plan.source + "] " + plan.reason);
+            std::string(plan.reason).find("copied to rows first") != std::string::npos,
+        std::string("one column-major A of M = 100 runs from a copy in rows: ") + plan.kernel +
+            " [" + plan.source + "] " + plan.reason);
   // A (33 MB) and B (4 MB) need their own allocations: ranges past the 1 MiB buffers could
   // overlap C, which the call refuses.
   void *big_a, *big_b;

@@ -388,7 +388,7 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     // A caller's workspace too small for the copy: decode refuses by name, dispatch goes on.
     int dummy = 0;
     args.workspace = &dummy;
-    args.workspace_bytes = decode_transposed_a_bytes(p.m, p.k) - 256;
+    args.workspace_bytes = a_rows_bytes(p.m, p.k) - 256;
     const Status s = registry::can_implement(p, col.config, args, d);
     EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED);
     EXPECT_NE(s.message.find("copied to rows first"), std::string::npos) << s.message;

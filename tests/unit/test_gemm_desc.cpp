@@ -308,17 +308,27 @@ TEST(GemmDescRefusals, Workspace) {
   ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   big.batch_count = 1;
-  big.order_a = HGEMM_ORDER_COL;  // a column-major A: the general kernels, which never split
-  ASSERT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_SUCCESS);
-  EXPECT_EQ(needed, 0u);
-  // ... and read A from a copy with 16-byte rows where its own are not (M = 333 tokens), as long
-  // as the copy fits the scratch limit.
-  hgemmGemmDesc_t tokens = desc_of(333, 8192, 28672);
+  // A column-major A of at most kARowsFirstMaxM rows, or whose rows are not 16-byte strides, is
+  // copied to rows first, and the call then runs (and splits) as the row-major one: the copy,
+  // then that call's partial sums.
+  auto with_col_major_a = [&](hgemmGemmDesc_t d) {
+    size_t row_major = 0, col_major = 0;
+    EXPECT_EQ(hgemmGemmWorkspaceSize(&d, &row_major), HGEMM_SUCCESS);
+    d.order_a = HGEMM_ORDER_COL;
+    EXPECT_EQ(hgemmGemmWorkspaceSize(&d, &col_major), HGEMM_SUCCESS);
+    return std::pair(row_major, col_major);
+  };
+  const auto [big_rows, big_cols] = with_col_major_a(big);  // 256 x 65536: a 32 MiB copy
+  EXPECT_GT(big_rows, 0u);
+  EXPECT_EQ(big_cols, hgemm::a_rows_bytes(256, 65536) + big_rows);
+  hgemmGemmDesc_t tokens = desc_of(333, 8192, 28672);  // M = 333: rows of 666 bytes
+  const auto [tokens_rows, tokens_cols] = with_col_major_a(tokens);
+  EXPECT_EQ(tokens_cols, hgemm::a_rows_bytes(333, 28672) + tokens_rows);
+  EXPECT_GE(tokens_cols, size_t(333) * 28672 * 2);
+  // Beyond kARowsFirstMaxM rows with 16-byte rows, the general flavour reads A M-major: unsplit,
+  // no scratch.
   tokens.order_a = HGEMM_ORDER_COL;
-  ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
-  EXPECT_EQ(needed, hgemm::sm90_staged_a_bytes(333, 28672));
-  EXPECT_GE(needed, size_t(336) * 28672 * 2);
-  tokens.lda = 336;  // already 16-byte rows
+  tokens.lda = 336;
   ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
   tokens.lda = 0;
@@ -326,12 +336,11 @@ TEST(GemmDescRefusals, Workspace) {
   tokens.k = 16384 + 512;  // a 34 MB copy: the safety net instead, with no workspace
   ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
   EXPECT_EQ(needed, 0u);
-  // ... or, with at most 16 rows, the decode kernels from a packed copy of its rows.
-  hgemmGemmDesc_t skinny = desc_of(16, 4096, 5000);
-  skinny.order_a = HGEMM_ORDER_COL;
-  ASSERT_EQ(hgemmGemmWorkspaceSize(&skinny, &needed), HGEMM_SUCCESS);
-  EXPECT_EQ(needed, hgemm::decode_transposed_a_bytes(16, 5000));
-  EXPECT_GE(needed, size_t(16) * 5000 * 2);
+  // Decode sizes too: the row copy, then the row-major call's split (the decode kernels take
+  // none, but the swap-AB tiles that NN runs may split).
+  const auto [skinny_rows, skinny_cols] = with_col_major_a(desc_of(16, 4096, 5000));
+  EXPECT_EQ(skinny_cols, hgemm::a_rows_bytes(16, 5000) + skinny_rows);
+  EXPECT_GE(skinny_cols, size_t(16) * 5000 * 2);
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, nullptr), HGEMM_ERROR_NULL_POINTER);
   big.k = 0;
   EXPECT_EQ(hgemmGemmWorkspaceSize(&big, &needed), HGEMM_ERROR_INVALID_SIZE);
@@ -394,7 +403,10 @@ TEST(GemmRoute, PlainCallsRunAsHgemmRun) {
       ASSERT_TRUE(r.dispatch) << d.name() << ": " << r.reason;
       EXPECT_EQ(r.transposed, c.transposed) << d.name();
       EXPECT_EQ(r.a_col_major, c.a_col_major) << d.name();
-      EXPECT_EQ(r.reason.find("read M-major") != std::string::npos, c.a_col_major) << r.reason;
+      // 100 rows, or with C^T rows of B 300 elements apart: copied to rows first.
+      EXPECT_EQ(r.a_rows_first, c.a_col_major) << d.name();
+      EXPECT_EQ(r.reason.find("copied to rows first") != std::string::npos, c.a_col_major)
+          << r.reason;
       // The kernels' A's row stride: the call's A, or with C^T its B, each as stored.
       EXPECT_EQ(r.lda, c.transposed ? d.ldb_or_packed() : d.lda_or_packed()) << d.name();
       EXPECT_EQ(r.problem.layout, c.layout) << d.name();
@@ -461,6 +473,46 @@ TEST(GemmRoute, LeadingDimensionsRideAlongAsTheRowStrides) {
   EXPECT_EQ(r.ldb, 300);
   EXPECT_EQ(r.ldc, 300);
   EXPECT_EQ(r.reason.find("strided"), std::string::npos) << r.reason;
+}
+
+// A column-major A goes through a copy in rows where it is small (M <= kARowsFirstMaxM) or
+// copied anyway (rows not 16-byte strides), one matrix, the copy within the scratch limit;
+// otherwise the general flavour reads it M-major.
+TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
+  auto route_of = [](int64_t m, int64_t k, int64_t lda, int64_t batches) {
+    GemmDesc d = plain(m, 4096, k);
+    d.order_a = Order::kCol;
+    d.lda = lda;
+    d.batch_count = batches;
+    if (batches > 1) {
+      d.stride_a = d.lda_or_packed() * k;
+      d.stride_b = k * 4096;
+      d.stride_c = m * 4096;
+    }
+    return hgemm::dispatch::route(d);
+  };
+  const int64_t most = hgemm::dispatch::kARowsFirstMaxM;
+  struct Case {
+    int64_t m, k, lda, batches;
+    bool rows_first;
+    const char* why;
+  };
+  const Case cases[] = {
+      {most, 4096, 0, 1, true, "M <= 256"},
+      {1, 4096, 0, 1, true, "M <= 256"},
+      {most + 8, 4096, 0, 1, false, "read M-major"},
+      {most + 4, 4096, 0, 1, true, "leading dimension is no multiple of 8"},
+      {4096, 4096, 4100, 1, true, "leading dimension is no multiple of 8"},
+      {1001, 16384 + 512, 0, 1, false, "read M-major"},  // a 34 MB copy
+      {64, 4096, 0, 4, false, "read M-major"},            // batches keep their strides
+  };
+  for (const Case& c : cases) {
+    const auto r = route_of(c.m, c.k, c.lda, c.batches);
+    ASSERT_TRUE(r.dispatch) << r.reason;
+    EXPECT_TRUE(r.a_col_major);
+    EXPECT_EQ(r.a_rows_first, c.rows_first) << c.m << "x" << c.k << " lda " << c.lda;
+    EXPECT_NE(r.reason.find(c.why), std::string::npos) << r.reason;
+  }
 }
 
 TEST(GemmRoute, BetaAndBatchesRideAlong) {

@@ -1,12 +1,13 @@
-// A column-major A of at most 16 rows (stored K x M, row stride lda) copied to M x K packed rows,
-// so that the decode kernels, which stream B and copy A in 16-byte row pieces, can read it.
-//   Work: thread t of the grid takes k = t and writes A's column k (M elements) to the M rows of
-//   the copy at column k: each read is one short row (M * 2 bytes), each write coalesced across
-//   the warp. The copy is at most 16 * K * 2 bytes, next to the K * N * 2 of B that the decode
-//   kernel streams after it.
+// A column-major A (stored K x M: element (m, k) at a[k * lda + m]) copied to M x K rows
+// (out[m * ld + k]), so that kernels which read A's rows run the call: the decode kernels (which
+// copy A in 16-byte row pieces) and, through hgemmGemm, every row-major tile, swap-AB and split-K
+// where a column-major A would run only the general flavour's seven tiles unsplit.
+//   Work: a CTA takes a 32 x 32 block of A; its warps read 32 consecutive rows of one k (M-major
+//   in memory) into shared memory and write 32 consecutive k of one row, so both sides of the
+//   copy are contiguous across a warp.
 //   Launched with programmatic dependent launch like the kernels around it: it waits for the
-//   kernel ahead of it before reading A and lets the decode kernel start its prologue; that kernel
-//   waits for this one to finish before its first read.
+//   kernel ahead of it before reading A and lets the kernel after it start its prologue; that
+//   kernel waits for this one to finish before its first read.
 #pragma once
 
 #include <cstdint>
@@ -15,16 +16,31 @@
 
 namespace hgemm::kernels {
 
-inline constexpr int kTransposeRowsThreads = 256;
+inline constexpr int kTransposeTile = 32;
+inline constexpr int kTransposeRowsPerPass = 8;  // a CTA of 32 x 8 threads
+inline constexpr int kTransposeThreads = kTransposeTile * kTransposeRowsPerPass;
 
-static __global__ void __launch_bounds__(kTransposeRowsThreads)
-    transpose_rows_kernel(uint16_t const* a, int64_t lda, uint16_t* out, int m, int k) {
+// Grid: (ceil(K / 32), ceil(M / 32)).
+static __global__ void __launch_bounds__(kTransposeThreads)
+    transpose_rows_kernel(uint16_t const* a, int64_t lda, uint16_t* out, int64_t ld, int m,
+                          int k) {
+  // One column of padding: a warp's reads of a column land in different banks.
+  __shared__ uint16_t block[kTransposeTile][kTransposeTile + 1];
   ptx::griddepcontrol_wait();
   ptx::griddepcontrol_launch_dependents();
-  const int col = int(blockIdx.x) * kTransposeRowsThreads + int(threadIdx.x);
-  if (col >= k) return;
-  uint16_t const* src = a + int64_t(col) * lda;
-  for (int row = 0; row < m; ++row) out[int64_t(row) * k + col] = src[row];
+  const int k0 = int(blockIdx.x) * kTransposeTile;
+  const int m0 = int(blockIdx.y) * kTransposeTile;
+  const int lane = int(threadIdx.x) % kTransposeTile;
+  const int pass = int(threadIdx.x) / kTransposeTile;
+  for (int j = pass; j < kTransposeTile; j += kTransposeRowsPerPass) {
+    const int kk = k0 + j, mm = m0 + lane;
+    if (kk < k && mm < m) block[j][lane] = a[int64_t(kk) * lda + mm];
+  }
+  __syncthreads();
+  for (int j = pass; j < kTransposeTile; j += kTransposeRowsPerPass) {
+    const int mm = m0 + j, kk = k0 + lane;
+    if (mm < m && kk < k) out[int64_t(mm) * ld + kk] = block[lane][j];
+  }
 }
 
 }  // namespace hgemm::kernels
