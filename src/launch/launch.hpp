@@ -98,11 +98,12 @@ inline size_t a_rows_bytes(int64_t m, int64_t k) {
 // a_rows_ld(call.k), on call.stream; with programmatic dependent launch where `programmatic`.
 void launch_a_to_rows(GemmArgs const& call, void* out, bool programmatic);
 // TMA steps rows in multiples of 16 bytes from a 16-byte aligned base. A column-major A whose
-// leading dimension or base is not so (a packed one with M = 333, say) runs the sm90 kernels'
-// general flavour from a copy with its leading dimension rounded up to 8 elements, in the
-// caller's workspace or the pool, up to kMaxWorkspaceBytes (launch/sm90_launch.cu): 0.4-0.7 of
-// cuBLASLt on the H200 where the safety net ran at 0.07
-// (docs/notes/2026-11-28-staged-col-major-a.md). One matrix only: batches keep their strides.
+// leading dimension or base is not so runs the sm90 kernels' general flavour from a copy with
+// its leading dimension rounded up to 8 elements, in the caller's workspace or the pool, up to
+// kMaxWorkspaceBytes (launch/sm90_launch.cu; docs/notes/2026-11-28-staged-col-major-a.md). Through
+// hgemmGemm that is left to a base the route cannot see, or a copy into rows over the limit: the
+// route copies a leading dimension that is no multiple of 8 into rows instead
+// (GemmRoute::a_rows_first). One matrix only: batches keep their strides.
 inline int64_t sm90_staged_a_ld(int64_t m) { return (m + 7) / 8 * 8; }
 inline size_t sm90_staged_a_bytes(int64_t m, int64_t k) {
   return (size_t(sm90_staged_a_ld(m)) * size_t(k) * 2 + 255) / 256 * 256;
