@@ -53,8 +53,8 @@ struct GemmArgs {
   int64_t stride_b = 0;
   int64_t stride_c = 0;
   // A stored column-major, K x M with row stride lda (0: packed, m), instead of M x K: the sm90
-  // kernels' general flavour reads it M-major, the decode family from a packed copy of its rows
-  // (a_rows_bytes of workspace); the sm80 catalog refuses it.
+  // kernels' general flavour reads it M-major; the decode family and the sm80 catalog refuse it
+  // (hgemmGemm copies one into rows first where it may: GemmRoute::a_rows_first).
   bool a_col_major = false;
 
   int64_t row_stride_a() const { return lda ? lda : a_col_major ? m : k; }
@@ -87,9 +87,9 @@ inline std::string layout_accum_mismatch(const Problem& problem, const KernelCon
 inline constexpr int64_t kMinKPerSplit = 256;
 inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
 // A column-major A copied to M x K rows in scratch (kernels/common/transpose_rows.cuh,
-// launch_a_to_rows): rows of K rounded up to 8 elements (16-byte strides), this many bytes. The
-// decode kernels, which copy A in 16-byte row pieces, read such a copy; so does a general call
-// that dispatch::route sends through rows (GemmRoute::a_rows_first).
+// launch_a_to_rows), where dispatch::route sends a general call through rows
+// (GemmRoute::a_rows_first): rows of K rounded up to 8 elements (16-byte strides), this many
+// bytes.
 inline int64_t a_rows_ld(int64_t k) { return (k + 7) / 8 * 8; }
 inline size_t a_rows_bytes(int64_t m, int64_t k) {
   return (size_t(m) * size_t(a_rows_ld(k)) * 2 + 255) / 256 * 256;

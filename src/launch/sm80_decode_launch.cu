@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +17,6 @@
 #include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
 #include "launch/epilogue_params.cuh"
-#include "launch/workspace.hpp"
 
 namespace hgemm {
 namespace {
@@ -53,67 +51,37 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
-  if (args.a_col_major && args.workspace && args.workspace_bytes < a_rows_bytes(args.m, args.k))
+  // hgemmGemm copies a column-major A into rows first where it may (GemmRoute::a_rows_first);
+  // what it leaves column-major (a copy over the scratch limit) the sm90 general flavour reads.
+  if (args.a_col_major)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "a column-major A is copied to rows first, in " +
-                      std::to_string(a_rows_bytes(args.m, args.k)) +
-                      " B of workspace; the caller's has " + std::to_string(args.workspace_bytes));
+                  "copies A in 16-byte row pieces: a column-major A runs from a copy in rows "
+                  "(hgemmGemm makes one) or on the sm90 kernels' general flavour");
   if (args.batch_count != 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "runs one matrix; " + std::to_string(args.batch_count) +
                       " batches run on the sm90 family");
-  // A column-major A is read element by element into packed rows (its copy is aligned).
-  const bool a_rows = !args.a_col_major;
-  if ((a_rows && args.lda % 8 != 0) || args.ldb % 8 != 0)
+  if (args.lda % 8 != 0 || args.ldb % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of A and B rows need lda and ldb multiples of 8; lda=" +
                       std::to_string(args.lda) + " ldb=" + std::to_string(args.ldb));
-  if ((a_rows && !aligned16(args.a)) || !aligned16(args.b))
+  if (!aligned16(args.a) || !aligned16(args.b))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("16-byte copies need 16-byte aligned A and B; not aligned:") +
-                      (a_rows && !aligned16(args.a) ? " A" : "") + (aligned16(args.b) ? "" : " B"));
-  if (args.a_col_major && (reinterpret_cast<uintptr_t>(args.a) & 1) != 0)
-    return refuse(config, HGEMM_ERROR_INVALID_POINTER, "A is not 2-byte aligned (16-bit elements)");
+                      (aligned16(args.a) ? "" : " A") + (aligned16(args.b) ? "" : " B"));
   if ((reinterpret_cast<uintptr_t>(args.c) & 1) != 0)
     return refuse(config, HGEMM_ERROR_INVALID_POINTER, "C is not 2-byte aligned (fp16 elements)");
   return Status::success();
 }
 
-// A column-major A's packed copy (a_rows_bytes) in the caller's workspace or the
-// pool, written on the call's stream before the decode kernel; args() is the call with A
-// replaced by the copy. A call with a row-major A passes through.
-class ScratchRows {
- public:
-  ScratchRows(GemmArgs const& call, bool programmatic) : args_(call) {
-    if (!call.a_col_major) return;
-    // decode_check_args saw that a caller's workspace holds the copy.
-    void* copy = scratch_
-                     .emplace(a_rows_bytes(call.m, call.k), call.workspace, call.stream,
-                              "a column-major A's row copy")
-                     .get();
-    launch_a_to_rows(call, copy, programmatic);
-    args_.a = copy;
-    args_.lda = a_rows_ld(call.k);
-    args_.a_col_major = false;
-  }
-
-  GemmArgs const& args() const { return args_; }
-
- private:
-  GemmArgs args_;
-  std::optional<OperandCopyScratch> scratch_;
-};
-
 template <DecodeVariant kVariant>
 struct DecodeInstance {
   static constexpr DecodeGeometry kGeometry = decode_geometry(kVariant);
 
-  static void launch(KernelConfig const& config, GemmArgs const& call) {
-    if (Status s = decode_check_args(config, call); !s.ok()) HGEMM_THROW(s.code, s.message);
+  static void launch(KernelConfig const& config, GemmArgs const& args) {
+    if (Status s = decode_check_args(config, args); !s.ok()) HGEMM_THROW(s.code, s.message);
     auto kernel = sm80::sm80_decode_kernel<sm80::DecodeTraits<kVariant>>;
     DeviceInfo const& device = current_device();
-    const ScratchRows rows(call, programmatic_launch(device));
-    GemmArgs const& args = rows.args();
     if constexpr (kGeometry.smem_bytes > kDefaultSmemLimit) {
       // The opt-in is per function and device. Setting it twice is harmless, so racing threads
       // need no lock, only a record of the devices already done.

@@ -361,7 +361,7 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
 
 // A column-major A runs on the general kernels (the table's pick where it is one, else the cost
 // model's), never split, and the decision is not the row-major call's cached one; with at most
-// 16 rows, untabled, on the decode kernels from a packed copy of its rows.
+// 16 rows too: the decode kernels refuse it (hgemmGemm copies it into rows before dispatch).
 TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   const DeviceInfo d = h100();
   for (const Problem& p : {Problem{1024, 1024, 1024, Layout::kTN, Accum::kF32},
@@ -383,18 +383,20 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     GemmArgs args = args_for(p);
     args.a_col_major = true;
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
-    EXPECT_EQ(col.config.family, Family::kDecode) << p.name() << ": " << col.reason;
-    EXPECT_EQ(col.source, dispatch::Source::kDecode) << p.name();
-    // A caller's workspace too small for the copy: decode refuses by name, dispatch goes on.
-    int dummy = 0;
-    args.workspace = &dummy;
-    args.workspace_bytes = a_rows_bytes(p.m, p.k) - 256;
-    const Status s = registry::can_implement(p, col.config, args, d);
-    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED);
-    EXPECT_NE(s.message.find("copied to rows first"), std::string::npos) << s.message;
-    EXPECT_EQ(dispatch::decide(p, args, d, {}).config.family, Family::kSm90Ws) << p.name();
-    args.workspace_bytes += 256;
-    EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok());
+    EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
+    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
+    int refused = 0;
+    for (const auto& inst : registry::instances()) {
+      if (inst.config.family != Family::kDecode || inst.config.layout != p.layout ||
+          inst.config.accum != p.accum || inst.config.dtype != p.dtype)
+        continue;
+      const Status s = registry::can_implement(p, inst.config, args, d);
+      EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
+      EXPECT_NE(s.message.find("a column-major A runs from a copy in rows"), std::string::npos)
+          << s.message;
+      ++refused;
+    }
+    EXPECT_GT(refused, 0) << p.name();
   }
   // The sm80 catalog refuses it by name.
   const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};

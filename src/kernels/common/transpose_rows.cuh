@@ -1,7 +1,7 @@
 // A column-major A (stored K x M: element (m, k) at a[k * lda + m]) copied to M x K rows
-// (out[m * ld + k]), so that kernels which read A's rows run the call: the decode kernels (which
-// copy A in 16-byte row pieces) and, through hgemmGemm, every row-major tile, swap-AB and split-K
-// where a column-major A would run only the general flavour's seven tiles unsplit.
+// (out[m * ld + k]), so that hgemmGemm runs the call as a row-major one: every tile, swap-AB,
+// split-K and the decode kernels, where a column-major A would run only the general flavour's
+// seven tiles unsplit.
 //   Work: a CTA takes a 32 x 32 block of A; its warps read 32 consecutive rows of one k (M-major
 //   in memory) into shared memory and write 32 consecutive k of one row, so both sides of the
 //   copy are contiguous across a warp.
