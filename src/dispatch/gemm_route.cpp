@@ -40,8 +40,9 @@ bool a_rows_first(const GemmRoute& r) {
 
 std::string how_a_is_read(const GemmRoute& r) {
   if (!r.a_rows_first) return " (read M-major)";
-  return r.lda % 8 != 0 ? " (copied to rows first: its leading dimension is no multiple of 8)"
-                        : " (copied to rows first: M <= " + std::to_string(kARowsFirstMaxM) + ")";
+  return r.problem.m <= kARowsFirstMaxM
+             ? " (copied to rows first: M <= " + std::to_string(kARowsFirstMaxM) + ")"
+             : std::string(" (copied to rows first: its leading dimension is no multiple of 8)");
 }
 
 }  // namespace

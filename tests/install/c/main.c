@@ -50,8 +50,10 @@ int main(void) {
     desc.acc = HGEMM_ACC_F16;
     CHECK(hgemmGemm(&desc, host, host + 16, host + 32, NULL) == HGEMM_ERROR_DTYPE_ACCUM);
     desc.acc = HGEMM_ACC_F32;
-    /* A column-major A of 16 rows: a packed copy of its rows, M * K * 2 bytes. */
-    CHECK(hgemmGemmWorkspaceSize(&desc, &workspace) == HGEMM_SUCCESS && workspace == 16 * 40 * 2);
+    /* A column-major A of 16 rows: a packed copy of its rows (M * K * 2 bytes), then the
+       row-major call's split-K partial sums (at most 64 splits of M * N fp32). */
+    CHECK(hgemmGemmWorkspaceSize(&desc, &workspace) == HGEMM_SUCCESS &&
+          workspace == 16 * 40 * 2 + 64 * 16 * 24 * 4);
     desc.struct_size = 8;
     CHECK(hgemmGemm(&desc, host, host + 16, host + 32, NULL) == HGEMM_ERROR_INVALID_DESCRIPTOR);
   }
