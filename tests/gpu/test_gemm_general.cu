@@ -884,24 +884,37 @@ size_t mem_alloc_nodes(cudaGraph_t graph) {
 }
 
 // A split-K call with the caller's workspace allocates nothing: captured into a graph, it has no
-// allocation node where hgemmRun's (pooled scratch) has one, and it gives hgemmRun's bits.
-void test_workspace(int64_t m, int64_t n, int64_t k) {
-  void *a, *b, *c_run, *c_gemm, *workspace;
+// allocation node where hgemmRun's (pooled scratch) has one, and it gives hgemmRun's bits. With
+// `col_major_a` the call's A is the column-major copy of hgemmRun's (at most 256 rows: copied
+// into rows in the workspace, then split in the rest of it): the same bits.
+void test_workspace(int64_t m, int64_t n, int64_t k, bool col_major_a) {
+  void *a, *a_gemm, *b, *c_run, *c_gemm, *workspace;
   CUDA_OK(cudaMalloc(&a, size_t(m * k) * 2));
   CUDA_OK(cudaMalloc(&b, size_t(k * n) * 2));
   CUDA_OK(cudaMalloc(&c_run, size_t(m * n) * 2));
   CUDA_OK(cudaMalloc(&c_gemm, size_t(m * n) * 2));
   fill(a, m * k, 21);
   fill(b, k * n, 22);
+  a_gemm = a;
+  if (col_major_a) {
+    std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
+    CUDA_OK(cudaMemcpy(rows.data(), a, rows.size() * 2, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
+    CUDA_OK(cudaMalloc(&a_gemm, cols.size() * 2));
+    CUDA_OK(cudaMemcpy(a_gemm, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
+  }
   // Work on the legacy stream does not order with the non-blocking stream below.
   CUDA_OK(cudaDeviceSynchronize());
   hgemmGemmDesc_t d;
   hgemmGemmDescInit(&d, m, n, k);
   d.order_b = HGEMM_ORDER_COL;  // TN
+  if (col_major_a) d.order_a = HGEMM_ORDER_COL;
+  const std::string what = std::string(col_major_a ? "a column-major-A " : "a plain ") +
+                           std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   size_t bytes = 0;
   check(hgemmGemmWorkspaceSize(&d, &bytes) == HGEMM_SUCCESS && bytes > 0,
-        "a plain " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-            " call may use " + std::to_string(bytes) + " workspace bytes");
+        what + " call may use " + std::to_string(bytes) + " workspace bytes");
   CUDA_OK(cudaMalloc(&workspace, std::max<size_t>(bytes, 16)));
   d.workspace = workspace;
   d.workspace_size = bytes;
@@ -925,9 +938,9 @@ void test_workspace(int64_t m, int64_t n, int64_t k) {
   // Eager calls first: the first call of a shape loads tables and configures kernels, which
   // belongs outside a capture.
   check(hgemmRun(a, b, c_run, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, stream) == HGEMM_SUCCESS &&
-            hgemmGemm(&d, a, b, c_gemm, stream) == HGEMM_SUCCESS &&
+            hgemmGemm(&d, a_gemm, b, c_gemm, stream) == HGEMM_SUCCESS &&
             cudaStreamSynchronize(stream) == cudaSuccess,
-        std::string("eager calls with and without a workspace ") + hgemmLastErrorMessage());
+        what + ": eager calls with and without a workspace " + hgemmLastErrorMessage());
   CUDA_OK(cudaMemset(c_run, 0xff, size_t(m * n) * 2));
   CUDA_OK(cudaMemset(c_gemm, 0x7f, size_t(m * n) * 2));
   CUDA_OK(cudaDeviceSynchronize());
@@ -936,19 +949,20 @@ void test_workspace(int64_t m, int64_t n, int64_t k) {
       [&] { return hgemmRun(a, b, c_run, m, n, k, HGEMM_LAYOUT_TN, HGEMM_ACC_F32, stream); },
       &run_allocs);
   const hgemmStatus_t gemm_status =
-      capture([&] { return hgemmGemm(&d, a, b, c_gemm, stream); }, &gemm_allocs);
+      capture([&] { return hgemmGemm(&d, a_gemm, b, c_gemm, stream); }, &gemm_allocs);
   check(run_status == HGEMM_SUCCESS && run_allocs > 0,
         "hgemmRun splits K here and takes pooled scratch (" + std::to_string(run_allocs) +
             " allocation nodes); otherwise this test proves nothing");
   check(gemm_status == HGEMM_SUCCESS && gemm_allocs == 0,
-        std::string("with a workspace the call allocates nothing (") +
+        what + ": with a workspace the call allocates nothing (" +
             std::to_string(gemm_allocs) + " allocation nodes) " + hgemmLastErrorMessage());
-  check(gpu_checks::same_bits(c_run, c_gemm, m, n), "with a workspace: hgemmRun's bits");
+  check(gpu_checks::same_bits(c_run, c_gemm, m, n), what + ": with a workspace, hgemmRun's bits");
   d.workspace_size = bytes - 1;
-  const hgemmStatus_t small = hgemmGemm(&d, a, b, c_gemm, stream);
+  const hgemmStatus_t small = hgemmGemm(&d, a_gemm, b, c_gemm, stream);
   check(small == HGEMM_ERROR_WORKSPACE_TOO_SMALL,
-        std::string("a workspace one byte short is refused: ") + hgemmStatusString(small));
+        what + ": a workspace one byte short is refused: " + hgemmStatusString(small));
   CUDA_OK(cudaStreamDestroy(stream));
+  if (a_gemm != a) CUDA_OK(cudaFree(a_gemm));
   for (void* p : {a, b, c_run, c_gemm, workspace}) CUDA_OK(cudaFree(p));
 }
 
@@ -1060,7 +1074,10 @@ int main(int argc, char** argv) {
   if (!g_quick) test_epilogue_ping_pong(buf);
   test_safety_net_plan();
   test_device_refusals();
-  if (!g_quick) test_workspace(256, 128, 16384);
+  if (!g_quick) {
+    test_workspace(256, 128, 16384, false);
+    test_workspace(256, 128, 16384, true);
+  }
   test_graph_replay(1);
   test_graph_replay(6);
   return gpu_checks::summary();
