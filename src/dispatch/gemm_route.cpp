@@ -32,10 +32,11 @@ std::string element(const GemmDesc& d) {
 // and the reason's words for how that A is read.
 bool a_rows_first(const GemmRoute& r) {
   if (!r.a_col_major || r.batch_count != 1) return false;
-  const bool copied_anyway = r.lda % 8 != 0;  // sm90_stages_a without the pointer
+  // Copied anyway: the sm90 kernels would stage it (the pointer is not known here).
+  const bool copied_anyway = sm90_stages_a(r.lda, nullptr, r.batch_count);
   if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return false;
-  const int64_t m_blocks = (r.problem.m + 31) / 32;  // launch_a_to_rows's grid
-  return a_rows_bytes(r.problem.m, r.problem.k) <= kMaxWorkspaceBytes && m_blocks <= 65535;
+  return a_rows_bytes(r.problem.m, r.problem.k) <= kMaxWorkspaceBytes &&
+         a_rows_grid_fits(r.problem.m, r.problem.k);
 }
 
 std::string how_a_is_read(const GemmRoute& r) {

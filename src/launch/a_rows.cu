@@ -1,4 +1,3 @@
-#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -9,10 +8,11 @@
 namespace hgemm {
 
 void launch_a_to_rows(GemmArgs const& call, void* out, bool programmatic) {
-  const int64_t k_blocks = (call.k + kernels::kTransposeTile - 1) / kernels::kTransposeTile;
-  const int64_t m_blocks = (call.m + kernels::kTransposeTile - 1) / kernels::kTransposeTile;
-  // The routes that copy keep the grid in range (a_rows_fits); a call past it is a bug there.
-  if (k_blocks > INT32_MAX || m_blocks > 65535)
+  static_assert(kernels::kTransposeTile == kARowsTile, "the route sizes the copy's grid by it");
+  const int64_t k_blocks = (call.k + kARowsTile - 1) / kARowsTile;
+  const int64_t m_blocks = (call.m + kARowsTile - 1) / kARowsTile;
+  // The routes that copy keep the grid in range (a_rows_grid_fits); a call past it is a bug there.
+  if (!a_rows_grid_fits(call.m, call.k))
     HGEMM_THROW(HGEMM_ERROR_INTERNAL, "a copy of A into rows of " + std::to_string(call.m) +
                                           " x " + std::to_string(call.k) +
                                           " exceeds the copy kernel's grid");
