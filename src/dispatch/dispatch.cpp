@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
@@ -280,6 +281,18 @@ Decision decide_batched(const Problem& problem, const GemmArgs& args, const Devi
   return best;
 }
 
+// `inst`'s kernel with `pick`'s launch arguments (raster and group size), where that runs the
+// call: a sibling of the pick, K unsplit (the instance's own split).
+std::optional<KernelConfig> sibling_that_runs(const KernelInstance& inst, const KernelConfig& pick,
+                                              const Problem& problem, const GemmArgs& args,
+                                              const DeviceInfo& device) {
+  KernelConfig config = inst.config;
+  config.raster = pick.raster;
+  config.group_size = pick.group_size;
+  if (!registry::can_implement(problem, config, args, device).ok()) return std::nullopt;
+  return config;
+}
+
 // The tile an advice names, for a call only the general flavour runs (column-major A, beta * C)
 // where the advised config has none or splits K (a column-major A never does): the same tile at
 // another depth or cluster that runs it, nearest in stages, then the same cluster; the advice's
@@ -303,12 +316,10 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
   std::optional<Decision> best;
   for (const auto& inst : registry::instances()) {
     if (!same_tile(inst.config)) continue;
-    KernelConfig config = inst.config;
-    config.raster = advised.raster;
-    config.group_size = advised.group_size;
-    if (!registry::can_implement(problem, config, args, device).ok()) continue;
-    if (best && distance(config) >= distance(best->config)) continue;
-    best = Decision{&inst, config, Source::kHeuristic, ""};
+    const std::optional<KernelConfig> config =
+        sibling_that_runs(inst, advised, problem, args, device);
+    if (!config || (best && distance(*config) >= distance(best->config))) continue;
+    best = Decision{&inst, *config, Source::kHeuristic, ""};
   }
   if (best)
     best->reason = "runs it as " + best->config.name() + " (" +
@@ -568,14 +579,13 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
         c.block_n != 128 || c.swap_ab || c.layout != pick.layout || c.accum != pick.accum ||
         c.dtype != pick.dtype || !c.source.empty())
       continue;
-    KernelConfig sibling = c;
-    sibling.raster = pick.raster;
-    sibling.group_size = pick.group_size;
-    if (!registry::can_implement(problem, sibling, args, device).ok()) continue;
+    const std::optional<KernelConfig> sibling =
+        sibling_that_runs(inst, pick, problem, args, device);
+    if (!sibling) continue;
     decision.instance = &inst;
-    decision.reason += "; with its epilogue the ping-pong sibling " + sibling.name() +
+    decision.reason += "; with its epilogue the ping-pong sibling " + sibling->name() +
                        " (one warpgroup's epilogue runs during the other's mainloop)";
-    decision.config = sibling;
+    decision.config = *sibling;
     return decision;
   }
   return decision;
