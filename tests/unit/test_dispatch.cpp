@@ -364,6 +364,21 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
 // 16 rows too: the decode kernels refuse it (hgemmGemm copies it into rows before dispatch).
 TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   const DeviceInfo d = h100();
+  // How many of `family`'s instances for p's layout, accumulation and element type refuse the
+  // call, each saying `why`; every one of them must.
+  auto refusals = [&](Family family, const Problem& p, const GemmArgs& args, const char* why) {
+    int refused = 0;
+    for (const auto& inst : registry::instances()) {
+      if (inst.config.family != family || inst.config.layout != p.layout ||
+          inst.config.accum != p.accum || inst.config.dtype != p.dtype)
+        continue;
+      const Status s = registry::can_implement(p, inst.config, args, d);
+      EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
+      EXPECT_NE(s.message.find(why), std::string::npos) << s.message;
+      ++refused;
+    }
+    return refused;
+  };
   for (const Problem& p : {Problem{1024, 1024, 1024, Layout::kTN, Accum::kF32},
                            Problem{24, 4096, 4096, Layout::kNN, Accum::kF16},
                            Problem{4096, 4096, 65536, Layout::kTN, Accum::kF32}}) {
@@ -385,34 +400,14 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
     EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
     EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
-    int refused = 0;
-    for (const auto& inst : registry::instances()) {
-      if (inst.config.family != Family::kDecode || inst.config.layout != p.layout ||
-          inst.config.accum != p.accum || inst.config.dtype != p.dtype)
-        continue;
-      const Status s = registry::can_implement(p, inst.config, args, d);
-      EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
-      EXPECT_NE(s.message.find("a column-major A runs from a copy in rows"), std::string::npos)
-          << s.message;
-      ++refused;
-    }
-    EXPECT_GT(refused, 0) << p.name();
+    EXPECT_GT(refusals(Family::kDecode, p, args, "a column-major A runs from a copy in rows"), 0)
+        << p.name();
   }
   // The sm80 catalog refuses it by name.
   const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};
   GemmArgs args = args_for(p);
   args.a_col_major = true;
-  int refused = 0;
-  for (const auto& inst : registry::instances()) {
-    if (inst.config.family != Family::kSm80Mma || inst.config.layout != p.layout ||
-        inst.config.accum != p.accum || inst.config.dtype != p.dtype)
-      continue;
-    const Status s = registry::can_implement(p, inst.config, args, d);
-    EXPECT_EQ(s.code, HGEMM_ERROR_NOT_SUPPORTED) << inst.config.name();
-    EXPECT_NE(s.message.find("row-major"), std::string::npos) << s.message;
-    ++refused;
-  }
-  EXPECT_GT(refused, 0);
+  EXPECT_GT(refusals(Family::kSm80Mma, p, args, "row-major"), 0);
 }
 
 // A column-major A whose tuned tile has no general flavour runs on that tile's twin that has
