@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/kernel_variant.hpp"
 #include "dispatch/cost.hpp"
 #include "registry/registry.hpp"
 
@@ -51,7 +52,7 @@ const std::vector<int>& swap_block_m_values() {
 
 const std::vector<int>& block_n_values(Family family) {
   // sm90: the catalog compiles a few of these; the JIT (launch/sm90_jit) builds any other.
-  static const std::vector<int> sm90{64, 96, 128, 160, 192, 224, 256};
+  static const std::vector<int> sm90{64, 96, 112, 128, 160, 192, 224, 256};
   static const std::vector<int> sm80{32, 64, 128, 256};
   static const std::vector<int> decode{8, 16, 32, 64, 128};
   return family == Family::kSm90Ws ? sm90 : family == Family::kDecode ? decode : sm80;
@@ -162,6 +163,17 @@ class Cheapest {
   double best_cost_;
 };
 
+// A width whose N-major B (NN) the kernel stages in 16-column chunks: the swizzle spans tile
+// the width exactly (core/smem_budget.hpp), so 112 = 64 + 48 takes seven of 32 bytes each, and
+// ran 1.3-1.7x slower than the 128-wide pick it would replace (256x7168x16384 NN: 93 -> 163 us),
+// where in TN it ran 3-5% faster. The cost model does not see the chunks; a tuned table may
+// still time such a tile.
+bool narrow_b_chunks(const KernelConfig& config) {
+  if (config.family != Family::kSm90Ws) return false;
+  const Sm90Geometry g = sm90_geometry(sm90_variant(config));
+  return !g.b_k_major && g.b_chunk < 32;
+}
+
 // The siblings rule's variation of a pick, kept where the cost model finds it strictly cheaper:
 // the pick's block_n siblings; for a swap-AB tile every compiled width; where the pick's cluster
 // pads this shape's tiles, the same tile without a cluster and its block_n siblings.
@@ -206,6 +218,7 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
       if (block_n == base.block_n) continue;
       KernelConfig sibling = base;
       sibling.block_n = block_n;
+      if (narrow_b_chunks(sibling)) continue;
       cheapest.consider(sibling);
     }
 }

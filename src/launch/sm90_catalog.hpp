@@ -146,7 +146,11 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // widths between 128's neighbours, for the siblings rule: 128x96 runs N / 96 CTAs where
     // 128x128 leaves SMs idle (128x9216x3072: 0.91 -> 0.97 of cuBLASLt through the JIT), 128x160
     // where 128x128 needs a second wave (128x37888x3584). docs/notes/perf-notes.md, step 14.
+    // 128x112 where N / 112 tiles fill 132 SMs that N / 128 leave a seventh idle: 7168 (64 tiles
+    // against 56) and 3584 (32 against 28), cuBLASLt's width at 256x7168x16384 and 500x3584x3584.
     {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
+    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},
     {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect}},

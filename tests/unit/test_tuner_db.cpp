@@ -974,6 +974,33 @@ TEST(TunerDb, SiblingsRuleDropsAClusterThatWastesTiles) {
             clustered);
 }
 
+// At N = 7168 a 128x112 tile makes 64 columns of tiles where 128x128 makes 56, so with M = 256
+// the grid fills 128 of 132 SMs instead of 112: the siblings rule takes it in TN. In NN the 112
+// columns of an N-major B would be staged in 16-column chunks (64 + 48 has no wider exact
+// swizzle span), which ran 1.7x slower on the H200: the rule never offers such a width.
+TEST(TunerDb, SiblingsRuleSkipsWidthsWithNarrowNMajorChunks) {
+  for (Layout layout : {Layout::kTN, Layout::kNN}) {
+    const KernelConfig square =
+        sm90(128, 128, 64, 6, 2, 1, 1, Epilogue::kDirect, layout, Accum::kF32);
+    const KernelConfig narrower =
+        sm90(128, 112, 64, 6, 2, 1, 1, Epilogue::kDirect, layout, Accum::kF32);
+    std::vector<KernelConfig> compiled = catalog_like();
+    compiled.push_back(square);
+    compiled.push_back(narrower);
+    const SearchSpace space(compiled, nominal_device("NVIDIA H100 80GB HBM3", 132));
+    ASSERT_TRUE(space.compiled(narrower));
+    Database db;
+    db.header = kH100;
+    db.records = {timed_record({256, 8192, 16384, layout, Accum::kF32}, square, 100, 100)};
+    const TunedTable table(db, space, /*exact=*/true);
+    const Problem query{256, 7168, 16384, layout, Accum::kF32};
+    EXPECT_EQ(table.predict_nearest(query, NeighborRule::kCost), square);
+    EXPECT_EQ(table.predict_nearest(query, NeighborRule::kSiblings),
+              layout == Layout::kTN ? narrower : square)
+        << to_string(layout);
+  }
+}
+
 // A neighbour tuned at M = 128 won with a 64-row tile, which pads M = 80 to 128 rows; the
 // transfer rule then weighs the swap-AB tiles that pad M x N less (80 over 64 rows of N) and
 // takes one where the cost model finds it cheaper. Where the rows fit M (128) the pick stays, and
