@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "core/device.hpp"
 #include "core/file_io.hpp"
 #include "dispatch/locate.hpp"
+#include "dispatch/model.hpp"
 #include "dispatch/table.hpp"
 #include "core/suite.hpp"
 #include "hgemm/hgemm.hpp"
@@ -55,14 +57,14 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   ~/.cache/hgemm/tables/<gpu>-<acc>.table
   merge --out FILE IN...          IN files (and FILE, if it exists) merged into FILE (atomically);
                                   refuses files of different devices
-  predict [PATH] (--shape LIST | --suite S) [--rule R] [--rank all|LIST]
+  predict [PATH] (--shape LIST | --suite S) [--rule R] [--rank all|LIST] [--model FILE]
                                   per shape x layout, the config the database gives on its own
                                   device (tuned winner, else rule R's pick from the tuned
                                   neighbours, default siblings as dispatch, else the saved
                                   policy's pick) and both predictions; no GPU needed. --rank:
                                   then the saved policy's rank, probability and score of every
                                   candidate (all) or of those whose names contain one of LIST
-  loo [PATH] [--table FILE] [--rule LIST] [--worst N]
+  loo [PATH] [--table FILE] [--rule LIST] [--worst N] [--model FILE]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
                                   siblings, transfer) offline: each measured problem of FILE
                                   (default PATH) left out of its own neighbours, each pick scored
@@ -77,6 +79,9 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
   --shape LIST   predict: e.g. 4096x4096x4096,128x16384x1024
   --suite S      predict: a named suite or a file of "M N K" lines
   --rank LIST    predict: e.g. all, or 128x256x64_s3,_swap (substrings, as tune --include)
+  --model FILE   predict, loo: the dispatch model (data/tables/<gpu>-<acc>.model) that transfer
+                 consults where no other tuned problem has the N and K, as dispatch does with
+                 the one beside its table
 )";
 
 struct Row {
@@ -312,10 +317,12 @@ void print_ranks(const TunedTable& table, const std::vector<Problem>& problems,
 
 int predict(const std::string& path, Accum accum, const std::vector<Shape>& shapes,
             const std::optional<Layout>& layout, NeighborRule rule,
-            const std::vector<std::string>& rank) {
+            const std::vector<std::string>& rank,
+            std::shared_ptr<const dispatch::DispatchModel> model) {
   const Database db = load_reporting(path, false);
   print_header(path, db);
-  const TunedTable table = table_of(db);
+  TunedTable table = table_of(db);
+  table.set_model(std::move(model));
   auto name = [](const std::optional<KernelConfig>& c) { return c ? c->name() : std::string("-"); };
   std::printf("%-8s %-8s %-8s %-3s %-4s %-8s %-52s %-52s %s\n", "m", "n", "k", "lay", "acc", "from",
               "dispatch", "nearest", "policy");
@@ -354,12 +361,16 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
 
 int loo(const std::string& path, const std::string& table_path,
         const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout,
-        size_t worst) {
+        size_t worst, std::shared_ptr<const dispatch::DispatchModel> model) {
   const Database db = load_reporting(path, false);
   const Database table = table_path == path ? db : load_reporting(table_path, false);
   print_header(path, db);
   if (table_path != path) std::printf("measurements from %s\n", table_path.c_str());
-  const TunedTable neighbours = table_of(db);
+  if (model)
+    std::printf("dispatch model %s (where no other problem has the N and K)\n",
+                model->source.c_str());
+  TunedTable neighbours = table_of(db);
+  neighbours.set_model(std::move(model));
   const std::vector<RuleScore> scores = leave_one_out(neighbours, table, rules, layout);
   std::printf("%-9s %9s %8s %6s %9s %8s %9s %9s | %7s %9s %9s\n", "rule", "problems", "covered",
               "best", "ratio", "within2%", "speedup", "ceiling", "common", "ratio", "speedup");
@@ -436,7 +447,7 @@ std::string default_path(Accum accum) {
 int cmd_db(const Args& raw) {
   try {
     ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule",
-                          "rank", "worst"},
+                          "rank", "worst", "model"},
                     {"help", "user-table"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
@@ -465,6 +476,20 @@ int cmd_db(const Args& raw) {
       throw ArgError("--user-table belongs to export");
     if (args.get("rank") && sub != "predict") throw ArgError("--rank belongs to predict");
     if (args.get("worst") && sub != "loo") throw ArgError("--worst belongs to loo");
+    if (args.get("model") && sub != "loo" && sub != "predict")
+      throw ArgError("--model belongs to predict and loo");
+    std::shared_ptr<const dispatch::DispatchModel> model;
+    if (auto m = args.get("model")) {
+      try {
+        model = std::make_shared<const dispatch::DispatchModel>(dispatch::load_model(*m));
+      } catch (const Error& e) {
+        throw ArgError("--model: " + e.message());
+      }
+      if (model->accum != *accum)
+        throw ArgError("--model: " + *m + " was fitted for " +
+                       std::string(to_string(model->accum)) + ", not --acc " +
+                       std::string(to_string(*accum)));
+    }
     std::string path;
     if (pos.size() == 2) path = pos[1];
     else if (auto db = args.get("db")) path = *db;
@@ -490,7 +515,7 @@ int cmd_db(const Args& raw) {
         throw ArgError("unknown --rule '" + rule_name + "' (nearest, cost, scaled, siblings, transfer)");
       std::vector<std::string> rank;
       if (args.get("rank")) rank = args.list_or("rank", "");
-      return predict(path, *accum, shapes, layout, *rule, rank);
+      return predict(path, *accum, shapes, layout, *rule, rank, model);
     }
     if (sub == "loo") {
       std::vector<NeighborRule> rules;
@@ -502,7 +527,7 @@ int cmd_db(const Args& raw) {
       const long long worst = args.int_or("worst", 0);
       if (worst < 0) throw ArgError("--worst takes a count of problems, 0 or more, got " +
                                     std::to_string(worst));
-      return loo(path, args.get_or("table", path), rules, layout, size_t(worst));
+      return loo(path, args.get_or("table", path), rules, layout, size_t(worst), model);
     }
     if (sub == "stats") return stats(path);
     if (args.flag("user-table")) {

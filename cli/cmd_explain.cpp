@@ -130,6 +130,18 @@ int cmd_explain(const Args& raw) {
     std::printf("table   %s (%s)\n",
                 tables.shipped->path().empty() ? "none" : tables.shipped->path().c_str(),
                 tables.shipped->status().c_str());
+    if (tables.shipped->usable()) {
+      const std::string model = dispatch::model_path_for_table(tables.shipped->path());
+      if (tables.shipped->model())
+        std::printf("model   %s (loaded: consulted where no tuned shape has the N and K, %lld <= "
+                    "M <= %lld)\n",
+                    model.c_str(), (long long)dispatch::kModelMinM,
+                    (long long)dispatch::kModelMaxM);
+      else
+        std::printf("model   %s\n", tables.shipped->model_status().empty()
+                                        ? "none"
+                                        : tables.shipped->model_status().c_str());
+    }
     if (!tables.user->path().empty())
       std::printf("user    %s (%s)\n", tables.user->path().c_str(),
                   tables.user->status().empty() ? "absent" : tables.user->status().c_str());

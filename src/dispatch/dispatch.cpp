@@ -158,6 +158,21 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   std::sort(by_shape_.begin(), by_shape_.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
   std::sort(table_->blocked.begin(), table_->blocked.end());
   device_ = device;
+  const std::string model_path = model_path_for_table(path_);
+  std::error_code ec;
+  if (!std::filesystem::exists(model_path, ec)) return;
+  try {
+    DispatchModel model = load_model(model_path);
+    if (model.accum != table_->accum || model.gpu != table_->gpu)
+      model_status_ = model_path + " was fitted for " + model.gpu + " (" +
+                      std::string(to_string(model.accum)) + "), not this table's " +
+                      table_->gpu + " (" + std::string(to_string(table_->accum)) + "): not used";
+    else
+      model_ = std::make_unique<const DispatchModel>(std::move(model));
+  } catch (const std::exception& e) {
+    model_status_ = std::string(e.what()) + ": the dispatch model is not used";
+  }
+  if (!model_status_.empty()) warn_once(model_status_);
 }
 
 const FittedEfficiency* LoadedTable::fitted(Layout layout) const {
@@ -430,12 +445,16 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                             return legal(p, c, device, runnable(c));
                           },
                           [&](const KernelConfig& c) { return source->blocked(c); },
-                          source->fitted(problem.layout)};
+                          source->fitted(problem.layout), source->model()};
       if (auto pick = predict_from_neighbors(problem, source->points(), kDefaultNeighborRule,
                                              scope)) {
         const std::string nearest = std::to_string(kNeighbors) + " nearest tuned shapes";
         const std::string why =
-            pick->transferred
+            pick->modeled
+                ? "no tuned shape has N=" + std::to_string(problem.n) + " and K=" +
+                      std::to_string(problem.k) + ": the fastest compiled config by the " +
+                      "dispatch model " + model_path_for_table(source->path())
+            : pick->transferred
                 ? "the fastest by its times at the " + nearest + ", carried here by the cost " +
                       "model (timed at " + shape(pick->neighbor) + ")" +
                       (pick->sibling ? ", or a sibling the model prefers" : "")

@@ -85,6 +85,10 @@ class LoadedTable {
   // few milliseconds, which a first call that the table answers never pays).
   const FittedEfficiency* fitted(Layout layout) const;
   bool blocked(const KernelConfig& config) const;
+  // The dispatch model beside the table (model_path_for_table), null where there is none or it
+  // does not belong to the table (model_status() says why).
+  const DispatchModel* model() const { return model_.get(); }
+  const std::string& model_status() const { return model_status_; }
 
  private:
   std::optional<Table> table_;
@@ -92,6 +96,8 @@ class LoadedTable {
   std::string status_;
   bool usable_ = false;
   std::vector<TunedPoint> points_;
+  std::unique_ptr<const DispatchModel> model_;
+  std::string model_status_;
   struct LazyFit {
     std::once_flag once;
     std::unique_ptr<FittedEfficiency> fit;

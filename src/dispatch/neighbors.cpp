@@ -343,11 +343,51 @@ class Transferred {
   std::map<std::string, Sum> sums_;
 };
 
+// Whether a tuned shape of `near` has the problem's N and K: its neighbours' times then come
+// from the same layers at other token counts, which transfer carries well; otherwise they
+// differ in N and K too, and the model ranks better (docs/notes/2026-11-29-dispatch-model.md).
+bool shares_n_k(const Problem& problem, const Near& near) {
+  return std::any_of(near.begin(), near.end(), [&](const auto& entry) {
+    return entry.second->problem.n == problem.n && entry.second->problem.k == problem.k;
+  });
+}
+
+// The dispatch model's fastest config among the compiled sm90 configs of the problem's layout,
+// accumulation and element type, each at the power-of-two splits split_candidates allows (the
+// tuner's split axis, what the model was fitted on) and the default raster; ties keep the
+// catalog's order. nullopt where none is legal.
+std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope& scope) {
+  std::optional<Prediction> best;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& base = inst.config;
+    if (base.family != Family::kSm90Ws || !base.source.empty() || base.layout != problem.layout ||
+        base.accum != problem.accum || base.dtype != problem.dtype)
+      continue;
+    for (int split : split_candidates(problem, base, *scope.device)) {
+      if ((split & (split - 1)) != 0) continue;
+      KernelConfig c = base;
+      c.split_k = split;
+      if (!scope.legal(problem, c) || scope.blocked(c)) continue;
+      const std::optional<double> score =
+          scope.model->predict(problem, c, scope.device->sm_count);
+      if (score && *score < best_score) {
+        best_score = *score;
+        best = Prediction{c, problem, false, false, true};
+      }
+    }
+  }
+  return best;
+}
+
 // predict_from_neighbors over `near` (nearest_first's answer), so that a rule built on another
 // (transfer on siblings on cost) does not scan and sort the table again.
 std::optional<Prediction> predict(const Problem& problem, const Near& near, NeighborRule rule,
                                   const NeighborScope& scope) {
   const DeviceInfo& device = *scope.device;
+  if (rule == NeighborRule::kTransfer && scope.model && problem.m >= kModelMinM &&
+      problem.m <= kModelMaxM && scope.model->has(problem.layout) && !shares_n_k(problem, near))
+    if (std::optional<Prediction> pick = model_pick(problem, scope)) return pick;
   if (rule == NeighborRule::kTransfer) {
     // One time is one shape's quirk (a wave that happens to fit); three agree on a trend (two
     // scored 1% worse under `hgemm db loo`, one 1.5%).

@@ -35,7 +35,13 @@
 //            the cost model keeps the cheaper: neighbours carry their own M's width, so without
 //            this a new M rarely reached a swap tile (42 untuned token counts measured over the
 //            whole space: 0.917 -> 0.935 of the space's best; held-out fifth f32 0.933 -> 0.938,
-//            f16 1.040 -> 1.050; docs/notes/2026-11-24-dev-set.md)
+//            f16 1.040 -> 1.050; docs/notes/2026-11-24-dev-set.md). Where no tuned shape of the
+//            layout has the problem's N and K (the layers of a model the table never saw) and
+//            the scope has a dispatch model (model.hpp) and 16 < M < 1024, the model's fastest
+//            catalog config instead: every compiled sm90 config of the layout, accumulation and
+//            element type, at each power-of-two split cost.hpp allows, default raster. On thirty
+//            such shapes measured over the whole catalog: 0.942 -> 0.973 of the best
+//            (docs/notes/2026-11-29-dispatch-model.md)
 #pragma once
 
 #include <functional>
@@ -47,6 +53,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "dispatch/model.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm::dispatch {
@@ -123,6 +130,9 @@ struct NeighborScope {
   // The points' fitted efficiencies, where the caller keeps them (dispatch fits once per table);
   // null: predict_from_neighbors fits the points it is given.
   const FittedEfficiency* fitted = nullptr;
+  // The table's dispatch model (model.hpp), which `transfer` consults where no point has the
+  // problem's N and K; null: none.
+  const DispatchModel* model = nullptr;
 };
 
 struct Prediction {
@@ -131,6 +141,7 @@ struct Prediction {
                        // for transfer's own pick, the nearest shape that timed it
   bool sibling = false;
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
+  bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
   // The pick's raster order and group size were a neighbour's, which would re-read an operand
   // here (raster_rereads): they are the defaults instead.
   bool default_raster = false;

@@ -249,4 +249,21 @@ TEST(CliDb, LooListsEachRulesWorstProblems) {
   r = run_cli("db show " + db + " --worst 1");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--worst belongs to loo"), std::string::npos) << r.output;
+  // The dispatch model: only for loo and predict, only of the database's accumulation, and a
+  // file that is not one is named.
+  const std::string model =
+      std::string(HGEMM_SOURCE_DIR) + "/data/tables/nvidia-h100-80gb-hbm3-f32.model";
+  r = run_cli("db loo " + db + " --rule transfer --model " + model);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("dispatch model nvidia-h100-80gb-hbm3-f32.jsonl.gz"), std::string::npos)
+      << r.output;
+  r = run_cli("db loo " + db + " --acc f16 --model " + model);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("was fitted for f32, not --acc f16"), std::string::npos) << r.output;
+  r = run_cli("db show " + db + " --model " + model);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--model belongs to predict and loo"), std::string::npos) << r.output;
+  r = run_cli("db loo " + db + " --model " + db);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("not a dispatch model"), std::string::npos) << r.output;
 }

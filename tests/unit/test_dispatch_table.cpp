@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "core/file_io.hpp"
@@ -144,10 +145,16 @@ TEST(DispatchTable, SameWinnersAsTheHistory) {
   for (int64_t n : {100, 1000, 3000, 7168, 12345})
     untuned.push_back({n / 3 + 1, n, 4096 + n % 7});
   for (Accum acc : {Accum::kF32, Accum::kF16}) {
-    const tuner::TunedTable history = tuner::TunedTable::load(
+    tuner::TunedTable history = tuner::TunedTable::load(
         jsonl(acc), tuner::SearchSpace::from_catalog(d));
     const dispatch::LoadedTable shipped(dispatch::load_table(committed(acc)), committed(acc), d);
     ASSERT_TRUE(shipped.usable()) << shipped.status();
+    // The model beside the table, where there is one, as `hgemm db predict --model` gives it.
+    const std::string model = dispatch::model_path_for_table(committed(acc));
+    if (std::filesystem::exists(model))
+      history.set_model(
+          std::make_shared<const dispatch::DispatchModel>(dispatch::load_model(model)));
+    EXPECT_EQ(shipped.model() != nullptr, std::filesystem::exists(model)) << shipped.model_status();
     const dispatch::LoadedTable none = dispatch::LoadedTable::none("", "");
     const dispatch::Tables tables{&none, &shipped};
     size_t tuned = 0;

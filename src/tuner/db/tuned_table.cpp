@@ -144,7 +144,8 @@ std::optional<KernelConfig> TunedTable::predict_nearest(const Problem& problem,
   const dispatch::NeighborScope scope{
       &space_->device(),
       [&](const Problem& p, const KernelConfig& c) { return space_->legal(p, c).ok(); },
-      [&](const KernelConfig& c) { return blocklist_.count(c.name()) > 0; }};
+      [&](const KernelConfig& c) { return blocklist_.count(c.name()) > 0; },
+      nullptr, model_.get()};
   const auto pick = dispatch::predict_from_neighbors(problem, points_, rule, scope, leave_out_self);
   if (!pick) return std::nullopt;
   return pick->config;

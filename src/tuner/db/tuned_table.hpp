@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -122,6 +123,11 @@ class TunedTable {
   const std::string& path() const { return path_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   const std::map<std::string, std::string>& blocklist() const { return blocklist_; }
+  // The dispatch model the neighbour rules consult, as dispatch consults the one beside its
+  // table (dispatch/model.hpp); null: none.
+  void set_model(std::shared_ptr<const dispatch::DispatchModel> model) {
+    model_ = std::move(model);
+  }
   const std::unordered_map<TunedKey, TunedEntry, TunedKeyHash>& entries() const { return entries_; }
 
  private:
@@ -136,6 +142,7 @@ class TunedTable {
   std::unordered_map<TunedKey, TunedEntry, TunedKeyHash> entries_;
   std::map<std::string, std::string> blocklist_;
   std::optional<SoftmaxPolicy> policy_;
+  std::shared_ptr<const dispatch::DispatchModel> model_;
   std::vector<std::string> warnings_;
 };
 

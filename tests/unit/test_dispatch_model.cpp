@@ -1,0 +1,269 @@
+// The dispatch model (dispatch/model.hpp): the shipped model against the predictions its fitting
+// script computed, the text form's errors, where transfer consults it and where not, and a model
+// that does not belong to its table.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch.hpp"
+#include "dispatch/locate.hpp"
+#include "dispatch/model.hpp"
+#include "dispatch/neighbors.hpp"
+#include "dispatch/table.hpp"
+#include "registry/registry.hpp"
+#include "temp_dir.hpp"
+#include "tuner/space/space.hpp"
+
+namespace {
+
+using namespace hgemm;
+
+const char* kH100 = "NVIDIA H100 80GB HBM3";
+
+GemmArgs args_for(const Problem& p) {
+  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
+          reinterpret_cast<const void*>(uintptr_t(0x20000)),
+          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
+}
+
+DeviceInfo h100() {
+  DeviceInfo d = tuner::nominal_device(kH100, 132);
+  d.ordinal = 0;
+  return d;
+}
+
+std::string shipped_table(Accum acc) {
+  return std::string(HGEMM_SOURCE_DIR) + "/data/tables/" + dispatch::table_file_name(kH100, acc);
+}
+
+// Feature names, as the file's "features" line spells them.
+std::string features_line() {
+  std::string line = "features " + std::to_string(dispatch::model_feature_names().size());
+  for (const std::string& name : dispatch::model_feature_names()) line += " " + name;
+  return line;
+}
+
+std::string header(const std::string& gpu = kH100) {
+  return "hgemm-dispatch-model 1\ngpu " + gpu + "\nacc f32\nsource test\nsource_bytes 1\n" +
+         features_line() + "\n";
+}
+
+int feature_index(const std::string& name) {
+  const auto& names = dispatch::model_feature_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return int(i);
+  return -1;
+}
+
+// One tree of depth 1 per layout: swap-AB configs score `swap`, the others 0.
+std::string swap_model(double swap = -1.0) {
+  const std::string tree = std::to_string(feature_index("swap_ab")) + " | 0.5 | 0 " +
+                           std::to_string(swap);
+  return header() + "layout tn trees 1 depth 1 base 0\n" + tree +
+         "\nlayout nn trees 1 depth 1 base 0\n" + tree + "\n";
+}
+
+void expect_parse_error(const std::string& text, const std::string& needle) {
+  try {
+    dispatch::parse_model(text, "t.model");
+    ADD_FAILURE() << "parsed: " << text;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.model:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(DispatchModel, ShippedModelPredictsWhatItsFitComputed) {
+  const std::string path = dispatch::model_path_for_table(shipped_table(Accum::kF32));
+  const dispatch::DispatchModel model = dispatch::load_model(path);
+  EXPECT_EQ(model.gpu, kH100);
+  EXPECT_EQ(model.accum, Accum::kF32);
+  // Fitted on the history as it is: a retuned history needs scripts/fit-dispatch-model again.
+  const std::string history = std::string(HGEMM_SOURCE_DIR) + "/data/tuned/" + model.source;
+  EXPECT_EQ(model.source, "nvidia-h100-80gb-hbm3-f32.jsonl.gz");
+  EXPECT_EQ(int64_t(std::filesystem::file_size(history)), model.source_bytes)
+      << history << " changed since the model was fitted: run scripts/fit-dispatch-model";
+  EXPECT_TRUE(model.has(Layout::kTN));
+  EXPECT_TRUE(model.has(Layout::kNN));
+  // The script writes a dozen or more per layout: features or the walk drifting from the
+  // script's moves these by far more than rounding.
+  ASSERT_GE(model.checks.size(), 24u);
+  int per_layout[2] = {0, 0};
+  for (const auto& c : model.checks) {
+    const std::optional<double> got = model.predict(c.problem, c.config, 132);
+    ASSERT_TRUE(got) << c.config.name();
+    EXPECT_NEAR(*got, c.value, 1e-9) << c.problem.name() << " " << c.config.name();
+    ++per_layout[c.problem.layout == Layout::kTN ? 0 : 1];
+  }
+  EXPECT_GE(per_layout[0], 12);
+  EXPECT_GE(per_layout[1], 12);
+}
+
+TEST(DispatchModel, FeaturesFollowTheCostModelsGrid) {
+  KernelConfig c;
+  c.family = Family::kSm90Ws;
+  c.block_m = 128;
+  c.block_n = 256;
+  c.block_k = 64;
+  c.num_stages = 4;
+  c.num_consumer_wgs = 2;
+  c.cluster_m = 2;
+  c.epilogue = Epilogue::kTmaStore;
+  const Problem p{1000, 5000, 4096, Layout::kTN, Accum::kF32};
+  const std::vector<double> x = dispatch::model_features(p, c, 132);
+  ASSERT_EQ(x.size(), dispatch::model_feature_names().size());
+  auto at = [&](const std::string& name) { return x[size_t(feature_index(name))]; };
+  // 8 x 20 tiles, 8 rows already a whole number of 2x1 clusters: 160 CTAs, two waves.
+  EXPECT_DOUBLE_EQ(at("log2_ctas"), std::log2(160.0));
+  EXPECT_DOUBLE_EQ(at("waves"), 2.0);
+  EXPECT_DOUBLE_EQ(at("wave_fill"), 160.0 / 264.0);
+  EXPECT_DOUBLE_EQ(at("m_fill"), 1000.0 / 1024.0);
+  EXPECT_DOUBLE_EQ(at("n_fill"), 5000.0 / 5120.0);
+  EXPECT_DOUBLE_EQ(at("log2_k_blocks_per_split"), 6.0);
+  EXPECT_DOUBLE_EQ(at("rows_per_warpgroup"), 64.0);
+  c.split_k = 4;
+  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, 132)[size_t(feature_index("log2_splits"))], 2.0);
+  c.swap_ab = true;  // wgmma's rows are N's now: 256 over two warpgroups
+  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, 132)[size_t(feature_index("rows_per_warpgroup"))],
+                   128.0);
+}
+
+TEST(DispatchModel, TextErrorsNameTheLine) {
+  expect_parse_error("hgemm-dispatch-table 2\n", "not a dispatch model");
+  expect_parse_error("hgemm-dispatch-model 7\n", "format 7");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f64\n", "unknown accumulation");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsource s\nfeatures 2 a b\n",
+                     "expected 'source_bytes ...'");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsource s\nsource_bytes 1\n"
+                     "features 2 a b\n",
+                     "features this build computes");
+  std::string renamed = header();
+  renamed.replace(renamed.find(" log2_n "), 8, " log2_x ");
+  expect_parse_error(renamed, "this build computes 'log2_n'");
+  expect_parse_error(header() + "layout tn trees 1 depth 2 base 0\n0 | 1 | 0 1\n", "depth 2 has 3");
+  expect_parse_error(header() + "layout tn trees 1 depth 1 base 0\n99 | 1 | 0 1\n",
+                     "out of range");
+  expect_parse_error(header() + "layout tn trees 1 depth 1 base 0\n0 | x | 0 1\n",
+                     "'x' is not a number");
+  expect_parse_error(header() + "layout tn trees 2 depth 1 base 0\n0 | 1 | 0 1\n", "ends where");
+  expect_parse_error(header() + "layout tt trees 1 depth 1 base 0\n", "unknown layout");
+  expect_parse_error(swap_model() + "layout tn trees 1 depth 1 base 0\n0 | 1 | 0 1\n",
+                     "a second forest");
+  expect_parse_error(header() + "check 1 2 3 sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn 0\n",
+                     "not an sm90 config");
+  expect_parse_error(header() + "trees\n", "unknown line 'trees ...'");
+  EXPECT_EQ(dispatch::model_path_for_table("/a/b/x-f32.table"), "/a/b/x-f32.model");
+}
+
+// Tuned shapes that timed every compiled sm90 TN f32 tile, the plain ones faster than the
+// swap-AB ones, which the test model prefers.
+struct Points {
+  std::vector<std::vector<dispatch::TimedConfig>> timed;
+  std::vector<dispatch::TunedPoint> points;
+  Points(std::initializer_list<Problem> shapes) {
+    for (const Problem& p : shapes) {
+      std::vector<dispatch::TimedConfig> t;
+      for (const KernelInstance& inst : registry::instances())
+        if (inst.config.family == Family::kSm90Ws && inst.config.layout == Layout::kTN &&
+            inst.config.accum == Accum::kF32 && inst.config.dtype == DType::kF16 &&
+            inst.config.source.empty())
+          t.push_back({inst.config, inst.config.swap_ab ? 20.0 : 10.0});
+      std::stable_sort(t.begin(), t.end(), [](auto& a, auto& b) { return a.us < b.us; });
+      timed.push_back(std::move(t));
+    }
+    size_t i = 0;
+    for (const Problem& p : shapes) {
+      const auto& t = timed[i++];
+      points.push_back({p, t.front().config, 1.0, t});
+    }
+  }
+};
+
+TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = dispatch::parse_model(swap_model(), "swap.model");
+  dispatch::NeighborScope scope{
+      &d,
+      [&](const Problem& p, const KernelConfig& c) {
+        return registry::can_implement(p, c, args_for(p), d).ok();
+      },
+      [](const KernelConfig&) { return false; }, nullptr, &model};
+  const Points tuned{{300, 4096, 4096, Layout::kTN, Accum::kF32},
+                     {600, 4096, 4096, Layout::kTN, Accum::kF32},
+                     {1200, 4096, 4096, Layout::kTN, Accum::kF32}};
+  auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    return dispatch::predict_from_neighbors({m, n, k, Layout::kTN, Accum::kF32}, tuned.points,
+                                            dispatch::NeighborRule::kTransfer, scope);
+  };
+  // A new N and K: the model's pick, a swap-AB tile.
+  auto p = pick(200, 5120, 3072);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->modeled);
+  EXPECT_TRUE(p->config.swap_ab) << p->config.name();
+  EXPECT_EQ(p->config.raster, Raster::kAlongM);
+  // The table's own N and K at another M: transfer's.
+  p = pick(200, 4096, 4096);
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->modeled);
+  // Outside the token counts it was fitted and judged on.
+  for (int64_t m : {dispatch::kModelMinM - 1, dispatch::kModelMaxM + 1}) {
+    p = pick(m, 5120, 3072);
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->modeled) << m;
+  }
+  EXPECT_TRUE(pick(dispatch::kModelMinM, 5120, 3072)->modeled);
+  EXPECT_TRUE(pick(dispatch::kModelMaxM, 5120, 3072)->modeled);
+  // No model: transfer everywhere.
+  scope.model = nullptr;
+  EXPECT_FALSE(pick(200, 5120, 3072)->modeled);
+}
+
+TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {
+  TempDir dir;
+  const std::string table = dir.file("x-f32.table");
+  {
+    std::ifstream in(shipped_table(Accum::kF32), std::ios::binary);
+    std::ofstream out(table, std::ios::binary);
+    out << in.rdbuf();
+  }
+  {
+    std::ofstream out(dispatch::model_path_for_table(table));
+    out << swap_model();
+  }
+  const DeviceInfo d = h100();
+  {
+    const dispatch::LoadedTable loaded(dispatch::load_table(table), table, d);
+    ASSERT_TRUE(loaded.usable());
+    ASSERT_NE(loaded.model(), nullptr) << loaded.model_status();
+  }
+  {
+    std::ofstream out(dispatch::model_path_for_table(table));
+    std::string text = swap_model();
+    text.replace(text.find(kH100), std::string(kH100).size(), "NVIDIA H200");
+    out << text;
+  }
+  {
+    const dispatch::LoadedTable loaded(dispatch::load_table(table), table, d);
+    EXPECT_TRUE(loaded.usable());
+    EXPECT_EQ(loaded.model(), nullptr);
+    EXPECT_NE(loaded.model_status().find("not used"), std::string::npos) << loaded.model_status();
+  }
+  {
+    std::ofstream out(dispatch::model_path_for_table(table));
+    out << "hgemm-dispatch-model 1\ngpu";
+  }
+  const dispatch::LoadedTable loaded(dispatch::load_table(table), table, d);
+  EXPECT_TRUE(loaded.usable());
+  EXPECT_EQ(loaded.model(), nullptr);
+  EXPECT_NE(loaded.model_status().find("x-f32.model:"), std::string::npos)
+      << loaded.model_status();
+}
+
+}  // namespace
