@@ -139,6 +139,9 @@ DispatchModel parse_model(std::string_view text, const std::string& where) {
   const std::optional<Accum> accum = parse_accum(acc);
   if (!accum) r.fail("unknown accumulation '" + acc + "'");
   model.accum = *accum;
+  model.sm_count = number<int>(r, keyed(r, "sm_count"), "sm_count");
+  if (model.sm_count < 1 || model.sm_count > 1024)
+    r.fail("sm_count " + std::to_string(model.sm_count) + " is not 1..1024");
   model.source = std::string(keyed(r, "source"));
   model.source_bytes = number<int64_t>(r, keyed(r, "source_bytes"), "source_bytes");
   {
@@ -197,6 +200,13 @@ DispatchModel parse_model(std::string_view text, const std::string& where) {
                               number<int64_t>(r, w[3], "K"), config->layout, config->accum};
       check.config = *config;
       check.value = number<double>(r, w[5], "value");
+      const std::optional<double> got = model.predict(check.problem, check.config, model.sm_count);
+      if (!got)
+        r.fail("a check before the forest of its layout");
+      if (!(std::fabs(*got - check.value) <= 1e-9))
+        r.fail("this build predicts " + std::to_string(*got) + " where the fit computed " +
+               std::string(w[5]) + ": its features or tree walk differ from " +
+               "scripts/fit-dispatch-model's");
       model.checks.push_back(check);
     } else {
       r.fail("unknown line '" + std::string(w[0]) + " ...'");

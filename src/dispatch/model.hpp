@@ -14,6 +14,7 @@
 //   hgemm-dispatch-model 1
 //   gpu NVIDIA H100 80GB HBM3
 //   acc f32
+//   sm_count 132                       the SM count the fit and its checks assumed
 //   source nvidia-h100-80gb-hbm3-f32.jsonl.gz
 //   source_bytes 6502065               the history's size as stored (a test compares them)
 //   features 27 log2_m log2_n ...      the inputs, in model_features' order
@@ -21,9 +22,10 @@
 //   F0 .. F62 | T0 .. T62 | L0 .. L63  a tree a line: node i's feature (-1: no split, go left)
 //   ...                                and threshold (x >= T goes right, to 2i + 2; else 2i + 1),
 //                                      then the leaves of the last level, left to right
-//   check 19 2048 1408 CONFIG 0.497    predictions the fitting script computed, which
-//                                      tests/unit/test_dispatch_model.cpp checks model_features
-//                                      and predict against
+//   check 19 2048 1408 CONFIG 0.497    predictions the fitting script computed: parse_model
+//                                      refuses a model whose check this build's features and
+//                                      walk do not reproduce (to 1e-9), so a feature changed on
+//                                      one side only is an error, not a silently worse ranking
 //
 // Lines are '\n'-terminated; everything after a '#' on a line is a comment (text_lines.hpp).
 #pragma once
@@ -72,6 +74,7 @@ struct DispatchModel {
 
   std::string gpu;
   Accum accum = Accum::kF32;
+  int sm_count = 0;
   std::string source;
   int64_t source_bytes = 0;
   Forest tn, nn;

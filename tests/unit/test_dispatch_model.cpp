@@ -51,8 +51,8 @@ std::string features_line() {
 }
 
 std::string header(const std::string& gpu = kH100) {
-  return "hgemm-dispatch-model 1\ngpu " + gpu + "\nacc f32\nsource test\nsource_bytes 1\n" +
-         features_line() + "\n";
+  return "hgemm-dispatch-model 1\ngpu " + gpu + "\nacc f32\nsm_count 132\nsource test\n"
+         "source_bytes 1\n" + features_line() + "\n";
 }
 
 int feature_index(const std::string& name) {
@@ -139,10 +139,14 @@ TEST(DispatchModel, TextErrorsNameTheLine) {
   expect_parse_error("hgemm-dispatch-table 2\n", "not a dispatch model");
   expect_parse_error("hgemm-dispatch-model 7\n", "format 7");
   expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f64\n", "unknown accumulation");
-  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsource s\nfeatures 2 a b\n",
-                     "expected 'source_bytes ...'");
-  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsource s\nsource_bytes 1\n"
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsource s\n",
+                     "expected 'sm_count ...'");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsm_count 0\n", "not 1..1024");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsm_count 132\nsource s\n"
                      "features 2 a b\n",
+                     "expected 'source_bytes ...'");
+  expect_parse_error("hgemm-dispatch-model 1\ngpu G\nacc f32\nsm_count 132\nsource s\n"
+                     "source_bytes 1\nfeatures 2 a b\n",
                      "features this build computes");
   std::string renamed = header();
   renamed.replace(renamed.find(" log2_n "), 8, " log2_x ");
@@ -158,6 +162,13 @@ TEST(DispatchModel, TextErrorsNameTheLine) {
                      "a second forest");
   expect_parse_error(header() + "check 1 2 3 sm80_mma_128x128x32_s3_w2x2_sk1_f32_tn 0\n",
                      "not an sm90 config");
+  // A check the model does not reproduce: a swap-AB config scores -1 in swap_model.
+  const std::string swap = "sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap";
+  EXPECT_NO_THROW(dispatch::parse_model(swap_model() + "check 80 4096 4096 " + swap + " -1\n", "t"));
+  expect_parse_error(swap_model() + "check 80 4096 4096 " + swap + " -0.5\n",
+                     "where the fit computed -0.5");
+  expect_parse_error(header() + "check 80 4096 4096 " + swap + " -1\n",
+                     "a check before the forest of its layout");
   expect_parse_error(header() + "trees\n", "unknown line 'trees ...'");
   EXPECT_EQ(dispatch::model_path_for_table("/a/b/x-f32.table"), "/a/b/x-f32.model");
 }
