@@ -29,25 +29,29 @@ namespace {
 constexpr double kUnitsPerDramByte = 1.25;
 constexpr double kUnitsPerExtraKernel = 1.1e7;
 
-// Output tiles along M and N, each rounded up to whole clusters.
-struct TileGrid {
-  double tiles_m, tiles_n;
-  double cluster_tiles_m, cluster_tiles_n;
-};
-
-TileGrid tile_grid(const Problem& p, const KernelConfig& c) {
-  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
-  const double tiles_m = std::ceil(double(p.m) / c.block_m);
-  const double tiles_n = std::ceil(double(p.n) / c.block_n);
-  return {tiles_m, tiles_n, std::ceil(tiles_m / cluster_m) * cluster_m,
-          std::ceil(tiles_n / cluster_n) * cluster_n};
-}
-
 }  // namespace
 
+TileWaves tile_waves(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
+                     int64_t batches) {
+  TileWaves w;
+  const int cluster_m = std::max(1, c.cluster_m), cluster_n = std::max(1, c.cluster_n);
+  w.tiles_m = std::ceil(double(p.m) / c.block_m);
+  w.tiles_n = std::ceil(double(p.n) / c.block_n);
+  w.cluster_tiles_m = std::ceil(w.tiles_m / cluster_m) * cluster_m;
+  w.cluster_tiles_n = std::ceil(w.tiles_n / cluster_n) * cluster_n;
+  const int cluster = cluster_m * cluster_n;
+  w.slots = std::max(cluster, device.sm_count / cluster * cluster);
+  const double k_blocks = std::ceil(double(p.k) / c.block_k);
+  w.per_split = std::ceil(k_blocks / std::max(1, c.split_k));
+  w.splits = std::ceil(k_blocks / w.per_split);
+  w.ctas = w.cluster_tiles_m * w.cluster_tiles_n * w.splits * double(batches);
+  w.waves = std::ceil(w.ctas / w.slots);
+  return w;
+}
+
 bool cluster_pads_tiles(const Problem& p, const KernelConfig& c) {
-  const TileGrid grid = tile_grid(p, c);
-  return grid.cluster_tiles_m != grid.tiles_m || grid.cluster_tiles_n != grid.tiles_n;
+  const TileWaves w = tile_waves(p, c, DeviceInfo{});
+  return w.cluster_tiles_m != w.tiles_m || w.cluster_tiles_n != w.tiles_n;
 }
 
 double estimate_cost(const Problem& p, const KernelConfig& c, const DeviceInfo& device,
@@ -72,30 +76,24 @@ double estimate_cost_at(const Problem& p, const KernelConfig& c, const DeviceInf
   // occupies all its CTAs (the ones outside run on zero-filled operands and store nothing), and
   // only whole clusters fit on the SMs. At M = 128 a 2x1 cluster of 128-row tiles wastes half of
   // its SMs, which the plain tile count hid.
-  const TileGrid grid = tile_grid(p, c);
-  const double tiles_m = grid.cluster_tiles_m, tiles_n = grid.cluster_tiles_n;
-  const int cluster = std::max(1, c.cluster_m) * std::max(1, c.cluster_n);
-  const double slots = std::max(cluster, device.sm_count / cluster * cluster);
-  const double k_blocks = std::ceil(double(p.k) / c.block_k);
-  const double per_split = std::ceil(k_blocks / std::max(1, c.split_k));
-  const double splits = std::ceil(k_blocks / per_split);
-  const double waves = std::ceil(tiles_m * tiles_n * splits * double(batches) / slots);
+  const TileWaves w = tile_waves(p, c, device, batches);
   // A fixed per-tile pipeline fill/drain and epilogue, worth a few k-blocks, penalises deep tiles
   // on short K; a ping-pong kernel hides it behind the other warpgroup's mainloop.
   const double fill =
       c.schedule == Schedule::kPingPong ? 0.0 : double(c.num_stages) * c.block_k;
-  double cost = waves * double(c.block_m) * c.block_n * (per_split * c.block_k + fill) /
+  double cost = w.waves * double(c.block_m) * c.block_n * (w.per_split * c.block_k + fill) /
                 efficiency;
-  if (splits > 1) {
+  if (w.splits > 1) {
     // fp32 partials written once and read once, then C written.
-    const double bytes = 2.0 * splits * double(p.m) * double(p.n) * 4 + double(p.m) * p.n * 2;
+    const double bytes =
+        2.0 * w.splits * double(p.m) * double(p.n) * 4 + double(p.m) * p.n * 2;
     cost += bytes * kUnitsPerDramByte + kUnitsPerExtraKernel;
   }
   return cost;
 }
 
 double raster_operand_bytes(const Problem& p, const KernelConfig& c, const DeviceInfo& device) {
-  const TileGrid grid = tile_grid(p, c);
+  const TileWaves grid = tile_waves(p, c, device);
   const double rows = grid.cluster_tiles_m / std::max(1, c.cluster_m);
   const double cols = grid.cluster_tiles_n / std::max(1, c.cluster_n);
   const double a = 2.0 * double(p.m) * p.k, b = 2.0 * double(p.n) * p.k;

@@ -9,6 +9,20 @@
 
 namespace hgemm::dispatch {
 
+// How an sm90 or sm80 config's output tiles meet the SMs: what estimate_cost counts, and the
+// dispatch model's grid features (model.cpp). Whole numbers, held as doubles.
+struct TileWaves {
+  double tiles_m = 0, tiles_n = 0;                  // output tiles along M and N
+  double cluster_tiles_m = 0, cluster_tiles_n = 0;  // the same, rounded up to whole clusters
+  double slots = 0;      // CTAs resident at once: whole clusters on the SMs
+  double per_split = 0;  // k-blocks of each split
+  double splits = 0;     // the K-splits those k-blocks make (at most config.split_k)
+  double ctas = 0;       // cluster tiles x splits x batches
+  double waves = 0;      // ctas over slots, rounded up
+};
+TileWaves tile_waves(const Problem& problem, const KernelConfig& config, const DeviceInfo& device,
+                     int64_t batches = 1);
+
 // An estimate of a config's run time (arbitrary units; lower is better). Counts waves of output
 // tiles over the SMs, the work each tile does (padded to the tile), and a per-family/per-tile
 // efficiency. Includes the split-K reduction when config.split_k > 1. Deliberately simple: its

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "dispatch/cost.hpp"
 #include "dispatch/text_lines.hpp"
 
 namespace hgemm::dispatch {
@@ -23,74 +24,57 @@ const std::vector<std::string>& model_feature_names() {
   return names;
 }
 
-// NOTE: each expression is the fitting script's, in its order of operations, so that both sides
-// compute the same doubles: a feature that differs in its last bit can send a row the other way
-// at a threshold. block_m and block_n name the problem's M and N (KernelConfig's convention).
-std::vector<double> model_features(const Problem& p, const KernelConfig& c, int sm_count) {
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  const int64_t m = p.m, n = p.n, k = p.k;
-  const int64_t bm = c.block_m, bn = c.block_n, bk = c.block_k;
-  const int64_t cm = std::max(1, c.cluster_m), cn = std::max(1, c.cluster_n);
-  const int64_t tiles_m = ceil_div(m, bm), tiles_n = ceil_div(n, bn);
-  const int64_t cluster = cm * cn;
-  const int64_t cluster_tiles = (ceil_div(tiles_m, cm) * cm) * (ceil_div(tiles_n, cn) * cn);
-  const int64_t slots = std::max<int64_t>(cluster, sm_count / cluster * cluster);
-  const int64_t k_blocks = ceil_div(k, bk);
-  const int64_t per_split = ceil_div(k_blocks, std::max(1, c.split_k));
-  const int64_t splits = ceil_div(k_blocks, per_split);
-  const int64_t ctas = cluster_tiles * splits;
-  const int64_t waves = ceil_div(ctas, slots);
-  // estimate_cost (cost.cpp): waves of tiles at the formula's tile efficiency, a ring's fill
-  // per tile, and a split's partials and second kernel.
-  const double reuse = double(bm * bn) / double(bm + bn);
-  const double efficiency = std::pow(std::min(1.0, reuse / (128.0 * 256.0 / 384.0)), 0.5);
-  const bool ping_pong = c.schedule == Schedule::kPingPong;
-  const double fill = ping_pong ? 0.0 : double(c.num_stages * bk);
-  double cost = double(waves) * double(bm * bn) * (double(per_split * bk) + fill) / efficiency;
-  if (splits > 1)
-    cost += (2.0 * double(splits) * double(m) * double(n) * 4.0 + 2.0 * double(m) * double(n)) *
-                1.25 +
-            1.1e7;
-  const double macs = double(m) * double(n) * double(k);
-  const double l2_bytes = double(tiles_m * tiles_n) * double(bm + bn) * double(k) * 2.0;
-  const double dram_bytes =
-      2.0 * (double(m) * double(k) + double(n) * double(k) + double(m) * double(n));
-  const double rows = double(c.swap_ab ? bn : bm);
+// NOTE: the fitting script computes each of these the same way (its `features`), operation for
+// operation, so that both sides get the same doubles: a feature that differs in its last bit can
+// send a row the other way at a threshold. The grid and the cost are the cost model's own
+// (tile_waves, estimate_cost), so a change there changes the model's inputs: parse_model's check
+// lines then refuse the model until it is fitted again. block_m and block_n name the problem's M
+// and N (KernelConfig's convention).
+std::vector<double> model_features(const Problem& p, const KernelConfig& c,
+                                   const DeviceInfo& device) {
+  const TileWaves w = tile_waves(p, c, device);
+  const double cost = estimate_cost(p, c, device);
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  const double macs = m * n * k;
+  const double sm_count = double(device.sm_count);
+  const double l2_bytes = w.tiles_m * w.tiles_n * double(c.block_m + c.block_n) * k * 2.0;
+  const double dram_bytes = 2.0 * (m * k + n * k + m * n);
+  const double rows = double(c.swap_ab ? c.block_n : c.block_m);
   const double wgs = double(c.num_consumer_wgs);
-  return {std::log2(double(m)),
-          std::log2(double(n)),
-          std::log2(double(k)),
+  return {std::log2(m),
+          std::log2(n),
+          std::log2(k),
           std::log2(macs),
-          double(bm),
-          double(bn),
+          double(c.block_m),
+          double(c.block_n),
           wgs,
           double(c.num_stages),
-          double(cluster),
-          double(cm),
-          double(cn),
+          double(std::max(1, c.cluster_m) * std::max(1, c.cluster_n)),
+          double(std::max(1, c.cluster_m)),
+          double(std::max(1, c.cluster_n)),
           c.swap_ab ? 1.0 : 0.0,
           c.epilogue == Epilogue::kTmaStore ? 1.0 : 0.0,
-          ping_pong ? 1.0 : 0.0,
-          std::log2(double(splits)),
-          std::log2(double(ctas)),
-          double(waves),
-          double(ctas) / double(waves * slots),
-          double(m) / double(tiles_m * bm),
-          double(n) / double(tiles_n * bn),
-          std::log2(double(per_split)),
-          std::log(cost * double(sm_count) / macs),
+          c.schedule == Schedule::kPingPong ? 1.0 : 0.0,
+          std::log2(w.splits),
+          std::log2(w.ctas),
+          w.waves,
+          w.ctas / (w.waves * w.slots),
+          m / (w.tiles_m * c.block_m),
+          n / (w.tiles_n * c.block_n),
+          std::log2(w.per_split),
+          std::log(cost * sm_count / macs),
           std::log2(l2_bytes / macs),
           std::log2(dram_bytes / macs),
-          std::log2(std::max(1.0, double(ctas) / double(sm_count))),
+          std::log2(std::max(1.0, w.ctas / sm_count)),
           rows / wgs,
           std::log(cost)};
 }
 
 std::optional<double> DispatchModel::predict(const Problem& problem, const KernelConfig& config,
-                                             int sm_count) const {
+                                             const DeviceInfo& device) const {
   const Forest& f = forest(problem.layout);
   if (!f.present || config.family != Family::kSm90Ws) return std::nullopt;
-  const std::vector<double> x = model_features(problem, config, sm_count);
+  const std::vector<double> x = model_features(problem, config, device);
   const size_t inner = (size_t(1) << f.depth) - 1;
   double out = f.base;
   for (const Tree& t : f.trees) {
@@ -142,6 +126,9 @@ DispatchModel parse_model(std::string_view text, const std::string& where) {
   model.sm_count = number<int>(r, keyed(r, "sm_count"), "sm_count");
   if (model.sm_count < 1 || model.sm_count > 1024)
     r.fail("sm_count " + std::to_string(model.sm_count) + " is not 1..1024");
+  // The device the fit and its checks assumed (its SM count is all the features read of it).
+  DeviceInfo fitted_on;
+  fitted_on.sm_count = model.sm_count;
   model.source = std::string(keyed(r, "source"));
   model.source_bytes = number<int64_t>(r, keyed(r, "source_bytes"), "source_bytes");
   {
@@ -200,7 +187,7 @@ DispatchModel parse_model(std::string_view text, const std::string& where) {
                               number<int64_t>(r, w[3], "K"), config->layout, config->accum};
       check.config = *config;
       check.value = number<double>(r, w[5], "value");
-      const std::optional<double> got = model.predict(check.problem, check.config, model.sm_count);
+      const std::optional<double> got = model.predict(check.problem, check.config, fitted_on);
       if (!got)
         r.fail("a check before the forest of its layout");
       if (!(std::fabs(*got - check.value) <= 1e-9))

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/device.hpp"
 #include "hgemm/hgemm.hpp"
 
 namespace hgemm::dispatch {
@@ -48,10 +49,11 @@ inline constexpr int kModelFormat = 1;
 inline constexpr int64_t kModelMinM = 17;
 inline constexpr int64_t kModelMaxM = 1023;
 
-// The model's inputs for an sm90 `config` at `problem`'s shape, in the order of
-// model_feature_names(); scripts/fit-dispatch-model computes the same, operation for operation.
+// The model's inputs for an sm90 `config` at `problem`'s shape on `device` (its SM count), in the
+// order of model_feature_names(); scripts/fit-dispatch-model computes the same, operation for
+// operation.
 std::vector<double> model_features(const Problem& problem, const KernelConfig& config,
-                                   int sm_count);
+                                   const DeviceInfo& device);
 const std::vector<std::string>& model_feature_names();
 
 struct DispatchModel {
@@ -84,7 +86,7 @@ struct DispatchModel {
   // The predicted -log(speedup) of an sm90 config (lower is faster); nullopt without a forest
   // for the problem's layout or for another family.
   std::optional<double> predict(const Problem& problem, const KernelConfig& config,
-                                int sm_count) const;
+                                const DeviceInfo& device) const;
 
  private:
   const Forest& forest(Layout layout) const { return layout == Layout::kTN ? tn : nn; }

@@ -369,8 +369,7 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
       KernelConfig c = base;
       c.split_k = split;
       if (!scope.legal(problem, c) || scope.blocked(c)) continue;
-      const std::optional<double> score =
-          scope.model->predict(problem, c, scope.device->sm_count);
+      const std::optional<double> score = scope.model->predict(problem, c, *scope.device);
       if (score && *score < best_score) {
         best_score = *score;
         best = Prediction{c, problem, false, false, true};

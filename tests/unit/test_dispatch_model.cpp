@@ -97,7 +97,7 @@ TEST(DispatchModel, ShippedModelPredictsWhatItsFitComputed) {
   ASSERT_GE(model.checks.size(), 24u);
   int per_layout[2] = {0, 0};
   for (const auto& c : model.checks) {
-    const std::optional<double> got = model.predict(c.problem, c.config, 132);
+    const std::optional<double> got = model.predict(c.problem, c.config, h100());
     ASSERT_TRUE(got) << c.config.name();
     EXPECT_NEAR(*got, c.value, 1e-9) << c.problem.name() << " " << c.config.name();
     ++per_layout[c.problem.layout == Layout::kTN ? 0 : 1];
@@ -117,7 +117,8 @@ TEST(DispatchModel, FeaturesFollowTheCostModelsGrid) {
   c.cluster_m = 2;
   c.epilogue = Epilogue::kTmaStore;
   const Problem p{1000, 5000, 4096, Layout::kTN, Accum::kF32};
-  const std::vector<double> x = dispatch::model_features(p, c, 132);
+  const DeviceInfo d = h100();
+  const std::vector<double> x = dispatch::model_features(p, c, d);
   ASSERT_EQ(x.size(), dispatch::model_feature_names().size());
   auto at = [&](const std::string& name) { return x[size_t(feature_index(name))]; };
   // 8 x 20 tiles, 8 rows already a whole number of 2x1 clusters: 160 CTAs, two waves.
@@ -129,9 +130,9 @@ TEST(DispatchModel, FeaturesFollowTheCostModelsGrid) {
   EXPECT_DOUBLE_EQ(at("log2_k_blocks_per_split"), 6.0);
   EXPECT_DOUBLE_EQ(at("rows_per_warpgroup"), 64.0);
   c.split_k = 4;
-  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, 132)[size_t(feature_index("log2_splits"))], 2.0);
+  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, d)[size_t(feature_index("log2_splits"))], 2.0);
   c.swap_ab = true;  // wgmma's rows are N's now: 256 over two warpgroups
-  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, 132)[size_t(feature_index("rows_per_warpgroup"))],
+  EXPECT_DOUBLE_EQ(dispatch::model_features(p, c, d)[size_t(feature_index("rows_per_warpgroup"))],
                    128.0);
 }
 
