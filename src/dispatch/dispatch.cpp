@@ -158,21 +158,40 @@ LoadedTable::LoadedTable(Table table, std::string path, const DeviceInfo& device
   std::sort(by_shape_.begin(), by_shape_.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
   std::sort(table_->blocked.begin(), table_->blocked.end());
   device_ = device;
-  const std::string model_path = model_path_for_table(path_);
-  std::error_code ec;
-  if (!std::filesystem::exists(model_path, ec)) return;
-  try {
-    DispatchModel model = load_model(model_path);
-    if (model.accum != table_->accum || model.gpu != table_->gpu)
-      model_status_ = model_path + " was fitted for " + model.gpu + " (" +
-                      std::string(to_string(model.accum)) + "), not this table's " +
-                      table_->gpu + " (" + std::string(to_string(table_->accum)) + "): not used";
-    else
-      model_ = std::make_unique<const DispatchModel>(std::move(model));
-  } catch (const std::exception& e) {
-    model_status_ = std::string(e.what()) + ": the dispatch model is not used";
-  }
-  if (!model_status_.empty()) warn_once(model_status_);
+}
+
+const LoadedTable::LazyModel* LoadedTable::loaded_model() const {
+  if (!usable_ || !model_) return nullptr;  // none, or moved from
+  std::call_once(model_->once, [&] {
+    const std::string path = model_path_for_table(path_);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return;
+    try {
+      DispatchModel model = load_model(path);
+      if (model.accum != table_->accum || model.gpu != table_->gpu)
+        model_->status = path + " was fitted for " + model.gpu + " (" +
+                         std::string(to_string(model.accum)) + "), not this table's " +
+                         table_->gpu + " (" + std::string(to_string(table_->accum)) +
+                         "): not used";
+      else
+        model_->model = std::make_unique<const DispatchModel>(std::move(model));
+    } catch (const std::exception& e) {
+      model_->status = std::string(e.what()) + ": the dispatch model is not used";
+    }
+    if (!model_->status.empty()) warn_once(model_->status);
+  });
+  return model_.get();
+}
+
+const DispatchModel* LoadedTable::model() const {
+  const LazyModel* lazy = loaded_model();
+  return lazy ? lazy->model.get() : nullptr;
+}
+
+const std::string& LoadedTable::model_status() const {
+  static const std::string none;
+  const LazyModel* lazy = loaded_model();
+  return lazy ? lazy->status : none;
 }
 
 const FittedEfficiency* LoadedTable::fitted(Layout layout) const {

@@ -85,10 +85,11 @@ class LoadedTable {
   // few milliseconds, which a first call that the table answers never pays).
   const FittedEfficiency* fitted(Layout layout) const;
   bool blocked(const KernelConfig& config) const;
-  // The dispatch model beside the table (model_path_for_table), null where there is none or it
-  // does not belong to the table (model_status() says why).
-  const DispatchModel* model() const { return model_.get(); }
-  const std::string& model_status() const { return model_status_; }
+  // The dispatch model beside the table (model_path_for_table), read at the first call that asks
+  // (as the fit, so that a first call the table answers never pays it); null where there is
+  // none or it does not belong to the table (model_status() says why).
+  const DispatchModel* model() const;
+  const std::string& model_status() const;
 
  private:
   std::optional<Table> table_;
@@ -96,8 +97,12 @@ class LoadedTable {
   std::string status_;
   bool usable_ = false;
   std::vector<TunedPoint> points_;
-  std::unique_ptr<const DispatchModel> model_;
-  std::string model_status_;
+  struct LazyModel {
+    std::once_flag once;
+    std::unique_ptr<const DispatchModel> model;
+    std::string status;
+  };
+  const LazyModel* loaded_model() const;
   struct LazyFit {
     std::once_flag once;
     std::unique_ptr<FittedEfficiency> fit;
@@ -105,6 +110,7 @@ class LoadedTable {
   DeviceInfo device_;
   std::unique_ptr<LazyFit> fitted_tn_ = std::make_unique<LazyFit>();
   std::unique_ptr<LazyFit> fitted_nn_ = std::make_unique<LazyFit>();
+  std::unique_ptr<LazyModel> model_ = std::make_unique<LazyModel>();
   std::vector<size_t> by_shape_;  // entry indices sorted by (m, n, k, layout)
 };
 
