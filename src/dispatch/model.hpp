@@ -10,7 +10,6 @@
 // on llm-fresh, and no fp16 measurement over the whole catalog at new N, K exists to fit or
 // judge it offline.
 //
-//
 //   hgemm-dispatch-model 1
 //   gpu NVIDIA H100 80GB HBM3
 //   acc f32
