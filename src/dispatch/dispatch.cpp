@@ -363,6 +363,22 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
   return best;
 }
 
+// The compiled swap-AB instance of `columns` columns of N with the fewest tokens that runs the
+// call; of equal widths the one with more consumer warpgroups (they take its k-blocks in turn).
+const KernelInstance* narrowest_swap_tile(const Problem& problem, const GemmArgs& args,
+                                          const DeviceInfo& device, int columns) {
+  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
+    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
+  };
+  const KernelInstance* narrow = nullptr;
+  for (const auto& inst : registry::instances())
+    if (inst.config.swap_ab && inst.config.block_n == columns &&
+        (!narrow || narrower(inst.config, narrow->config)) &&
+        registry::can_implement(problem, inst.config, args, device).ok())
+      narrow = &inst;
+  return narrow;
+}
+
 // The decode rule in NN: the narrowest swap-AB instance of 64 columns of N (N <= 4096, K split
 // as the cost model finds cheapest) or of 128 (N > 4096, unsplit) that runs the call; nullopt
 // when none runs it. Of equal widths, the one with more consumer warpgroups (which take its
@@ -379,15 +395,7 @@ std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& 
   // measured form): a CTA reads 256-byte runs of the K x N weights instead of 128.
   const bool wide = problem.n > kSmallMNnWideFromN;
   const int columns = wide ? 128 : 64;
-  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
-    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
-  };
-  const KernelInstance* narrow = nullptr;
-  for (const auto& inst : registry::instances())
-    if (inst.config.swap_ab && inst.config.block_n == columns &&
-        (!narrow || narrower(inst.config, narrow->config)) &&
-        registry::can_implement(problem, inst.config, args, device).ok())
-      narrow = &inst;
+  const KernelInstance* narrow = narrowest_swap_tile(problem, args, device, columns);
   if (!narrow) return std::nullopt;
   const KernelConfig config =
       wide ? narrow->config : cheapest_split(problem, narrow->config, device).config;
@@ -396,6 +404,71 @@ std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& 
              std::to_string(columns) + " columns of N (" + std::to_string(narrow->config.block_m) +
              " tokens; N " + (wide ? "> " : "<= ") + std::to_string(kSmallMNnWideFromN) +
              "), split-K " + std::to_string(config.split_k) + (wide ? "" : " by the cost model");
+  return d;
+}
+
+// The decode rule in TN for 12 <= M <= 16: a swap-AB tile, not a decode kernel. A decode CTA
+// re-reads A's M rows through L2 for every block_n columns it streams (at 16 rows over 32
+// columns, half of B's bytes again), where the two narrowest swap-AB tiles (16 tokens over 128
+// rows of N, 32 over 64) read A by TMA once per 64-128 rows. Measured against cublaslt-best on
+// an H200 (bench/results/2026-11-29-h200-small-m-tn, f32 graph): on the 26 untabled TN shapes
+// of M 12-16 the rule was fitted on, decode 0.950 -> 1.007 (f16 1.045 -> 1.113); on 18 others
+// of M 13-16 it never saw, 0.959 -> 0.999 (f16 1.074 -> 1.116). Below 12 tokens the decode
+// kernels' A costs less and they won: M 9-10 lost 6% on the swap tiles, 11 was level; that
+// bound was set after the second run, so only the fitted constants below met unseen shapes.
+//
+// Which tile and split: a stream model. The call reads B once (N x K halves), at best at the
+// DRAM rate, and no faster than its busiest SM streams its rows: waves x block_n rows x K per
+// split, an SM pulling at most 1 / kStreamSms of the DRAM rate. A split costs kSplitCost more
+// (the partials' pass) and must leave each part kMinKPerStreamSplit of K. Least time wins; of
+// equal times the fewer splits, then the wider tile. Any kStreamSms from 48 to 80 picked within
+// 0.2% of the same geomean on the fitted shapes. What it gets wrong: it counts a second wave of
+// a few CTAs as a full one (N = 10240 in 64-row tiles: 160 CTAs, equal by the model to 80 CTAs
+// of 128 rows, 20% slower measured; the tie goes to the wider tile).
+constexpr int kSmallMTnFromM = 12;
+constexpr double kStreamSms = 64;
+constexpr double kSplitCost = 0.03;
+constexpr int64_t kMinKPerStreamSplit = 2048;
+
+std::optional<Decision> small_m_tn_tile(const Problem& problem, const GemmArgs& args,
+                                        const DeviceInfo& device) {
+  struct Candidate {
+    const KernelInstance* instance;
+    KernelConfig config;
+    double time;
+  };
+  std::optional<Candidate> best;
+  const double floor = double(problem.n) * double(problem.k) / kStreamSms;
+  for (const int columns : {128, 64}) {
+    const KernelInstance* narrow = narrowest_swap_tile(problem, args, device, columns);
+    // The measured tiles were 16 and 32 tokens wide; a wider one would pad more than it streams.
+    if (!narrow || narrow->config.block_m > 2 * kDecodeMaxM) continue;
+    for (const int split : split_candidates(problem, narrow->config, device)) {
+      if (split != 1 && (split > 4 || problem.k / split < kMinKPerStreamSplit)) continue;
+      KernelConfig config = narrow->config;
+      config.split_k = split;
+      if (split > 1 && !registry::can_implement(problem, config, args, device).ok()) continue;
+      const TileWaves w = tile_waves(problem, config, device);
+      const double busiest = w.waves * config.block_n * w.per_split * config.block_k;
+      const double time = std::max(floor, busiest) * (split > 1 ? 1 + kSplitCost : 1.0);
+      // Of equal times: fewer splits, then more rows of N.
+      auto rank = [](const Candidate& c) { return std::pair(c.config.split_k, -c.config.block_n); };
+      const Candidate c{narrow, config, time};
+      if (!best || time < best->time * (1 - 1e-9) ||
+          (time <= best->time * (1 + 1e-9) && rank(c) < rank(*best)))
+        best = c;
+    }
+  }
+  if (!best) return std::nullopt;
+  const TileWaves w = tile_waves(problem, best->config, device);
+  Decision d{best->instance, best->config, Source::kDecode, {}};
+  d.reason = "M=" + std::to_string(problem.m) + " in TN: the swap-AB tile " +
+             std::to_string(best->config.block_m) + "x" + std::to_string(best->config.block_n) +
+             ", split-K " + std::to_string(best->config.split_k) + " (" +
+             std::to_string(int64_t(w.ctas)) + " CTAs in " + std::to_string(int64_t(w.waves)) +
+             (w.waves == 1 ? " wave" : " waves") +
+             "), the least time by the stream model (B at the DRAM rate, an SM at 1/" +
+             std::to_string(int(kStreamSms)) + " of it)";
   return d;
 }
 
@@ -432,6 +505,12 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   // such tile can.
   if (!advice && problem.m <= kDecodeMaxM && problem.layout == Layout::kNN)
     if (std::optional<Decision> d = small_m_nn_tile(problem, args, device)) {
+      d->reason += "; " + untabled();
+      return *d;
+    }
+  if (!advice && problem.m >= kSmallMTnFromM && problem.m <= kDecodeMaxM &&
+      problem.layout == Layout::kTN)
+    if (std::optional<Decision> d = small_m_tn_tile(problem, args, device)) {
       d->reason += "; " + untabled();
       return *d;
     }

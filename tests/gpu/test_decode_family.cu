@@ -98,9 +98,10 @@ void test_repeatable() {
   for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
 }
 
-// Dispatch on this device: untabled M <= 16 shapes run the decode family in TN and a swap-AB
-// tile in NN (dispatch.cpp: NN's decode kernels are the slower) and pass the verifier; what the
-// family refuses (M = 17, K % 8 != 0, unaligned pointers) runs elsewhere and passes too.
+// Dispatch on this device: untabled M <= 16 shapes run the decode family in TN up to 11 tokens
+// and a swap-AB tile in NN and in TN from 12 (dispatch.cpp: there the decode kernels are the
+// slower), K split where the stream model asks, and pass the verifier; what the family refuses
+// (M = 17, K % 8 != 0, unaligned pointers) runs elsewhere and passes too.
 void test_dispatch(hgemm::verify::Verifier& verifier) {
   __half* buf = nullptr;
   CUDA_OK(cudaMalloc(&buf, 3 * 4608 * 3584 * 2));
@@ -115,6 +116,18 @@ void test_dispatch(hgemm::verify::Verifier& verifier) {
       else
         check(picked.family == hgemm::Family::kSm90Ws && picked.swap_ab,
               "dispatch runs a swap-AB tile for " + p.name() + ": " + picked.name());
+      auto report = verifier.check(p, gemm_dispatched());
+      check(report.passed(), "dispatch " + p.name() + ": " + report.summary());
+    }
+  for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
+    for (const Problem& p : {Problem{12, 4608, 3584, hgemm::Layout::kTN, accum},
+                             Problem{13, 2048, 7168, hgemm::Layout::kTN, accum}}) {
+      const KernelConfig picked =
+          hgemm::select_config(p, buf, buf + 4608 * 3584, buf + 2 * 4608 * 3584);
+      check(picked.family == hgemm::Family::kSm90Ws && picked.swap_ab,
+            "dispatch runs a swap-AB tile for " + p.name() + ": " + picked.name());
+      if (p.n == 2048)
+        check(picked.split_k > 1, "dispatch splits K for " + p.name() + ": " + picked.name());
       auto report = verifier.check(p, gemm_dispatched());
       check(report.passed(), "dispatch " + p.name() + ": " + report.summary());
     }

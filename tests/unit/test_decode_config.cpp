@@ -295,9 +295,7 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
   for (Accum acc : {Accum::kF32, Accum::kF16})
     // The stream model's picks on the described H100 (DecodeRule.TheStreamModelsLeastTime).
     for (Case c : {Case{1, 4608, 3584, Layout::kTN, 16}, Case{8, 14336, 4096, Layout::kTN, 128},
-                   Case{16, 14336, 4096, Layout::kTN, 128}, Case{16, 4096, 14336, Layout::kTN, 16},
-                   Case{4, 576, 7168, Layout::kTN, 8}, Case{3, 1, 8, Layout::kTN, 8},
-                   Case{16, 100, 1000, Layout::kTN, 8}}) {
+                   Case{4, 576, 7168, Layout::kTN, 8}, Case{3, 1, 8, Layout::kTN, 8}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
@@ -309,6 +307,57 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
       EXPECT_EQ(hgemm::registry::find(d.config), d.instance);
       EXPECT_NE(d.reason.find("decode rule"), std::string::npos) << d.reason;
     }
+}
+
+// TN with 12 to 16 tokens: the swap-AB tile of 16 tokens over 128 rows of N or of 32 over 64, and
+// the split, that the stream model finds quickest (dispatch.cpp, small_m_tn_tile).
+TEST(DecodeDispatch, UntabledTnOfTwelveToSixteenTokensRunsASwapTileByTheStreamModel) {
+  struct Case {
+    int64_t m, n, k;
+    int tokens, split;
+  };
+  for (Accum acc : {Accum::kF32, Accum::kF16})
+    for (Case c : {// 112 CTAs of 128 rows stream B at the DRAM rate unsplit; 64 rows tie: the wider.
+                   Case{16, 14336, 4096, 16, 1},
+                   // 32 CTAs of 128 rows leave the SMs short; 64 CTAs of 64 rows do not, unsplit.
+                   Case{16, 4096, 14336, 32, 1},
+                   // 16 and 32 CTAs: split twice (each part keeps 4096 of K), 32 x 2 = 64 CTAs.
+                   Case{12, 2048, 8192, 32, 2},
+                   // Too little K to split: the 64-row tile's 2 CTAs.
+                   Case{16, 104, 1000, 32, 1},
+                   // 80 CTAs of 128 rows, where 64 rows would take two waves: the wider on a tie.
+                   Case{12, 10240, 8192, 16, 1}}) {
+      const Problem p{c.m, c.n, c.k, Layout::kTN, acc};
+      const hgemm::dispatch::Decision d = decide(p);
+      ASSERT_NE(d.instance, nullptr) << p.name();
+      EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
+      EXPECT_EQ(d.config.family, Family::kSm90Ws) << p.name() << ": " << d.reason;
+      EXPECT_TRUE(d.config.swap_ab) << d.config.name();
+      EXPECT_EQ(d.config.layout, Layout::kTN);
+      EXPECT_EQ(d.config.accum, acc);
+      EXPECT_EQ(d.config.block_m, c.tokens) << p.name() << ": " << d.config.name();
+      EXPECT_EQ(d.config.block_n, c.tokens == 16 ? 128 : 64) << p.name();
+      EXPECT_EQ(d.config.split_k, c.split) << p.name() << ": " << d.reason;
+      // Of the 32-token tiles, the one whose two warpgroups take the k-blocks in turn.
+      if (c.tokens == 32) EXPECT_EQ(d.config.num_consumer_wgs, 2) << d.config.name();
+      EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
+      EXPECT_NE(d.reason.find("in TN: the swap-AB tile"), std::string::npos) << d.reason;
+      EXPECT_NE(d.reason.find("stream model"), std::string::npos) << d.reason;
+    }
+  // Eleven tokens stay with the decode kernels (whose re-read of A costs less there), NN with its
+  // own rule.
+  EXPECT_EQ(decide({11, 14336, 4096, Layout::kTN, Accum::kF32}).config.family, Family::kDecode);
+  EXPECT_NE(decide({12, 14336, 4096, Layout::kNN, Accum::kF32})
+                .reason.find("in NN: the narrowest swap-AB tile"),
+            std::string::npos);
+  // What no swap-AB tile runs falls through to the rules after this one: N % 8 != 0 (the swapped
+  // tile's rows of C^T) to the decode kernels, a misaligned A (TMA needs 16 bytes; so does the
+  // decode kernel, which names it) to the safety net.
+  EXPECT_EQ(decide({16, 100, 1000, Layout::kTN, Accum::kF32}).config.family, Family::kDecode);
+  const hgemm::dispatch::Decision misaligned =
+      decide({12, 4096, 4096, Layout::kTN, Accum::kF32}, 0x10002);
+  EXPECT_NE(misaligned.config.family, Family::kSm90Ws) << misaligned.reason;
+  EXPECT_NE(misaligned.config.family, Family::kDecode) << misaligned.reason;
 }
 
 TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTileOfItsWidth) {
