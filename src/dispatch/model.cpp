@@ -1,7 +1,6 @@
 #include "dispatch/model.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -99,11 +98,9 @@ constexpr std::string_view kMagic = "hgemm-dispatch-model";
 
 template <typename T>
 T number(const Lines& r, std::string_view word, std::string_view what) {
-  T value{};
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (ec != std::errc() || end != word.data() + word.size())
-    r.fail("'" + std::string(word) + "' is not a number (" + std::string(what) + ")");
-  return value;
+  const std::optional<T> value = text::parse_number<T>(word);
+  if (!value) r.fail("'" + std::string(word) + "' is not a number (" + std::string(what) + ")");
+  return *value;
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "dispatch/table.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +22,11 @@ constexpr std::string_view kMagic = "hgemm-dispatch-table";
 
 int64_t to_int(Lines& lines, std::string_view token, std::string_view what, int64_t min,
                int64_t max) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
-  if (ec != std::errc() || end != token.data() + token.size() || v < min || v > max)
+  const std::optional<int64_t> v = text::parse_number<int64_t>(token);
+  if (!v || *v < min || *v > max)
     lines.fail(std::string(what) + " '" + std::string(token) + "' is not an integer in [" +
                std::to_string(min) + ", " + std::to_string(max) + "]");
-  return v;
+  return *v;
 }
 
 // Generous bounds: a table lists shapes, so a count beyond these is a corrupt file, and refusing
@@ -174,10 +172,10 @@ Table parse_table(std::string_view text, const std::string& where) {
       TimedConfig timed;
       timed.config = config_at(f[j].substr(0, colon));
       const std::string_view us = f[j].substr(colon + 1);
-      auto [end, ec] = std::from_chars(us.data(), us.data() + us.size(), timed.us);
-      if (ec != std::errc() || end != us.data() + us.size() || !(timed.us > 0) ||
-          !std::isfinite(timed.us))
+      const std::optional<double> time = text::parse_number<double>(us);
+      if (!time || !(*time > 0) || !std::isfinite(*time))
         lines.fail("time '" + std::string(us) + "' is not a positive number of microseconds");
+      timed.us = *time;
       e.timed.push_back(timed);
     }
     t.entries.push_back(e);

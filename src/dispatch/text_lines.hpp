@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,29 @@ class Lines {
 
   // The next non-empty line; throws at the end of the text, naming what was expected there.
   std::string_view next(std::string_view expected) {
+    if (std::optional<std::string_view> line = advance()) return *line;
+    fail("ends where " + std::string(expected) + " was expected");
+  }
+
+  // Whether only blank and comment lines are left (the position stays where it was).
+  bool at_end() {
+    const size_t saved_pos = pos_;
+    const int saved_number = number_;
+    const bool end = !advance();
+    pos_ = saved_pos;
+    number_ = saved_number;
+    return end;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    HGEMM_THROW(HGEMM_ERROR_INTERNAL,
+                where_ + ":" + std::to_string(number_) + ": " + what);
+  }
+
+ private:
+  // Past the next line that is not blank once its comment is cut, returning it; nullopt at the
+  // end of the text.
+  std::optional<std::string_view> advance() {
     while (pos_ < text_.size()) {
       size_t end = text_.find('\n', pos_);
       if (end == std::string_view::npos) end = text_.size();
@@ -30,32 +55,9 @@ class Lines {
       while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
       if (!line.empty()) return line;
     }
-    fail("ends where " + std::string(expected) + " was expected");
+    return std::nullopt;
   }
 
-  bool at_end() {
-    const size_t saved_pos = pos_;
-    const int saved_number = number_;
-    while (pos_ < text_.size()) {
-      size_t end = text_.find('\n', pos_);
-      if (end == std::string_view::npos) end = text_.size();
-      std::string_view line = text_.substr(pos_, end - pos_);
-      if (line.find_first_not_of(" \t\r") != std::string_view::npos && line.front() != '#') {
-        pos_ = saved_pos;
-        number_ = saved_number;
-        return false;
-      }
-      pos_ = end + 1;
-    }
-    return true;
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    HGEMM_THROW(HGEMM_ERROR_INTERNAL,
-                where_ + ":" + std::to_string(number_) + ": " + what);
-  }
-
- private:
   std::string_view text_;
   const std::string& where_;
   size_t pos_ = 0;
@@ -79,6 +81,15 @@ inline std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> out;
   split(line, out);
   return out;
+}
+
+// A whole token as a number of type T; nullopt where it is not one, or only begins with one.
+template <typename T>
+std::optional<T> parse_number(std::string_view token) {
+  T value{};
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  return value;
 }
 
 // "key value..." where the value is the rest of the line.

@@ -117,6 +117,12 @@ TEST(DispatchTable, RoundTripAndErrors) {
   expect_parse_error(cut, "t.table:");
   std::string dup = text + "64 128 16384 tn 0 1\n";
   expect_parse_error(dup, "unexpected text");
+  // After the last entry blank lines and comments, indented or not, are no text; a line with
+  // text before its comment is.
+  EXPECT_EQ(dispatch::parse_table(text + "\n# note\n  # indented note\n\t\r\n", "t.table")
+                .entries.size(),
+            2u);
+  expect_parse_error(text + "  # note\n  x # y\n", "unexpected text");
   std::string big = text;
   big.replace(big.find("entries 2"), 9, "entries 99999999999");
   expect_parse_error(big, "entries");
