@@ -435,8 +435,11 @@ std::optional<Decision> small_m_tn_tile(const Problem& problem, const GemmArgs& 
   struct Candidate {
     const KernelInstance* instance;
     KernelConfig config;
+    TileWaves grid;
     double time;
   };
+  // Of equal times: fewer splits, then more rows of N.
+  auto rank = [](const Candidate& c) { return std::pair(c.config.split_k, -c.config.block_n); };
   std::optional<Candidate> best;
   const double floor = double(problem.n) * double(problem.k) / kStreamSms;
   for (const int columns : {128, 64}) {
@@ -451,16 +454,14 @@ std::optional<Decision> small_m_tn_tile(const Problem& problem, const GemmArgs& 
       const TileWaves w = tile_waves(problem, config, device);
       const double busiest = w.waves * config.block_n * w.per_split * config.block_k;
       const double time = std::max(floor, busiest) * (split > 1 ? 1 + kSplitCost : 1.0);
-      // Of equal times: fewer splits, then more rows of N.
-      auto rank = [](const Candidate& c) { return std::pair(c.config.split_k, -c.config.block_n); };
-      const Candidate c{narrow, config, time};
+      const Candidate c{narrow, config, w, time};
       if (!best || time < best->time * (1 - 1e-9) ||
           (time <= best->time * (1 + 1e-9) && rank(c) < rank(*best)))
         best = c;
     }
   }
   if (!best) return std::nullopt;
-  const TileWaves w = tile_waves(problem, best->config, device);
+  const TileWaves& w = best->grid;
   Decision d{best->instance, best->config, Source::kDecode, {}};
   d.reason = "M=" + std::to_string(problem.m) + " in TN: the swap-AB tile " +
              std::to_string(best->config.block_m) + "x" + std::to_string(best->config.block_n) +

@@ -107,15 +107,11 @@ TEST(DispatchModel, ShippedModelPredictsWhatItsFitComputed) {
 }
 
 TEST(DispatchModel, FeaturesFollowTheCostModelsGrid) {
-  KernelConfig c;
-  c.family = Family::kSm90Ws;
-  c.block_m = 128;
-  c.block_n = 256;
-  c.block_k = 64;
-  c.num_stages = 4;
-  c.num_consumer_wgs = 2;
-  c.cluster_m = 2;
-  c.epilogue = Epilogue::kTmaStore;
+  const std::optional<KernelConfig> parsed =
+      KernelConfig::parse("sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk1_f32_tn");
+  ASSERT_TRUE(parsed);
+  KernelConfig c = *parsed;
+  ASSERT_EQ(c.cluster_m, 2);
   const Problem p{1000, 5000, 4096, Layout::kTN, Accum::kF32};
   const DeviceInfo d = h100();
   const std::vector<double> x = dispatch::model_features(p, c, d);
