@@ -88,8 +88,10 @@ Status validate_sm90(const KernelConfig& c) {
     return invalid(c, c.swap_ab
                           ? "sm90 swap-AB block_n must be 64, 128, 192 or 256 (N is wgmma's M)"
                           : "sm90 block_m must be 64, 128, 192 or 256 (wgmma M is 64)");
-  if (cols < 16 || cols > 256 || cols % 8 != 0)
-    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m must be a multiple of 8 from 16 to 256 "
+  // wgmma's N goes down to 8; only swap-AB uses it, for decode-sized M (8 tokens, not 16 of
+  // padding), where cuBLASLt runs 64-384 x 8 tiles.
+  if (cols < (c.swap_ab ? 8 : 16) || cols > 256 || cols % 8 != 0)
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m must be a multiple of 8 from 8 to 256 "
                                   "(M is wgmma's N)"
                                 : "sm90 block_n must be a multiple of 8 from 16 to 256 (wgmma N "
                                   "steps)");

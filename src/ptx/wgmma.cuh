@@ -80,7 +80,8 @@ __device__ __forceinline__ void fence_registers(uint32_t (&d)[kRegs]) {
 
 // Accumulator register lists, "%0, ..., %(R-1)", and the matching operand lists, 4 at a time.
 // Inline asm needs literal operand numbers, so the lists are spelled out (generated once).
-#define HGEMM_WG_D4 "%0, %1, %2, %3"
+#define HGEMM_WG_D2 "%0, %1"
+#define HGEMM_WG_D4 HGEMM_WG_D2 ", %2, %3"
 #define HGEMM_WG_D8 HGEMM_WG_D4 ", %4, %5, %6, %7"
 #define HGEMM_WG_D12 HGEMM_WG_D8 ", %8, %9, %10, %11"
 #define HGEMM_WG_D16 HGEMM_WG_D12 ", %12, %13, %14, %15"
@@ -112,7 +113,8 @@ __device__ __forceinline__ void fence_registers(uint32_t (&d)[kRegs]) {
 #define HGEMM_WG_D120 HGEMM_WG_D116 ", %116, %117, %118, %119"
 #define HGEMM_WG_D124 HGEMM_WG_D120 ", %120, %121, %122, %123"
 #define HGEMM_WG_D128 HGEMM_WG_D124 ", %124, %125, %126, %127"
-#define HGEMM_WG_OPS4(C, d) C(d[0]), C(d[1]), C(d[2]), C(d[3])
+#define HGEMM_WG_OPS2(C, d) C(d[0]), C(d[1])
+#define HGEMM_WG_OPS4(C, d) HGEMM_WG_OPS2(C, d), C(d[2]), C(d[3])
 #define HGEMM_WG_OPS8(C, d) HGEMM_WG_OPS4(C, d), C(d[4]), C(d[5]), C(d[6]), C(d[7])
 #define HGEMM_WG_OPS12(C, d) HGEMM_WG_OPS8(C, d), C(d[8]), C(d[9]), C(d[10]), C(d[11])
 #define HGEMM_WG_OPS16(C, d) HGEMM_WG_OPS12(C, d), C(d[12]), C(d[13]), C(d[14]), C(d[15])
@@ -224,8 +226,9 @@ struct WgmmaSS;
     }                                                                                         \
   };
 
-// Every N that is a multiple of 8 from 16 (the kernel family's block_n steps), both accumulator
+// Every N that is a multiple of 8 up to 256 (the kernel family's block_n steps), both accumulator
 // types.
+HGEMM_WGMMA_SS_F32(8, 4, "4", "5", "6", "7", "8")
 HGEMM_WGMMA_SS_F32(16, 8, "8", "9", "10", "11", "12")
 HGEMM_WGMMA_SS_F32(24, 12, "12", "13", "14", "15", "16")
 HGEMM_WGMMA_SS_F32(32, 16, "16", "17", "18", "19", "20")
@@ -257,6 +260,7 @@ HGEMM_WGMMA_SS_F32(232, 116, "116", "117", "118", "119", "120")
 HGEMM_WGMMA_SS_F32(240, 120, "120", "121", "122", "123", "124")
 HGEMM_WGMMA_SS_F32(248, 124, "124", "125", "126", "127", "128")
 HGEMM_WGMMA_SS_F32(256, 128, "128", "129", "130", "131", "132")
+HGEMM_WGMMA_SS_F16(8, 2, "2", "3", "4", "5", "6")
 HGEMM_WGMMA_SS_F16(16, 4, "4", "5", "6", "7", "8")
 HGEMM_WGMMA_SS_F16(24, 6, "6", "7", "8", "9", "10")
 HGEMM_WGMMA_SS_F16(32, 8, "8", "9", "10", "11", "12")

@@ -255,6 +255,27 @@ TEST(Enums, ParseAndPrint) {
   EXPECT_EQ(hgemm::to_string(Accum::kF32), "f32");
 }
 
+// wgmma's N of 8 is swap-AB's alone: 8 tokens over 64-256 rows of N (the problem's M as wgmma's
+// N), both layouts and accumulations; a plain tile of 8 columns of N stays refused.
+TEST(KernelConfig, EightTokenSwapTilesAreLegalAndRoundTrip) {
+  for (const char* name : {"sm90_ws_8x128x64_s10_c1x1_w1_m8_st_sk1_f32_tn_swap",
+                           "sm90_ws_8x64x64_s12_c1x1_w1_m8_st_sk2_f16_tn_swap",
+                           "sm90_ws_8x256x64_s8_c1x1_w2_m8_st_sk1_f32_nn_swap",
+                           "sm90_ws_8x128x64_s10_c1x1_w1_m8_st_sk1_f32_tn_swap_bf16"}) {
+    const std::optional<KernelConfig> c = KernelConfig::parse(name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_TRUE(c->validate().ok()) << c->validate().message;
+    EXPECT_EQ(c->name(), name);
+    EXPECT_EQ(c->block_m, 8);
+    EXPECT_EQ(hgemm::sm90_variant(*c).block_n, 8) << name;  // the kernel's wgmma N
+  }
+  KernelConfig plain = sm90(128, 8, 64, 10, 1, 1, 1);
+  plain.epilogue = Epilogue::kDirect;
+  const hgemm::Status s = plain.validate();
+  EXPECT_FALSE(s.ok()) << plain.name();
+  EXPECT_NE(s.message.find("from 16 to 256"), std::string::npos) << s.message;
+}
+
 TEST(KernelConfig, ThreeConsumerWarpgroupsTakeTheRegistersTheProducerGivesBack) {
   KernelConfig c = sm90(192, 192, 64, 4, 3, 1, 1);
   c.epilogue = Epilogue::kDirect;

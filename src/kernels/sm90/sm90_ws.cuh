@@ -181,7 +181,7 @@ struct Traits {
 
   static_assert(kBlockM == 64 || kBlockM == 128 || kBlockM == 192 || kBlockM == 256,
                 "block_m is 64, 128, 192 or 256");
-  static_assert(kBlockN % 8 == 0 && kBlockN >= 16 && kBlockN <= 256,
+  static_assert(kBlockN % 8 == 0 && kBlockN >= 8 && kBlockN <= 256,
                 "block_n is a multiple of 8 up to 256");
   static_assert(kBlockN % 16 == 0 || (kBKMajor && !kTmaStore),
                 "a block_n of 8 mod 16 needs a K-major B and direct stores (stmatrix and N-major "
