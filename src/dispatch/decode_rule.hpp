@@ -1,8 +1,8 @@
 // The decode rule: the kernel dispatch runs for a TN call with M <= 11 that no table lists (in NN,
-// and in TN from 12 tokens, a narrow swap-AB tile runs instead: dispatch.cpp, small_m_nn_tile and
-// small_m_tn_tile), and where no swap-AB tile can run the call. Such a call
-// streams B once (N x K halves), so its time is how fast the grid's CTAs can pull B's bytes; the
-// rule takes the decode kernel whose stream model predicts the least time.
+// and in TN from 12 tokens, a narrow swap-AB tile runs instead: dispatch.cpp, small_m_swap_tile),
+// and where no swap-AB tile can run the call. Such a call streams B once (N x K halves), so its
+// time is how fast the grid's CTAs can pull B's bytes; the rule takes the decode kernel whose
+// stream model predicts the least time.
 //
 // The stream model. A CTA owns block_n columns, so it reads block_n x K halves of B. The grid
 // runs in waves of the CTAs resident at once (shared memory and threads decide how many fit on

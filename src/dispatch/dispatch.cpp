@@ -363,112 +363,71 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
   return best;
 }
 
-// The compiled swap-AB instance of `columns` columns of N with the fewest tokens that runs the
-// call; of equal widths the one with more consumer warpgroups (they take its k-blocks in turn).
-const KernelInstance* narrowest_swap_tile(const Problem& problem, const GemmArgs& args,
-                                          const DeviceInfo& device, int columns) {
-  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
-    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
-  };
-  const KernelInstance* narrow = nullptr;
-  for (const auto& inst : registry::instances())
-    if (inst.config.swap_ab && inst.config.block_n == columns &&
-        (!narrow || narrower(inst.config, narrow->config)) &&
-        registry::can_implement(problem, inst.config, args, device).ok())
-      narrow = &inst;
-  return narrow;
-}
-
-// The decode rule in NN: the narrowest swap-AB instance of 64 columns of N (N <= 4096, K split
-// as the cost model finds cheapest) or of 128 (N > 4096, unsplit) that runs the call; nullopt
-// when none runs it. Of equal widths, the one with more consumer warpgroups (which take its
-// k-blocks in turn): at 32 wide two ran 3-4% faster than one over the shipped TN history's 24
-// shapes with both, and the NN rule was validated with two (docs/notes/2026-11-25-nn-swap-ab.md).
-// The 128-column tile and the bound between the two were chosen on llm-tune's NN shapes of
-// M <= 16 on an H200 (bench/results/2026-11-28-h200-nn-decode-tiles).
-constexpr int64_t kSmallMNnWideFromN = 4096;
-
-std::optional<Decision> small_m_nn_tile(const Problem& problem, const GemmArgs& args,
-                                        const DeviceInfo& device) {
-  // Up to N = 4096, 64 columns of N per CTA: 128 would leave 100 of 132 SMs idle at N = 4096,
-  // and the cost model splits K where 64 leave SMs idle too. Above, 128 columns, unsplit (the
-  // measured form): a CTA reads 256-byte runs of the K x N weights instead of 128.
-  const bool wide = problem.n > kSmallMNnWideFromN;
-  const int columns = wide ? 128 : 64;
-  const KernelInstance* narrow = narrowest_swap_tile(problem, args, device, columns);
-  if (!narrow) return std::nullopt;
-  const KernelConfig config =
-      wide ? narrow->config : cheapest_split(problem, narrow->config, device).config;
-  Decision d{narrow, config, Source::kDecode, {}};
-  d.reason = "M=" + std::to_string(problem.m) + " in NN: the narrowest swap-AB tile of " +
-             std::to_string(columns) + " columns of N (" + std::to_string(narrow->config.block_m) +
-             " tokens; N " + (wide ? "> " : "<= ") + std::to_string(kSmallMNnWideFromN) +
-             "), split-K " + std::to_string(config.split_k) + (wide ? "" : " by the cost model");
-  return d;
-}
-
-// The decode rule in TN for 12 <= M <= 16: a swap-AB tile, not a decode kernel. A decode CTA
-// re-reads A's M rows through L2 for every block_n columns it streams (at 16 rows over 32
-// columns, half of B's bytes again), where the two narrowest swap-AB tiles (16 tokens over 128
-// rows of N, 32 over 64) read A by TMA once per 64-128 rows. Measured against cublaslt-best on
-// an H200 (bench/results/2026-11-29-h200-small-m-tn, f32 graph): on the 26 untabled TN shapes
-// of M 12-16 the rule was fitted on, decode 0.950 -> 1.007 (f16 1.045 -> 1.113); on 18 others
-// of M 13-16 it never saw, 0.959 -> 0.999 (f16 1.074 -> 1.116). Below 12 tokens the decode
-// kernels' A costs less and they won: M 9-10 lost 6% on the swap tiles, 11 was level; that
-// bound was set after the second run, so only the fitted constants below met unseen shapes.
+// The decode rule's swap-AB tile: NN calls of at most 16 tokens (the decode kernels transpose B
+// in registers there and ran 1.6-3x slower, docs/notes/2026-11-25-nn-swap-ab.md) and TN calls of
+// 12-16 (where a decode CTA re-reads A's M rows through L2 for every block_n columns it streams,
+// at 16 rows over 32 columns half of B's bytes again). The tile: 64 rows of N and the fewest
+// tokens that hold M in one tile (8 up to 8 tokens, else 16), its two consumer warpgroups taking
+// the k-blocks in turn. Measured on an H200 over llm-tune's 42 (N, K) pairs against cublaslt-best,
+// f32 graph, best split of each (bench/results/2026-11-29-h200-swap-64-rows): at M = 12 TN the
+// 16x64 tile 1.012, 16x128 0.959, 32x64 0.971; NN 0.998, 0.938, 0.952; at M = 1 and 8 in NN the
+// 8x64 tile 1.025 where the 16- and 32-token tiles padded to 0.95-0.96; 128 rows of N as a
+// second candidate changed the geomeans by 0.2% at most. Below 12 tokens TN keeps the decode
+// kernels (1.07-1.11 at M = 1 and 8, against 1.03 here; at M = 9-10 they beat the 16- and
+// 32-token tiles by 6%, docs/notes/2026-11-29-small-m-tn.md).
 //
-// Which tile and split: a stream model. The call reads B once (N x K halves), at best at the
-// DRAM rate, and no faster than its busiest SM streams its rows: waves x block_n rows x K per
-// split, an SM pulling at most 1 / kStreamSms of the DRAM rate. A split costs kSplitCost more
-// (the partials' pass) and must leave each part kMinKPerStreamSplit of K. Least time wins; of
-// equal times the fewer splits, then the wider tile. Any kStreamSms from 48 to 80 picked within
-// 0.2% of the same geomean on the fitted shapes. What it gets wrong: it counts a second wave of
-// a few CTAs as a full one (N = 10240 in 64-row tiles: 160 CTAs, equal by the model to 80 CTAs
-// of 128 rows, 20% slower measured; the tie goes to the wider tile).
+// The split: a stream model. The call reads B once (N x K halves), at best at the DRAM rate, and
+// no faster than its busiest SM streams its rows: waves x 64 rows x K per split, an SM pulling at
+// most 1 / kStreamSms of the DRAM rate. A split costs kSplitCost more (the partials' pass) and
+// must leave each part kMinKPerStreamSplit of K; of equal times the fewer splits. On the probe
+// above it came within 0.3-0.7% of the best of split 1 and 2 per shape.
 constexpr int kSmallMTnFromM = 12;
+constexpr int kSwapTileRows = 64;
 constexpr double kStreamSms = 64;
 constexpr double kSplitCost = 0.03;
 constexpr int64_t kMinKPerStreamSplit = 2048;
 
-std::optional<Decision> small_m_tn_tile(const Problem& problem, const GemmArgs& args,
-                                        const DeviceInfo& device) {
+std::optional<Decision> small_m_swap_tile(const Problem& problem, const GemmArgs& args,
+                                          const DeviceInfo& device) {
+  // Of the compiled tiles that run the call: the fewest tokens that hold M, then more warpgroups.
+  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
+    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
+  };
+  const KernelInstance* tile = nullptr;
+  for (const auto& inst : registry::instances())
+    if (inst.config.swap_ab && inst.config.block_n == kSwapTileRows &&
+        inst.config.block_m >= problem.m && (!tile || narrower(inst.config, tile->config)) &&
+        registry::can_implement(problem, inst.config, args, device).ok())
+      tile = &inst;
+  if (!tile) return std::nullopt;
   struct Candidate {
-    const KernelInstance* instance;
     KernelConfig config;
     TileWaves grid;
     double time;
   };
-  // Of equal times: fewer splits, then more rows of N.
-  auto rank = [](const Candidate& c) { return std::pair(c.config.split_k, -c.config.block_n); };
   std::optional<Candidate> best;
   const double floor = double(problem.n) * double(problem.k) / kStreamSms;
-  for (const int columns : {128, 64}) {
-    const KernelInstance* narrow = narrowest_swap_tile(problem, args, device, columns);
-    // The measured tiles were 16 and 32 tokens wide; a wider one would pad more than it streams.
-    if (!narrow || narrow->config.block_m > 2 * kDecodeMaxM) continue;
-    for (const int split : split_candidates(problem, narrow->config, device)) {
-      if (split != 1 && (split > 4 || problem.k / split < kMinKPerStreamSplit)) continue;
-      KernelConfig config = narrow->config;
-      config.split_k = split;
-      if (split > 1 && !registry::can_implement(problem, config, args, device).ok()) continue;
-      const TileWaves w = tile_waves(problem, config, device);
-      const double busiest = w.waves * config.block_n * w.per_split * config.block_k;
-      const double time = std::max(floor, busiest) * (split > 1 ? 1 + kSplitCost : 1.0);
-      const Candidate c{narrow, config, w, time};
-      if (!best || time < best->time * (1 - 1e-9) ||
-          (time <= best->time * (1 + 1e-9) && rank(c) < rank(*best)))
-        best = c;
-    }
+  for (const int split : split_candidates(problem, tile->config, device)) {
+    if (split != 1 && (split > 4 || problem.k / split < kMinKPerStreamSplit)) continue;
+    KernelConfig config = tile->config;
+    config.split_k = split;
+    if (split > 1 && !registry::can_implement(problem, config, args, device).ok()) continue;
+    const TileWaves w = tile_waves(problem, config, device);
+    const double busiest = w.waves * config.block_n * w.per_split * config.block_k;
+    const double time = std::max(floor, busiest) * (split > 1 ? 1 + kSplitCost : 1.0);
+    if (!best || time < best->time * (1 - 1e-9) ||
+        (time <= best->time * (1 + 1e-9) && split < best->config.split_k))
+      best = Candidate{config, w, time};
   }
   if (!best) return std::nullopt;
   const TileWaves& w = best->grid;
-  Decision d{best->instance, best->config, Source::kDecode, {}};
-  d.reason = "M=" + std::to_string(problem.m) + " in TN: the swap-AB tile " +
-             std::to_string(best->config.block_m) + "x" + std::to_string(best->config.block_n) +
-             ", split-K " + std::to_string(best->config.split_k) + " (" +
-             std::to_string(int64_t(w.ctas)) + " CTAs in " + std::to_string(int64_t(w.waves)) +
-             (w.waves == 1 ? " wave" : " waves") +
-             "), the least time by the stream model (B at the DRAM rate, an SM at 1/" +
+  Decision d{tile, best->config, Source::kDecode, {}};
+  d.reason = "M=" + std::to_string(problem.m) + (problem.layout == Layout::kNN ? " in NN" : " in TN") +
+             ": the swap-AB tile " + std::to_string(best->config.block_m) + "x" +
+             std::to_string(best->config.block_n) + " (the fewest tokens that hold M), split-K " +
+             std::to_string(best->config.split_k) + " (" + std::to_string(int64_t(w.ctas)) +
+             " CTAs in " + std::to_string(int64_t(w.waves)) + (w.waves == 1 ? " wave" : " waves") +
+             ") by the stream model (B at the DRAM rate, an SM at 1/" +
              std::to_string(int(kStreamSms)) + " of it)";
   return d;
 }
@@ -499,19 +458,12 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     return usable(tables.user) || usable(tables.shipped) ? "no table entry for " + shape(problem)
                                                          : no_advice;
   };
-  // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile.
-  // In NN the decode kernels transpose B in registers and ran 1.6-3x slower than a swap-AB tile
-  // 32 tokens wide (docs/notes/2026-11-25-nn-swap-ab.md): there the rule takes the narrowest
-  // swap-AB tile of 64 or 128 columns of N (small_m_nn_tile); the decode kernels only where no
-  // such tile can.
-  if (!advice && problem.m <= kDecodeMaxM && problem.layout == Layout::kNN)
-    if (std::optional<Decision> d = small_m_nn_tile(problem, args, device)) {
-      d->reason += "; " + untabled();
-      return *d;
-    }
-  if (!advice && problem.m >= kSmallMTnFromM && problem.m <= kDecodeMaxM &&
-      problem.layout == Layout::kTN)
-    if (std::optional<Decision> d = small_m_tn_tile(problem, args, device)) {
+  // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile. In
+  // NN, and in TN from 12 tokens, a narrow swap-AB tile (small_m_swap_tile); the decode kernels
+  // below 12 tokens in TN and where no such tile runs the call.
+  if (!advice && problem.m <= kDecodeMaxM &&
+      (problem.layout == Layout::kNN || problem.m >= kSmallMTnFromM))
+    if (std::optional<Decision> d = small_m_swap_tile(problem, args, device)) {
       d->reason += "; " + untabled();
       return *d;
     }

@@ -212,6 +212,15 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (bench/results/2026-11-28-h200-nn-decode-tiles).
     {{.block_m = 128, .block_n = 16, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // 16 and 8 tokens over 64 rows of N, two warpgroups taking the k-blocks in turn: the decode
+    // rule's swap-AB tiles (dispatch.cpp, small_m_swap_tile), cuBLASLt's 64x16 and 64x8 at these
+    // token counts. Through the JIT on llm-tune's (N, K) pairs against cublaslt-best, f32, best
+    // split: M = 12 TN 1.012 (16x128 0.959, 32x64 0.971); M = 1 and 8 NN 1.025 (16x64 0.95-0.96)
+    // (bench/results/2026-11-29-h200-swap-64-rows).
+    {{.block_m = 64, .block_n = 16, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 8, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 136, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 168, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 1,

@@ -260,7 +260,7 @@ TEST(Enums, ParseAndPrint) {
 TEST(KernelConfig, EightTokenSwapTilesAreLegalAndRoundTrip) {
   for (const char* name : {"sm90_ws_8x128x64_s10_c1x1_w1_m8_st_sk1_f32_tn_swap",
                            "sm90_ws_8x64x64_s12_c1x1_w1_m8_st_sk2_f16_tn_swap",
-                           "sm90_ws_8x256x64_s8_c1x1_w2_m8_st_sk1_f32_nn_swap",
+                           "sm90_ws_8x256x64_s6_c1x1_w2_m8_st_sk1_f32_nn_swap",
                            "sm90_ws_8x128x64_s10_c1x1_w1_m8_st_sk1_f32_tn_swap_bf16"}) {
     const std::optional<KernelConfig> c = KernelConfig::parse(name);
     ASSERT_TRUE(c) << name;

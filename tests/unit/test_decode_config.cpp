@@ -309,47 +309,50 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     }
 }
 
-// TN with 12 to 16 tokens: the swap-AB tile of 16 tokens over 128 rows of N or of 32 over 64, and
-// the split, that the stream model finds quickest (dispatch.cpp, small_m_tn_tile).
-TEST(DecodeDispatch, UntabledTnOfTwelveToSixteenTokensRunsASwapTileByTheStreamModel) {
+// NN with at most 16 tokens and TN with 12 to 16: the swap-AB tile of 64 rows of N with the fewest
+// tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn), and the split the
+// stream model finds quickest (dispatch.cpp, small_m_swap_tile).
+TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamModel) {
   struct Case {
     int64_t m, n, k;
-    int tokens, split;
+    Layout layout;
+    int split;
   };
   for (Accum acc : {Accum::kF32, Accum::kF16})
-    for (Case c : {// 112 CTAs of 128 rows stream B at the DRAM rate unsplit; 64 rows tie: the wider.
-                   Case{16, 14336, 4096, 16, 1},
-                   // 32 CTAs of 128 rows leave the SMs short; 64 CTAs of 64 rows do not, unsplit.
-                   Case{16, 4096, 14336, 32, 1},
-                   // 16 and 32 CTAs: split twice (each part keeps 4096 of K), 32 x 2 = 64 CTAs.
-                   Case{12, 2048, 8192, 32, 2},
-                   // Too little K to split: the 64-row tile's 2 CTAs.
-                   Case{16, 104, 1000, 32, 1},
-                   // 80 CTAs of 128 rows, where 64 rows would take two waves: the wider on a tie.
-                   Case{12, 10240, 8192, 16, 1}}) {
-      const Problem p{c.m, c.n, c.k, Layout::kTN, acc};
+    for (Case c : {// 224 CTAs in two waves still stream B at the DRAM rate: unsplit.
+                   Case{16, 14336, 4096, Layout::kTN, 1}, Case{2, 28672, 4096, Layout::kNN, 1},
+                   // 64 CTAs in one wave stream exactly at the DRAM rate: unsplit.
+                   Case{16, 4096, 14336, Layout::kTN, 1}, Case{16, 4096, 4096, Layout::kNN, 1},
+                   // 32 CTAs leave the SMs short: split twice (each part keeps 4096 of K); four
+                   // ways ties and the fewer splits win.
+                   Case{12, 2048, 8192, Layout::kTN, 2}, Case{8, 2048, 8192, Layout::kNN, 2},
+                   // Too little K to split: 2 CTAs.
+                   Case{16, 104, 1000, Layout::kTN, 1}, Case{3, 2048, 1408, Layout::kNN, 1},
+                   // 160 CTAs in two waves, the second nearly empty: by the model still B's rate.
+                   Case{12, 10240, 8192, Layout::kTN, 1}, Case{1, 4104, 2048, Layout::kNN, 1}}) {
+      const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
       EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
       EXPECT_EQ(d.config.family, Family::kSm90Ws) << p.name() << ": " << d.reason;
       EXPECT_TRUE(d.config.swap_ab) << d.config.name();
-      EXPECT_EQ(d.config.layout, Layout::kTN);
+      EXPECT_EQ(d.config.layout, c.layout);
       EXPECT_EQ(d.config.accum, acc);
-      EXPECT_EQ(d.config.block_m, c.tokens) << p.name() << ": " << d.config.name();
-      EXPECT_EQ(d.config.block_n, c.tokens == 16 ? 128 : 64) << p.name();
+      EXPECT_EQ(d.config.block_m, c.m <= 8 ? 8 : 16) << p.name() << ": " << d.config.name();
+      EXPECT_EQ(d.config.block_n, 64) << p.name();
+      EXPECT_EQ(d.config.num_consumer_wgs, 2) << d.config.name();
       EXPECT_EQ(d.config.split_k, c.split) << p.name() << ": " << d.reason;
-      // Of the 32-token tiles, the one whose two warpgroups take the k-blocks in turn.
-      if (c.tokens == 32) EXPECT_EQ(d.config.num_consumer_wgs, 2) << d.config.name();
       EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
-      EXPECT_NE(d.reason.find("in TN: the swap-AB tile"), std::string::npos) << d.reason;
+      EXPECT_NE(d.reason.find(std::string(c.layout == Layout::kNN ? "in NN" : "in TN") +
+                              ": the swap-AB tile"),
+                std::string::npos)
+          << d.reason;
       EXPECT_NE(d.reason.find("stream model"), std::string::npos) << d.reason;
     }
-  // Eleven tokens stay with the decode kernels (whose re-read of A costs less there), NN with its
-  // own rule.
+  // 24 CTAs of 64 rows leave most SMs idle unsplit, and K = 7168 can be split.
+  EXPECT_GT(decide({1, 1536, 7168, Layout::kNN, Accum::kF32}).config.split_k, 1);
+  // Eleven tokens in TN stay with the decode kernels (whose re-read of A costs less there).
   EXPECT_EQ(decide({11, 14336, 4096, Layout::kTN, Accum::kF32}).config.family, Family::kDecode);
-  EXPECT_NE(decide({12, 14336, 4096, Layout::kNN, Accum::kF32})
-                .reason.find("in NN: the narrowest swap-AB tile"),
-            std::string::npos);
   // What no swap-AB tile runs falls through to the rules after this one: N % 8 != 0 (the swapped
   // tile's rows of C^T) to the decode kernels, a misaligned A (TMA needs 16 bytes; so does the
   // decode kernel, which names it) to the safety net.
@@ -358,46 +361,6 @@ TEST(DecodeDispatch, UntabledTnOfTwelveToSixteenTokensRunsASwapTileByTheStreamMo
       decide({12, 4096, 4096, Layout::kTN, Accum::kF32}, 0x10002);
   EXPECT_NE(misaligned.config.family, Family::kSm90Ws) << misaligned.reason;
   EXPECT_NE(misaligned.config.family, Family::kDecode) << misaligned.reason;
-}
-
-TEST(DecodeDispatch, UntabledSmallMInNnRunsTheNarrowestSwapTileOfItsWidth) {
-  // Up to N = 4096 the tile covers 64 columns of N, above 128 (unsplit).
-  for (Accum acc : {Accum::kF32, Accum::kF16})
-    for (const Problem& p : {Problem{1, 1536, 7168, Layout::kNN, acc},
-                             Problem{3, 2048, 1408, Layout::kNN, acc},
-                             Problem{16, 4096, 4096, Layout::kNN, acc},
-                             Problem{1, 4104, 2048, Layout::kNN, acc},
-                             Problem{16, 14336, 4096, Layout::kNN, acc},
-                             Problem{2, 28672, 4096, Layout::kNN, acc}}) {
-      const int columns = p.n > 4096 ? 128 : 64;
-      const hgemm::dispatch::Decision d = decide(p);
-      ASSERT_NE(d.instance, nullptr) << p.name();
-      EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
-      EXPECT_EQ(d.config.family, Family::kSm90Ws) << p.name();
-      EXPECT_TRUE(d.config.swap_ab) << d.config.name();
-      EXPECT_EQ(d.config.layout, Layout::kNN);
-      EXPECT_EQ(d.config.accum, acc);
-      EXPECT_EQ(d.config.block_n, columns) << p.name() << ": " << d.config.name();
-      if (columns == 128) EXPECT_EQ(d.config.split_k, 1) << p.name();
-      // No compiled NN swap-AB tile of those columns is narrower, and none as narrow has more
-      // warpgroups.
-      for (const hgemm::KernelInstance& inst : hgemm::registry::instances())
-        if (inst.config.swap_ab && inst.config.layout == Layout::kNN &&
-            inst.config.accum == acc && inst.config.block_n == columns) {
-          EXPECT_GE(inst.config.block_m, d.config.block_m) << inst.config.name();
-          if (inst.config.block_m == d.config.block_m)
-            EXPECT_LE(inst.config.num_consumer_wgs, d.config.num_consumer_wgs)
-                << inst.config.name();
-        }
-      EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
-      EXPECT_NE(d.reason.find("narrowest swap-AB tile of " + std::to_string(columns) + " columns"),
-                std::string::npos)
-          << d.reason;
-    }
-  // 24 tiles of 64 rows of N leave most SMs idle unsplit: the cost model splits K.
-  EXPECT_GT(decide({1, 1536, 7168, Layout::kNN, Accum::kF32}).config.split_k, 1);
-  // Above N = 4096 a 16-token tile: 128 columns of N and no padding to 32 tokens.
-  EXPECT_EQ(decide({8, 14336, 4096, Layout::kNN, Accum::kF32}).config.block_m, 16);
 }
 
 TEST(DecodeDispatch, WhatDecodeCannotRunGoesElsewhereWithTheReason) {
