@@ -368,66 +368,87 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // 12-16 (where a decode CTA re-reads A's M rows through L2 for every block_n columns it streams,
 // at 16 rows over 32 columns half of B's bytes again). The tile: 64 rows of N and the fewest
 // tokens that hold M in one tile (8 up to 8 tokens, else 16), its two consumer warpgroups taking
-// the k-blocks in turn. Measured on an H200 over llm-tune's 42 (N, K) pairs against cublaslt-best,
-// f32 graph, best split of each (bench/results/2026-11-29-h200-swap-64-rows): at M = 12 TN the
-// 16x64 tile 1.012, 16x128 0.959, 32x64 0.971; NN 0.998, 0.938, 0.952; at M = 1 and 8 in NN the
-// 8x64 tile 1.025 where the 16- and 32-token tiles padded to 0.95-0.96; 128 rows of N as a
-// second candidate changed the geomeans by 0.2% at most. Below 12 tokens TN keeps the decode
-// kernels (1.07-1.11 at M = 1 and 8, against 1.03 here; at M = 9-10 they beat the 16- and
-// 32-token tiles by 6%, docs/notes/2026-11-29-small-m-tn.md).
+// the k-blocks in turn, or 128 rows of N (16 tokens) where 64-row CTAs would leave a nearly empty
+// last wave. Measured on an H200 over llm-tune's 42 (N, K) pairs against cublaslt-best, f32
+// graph, best split of each (bench/results/2026-11-29-h200-swap-64-rows): at M = 12 TN the 16x64
+// tile 1.012, 16x128 0.959, 32x64 0.971; NN 0.998, 0.938, 0.952; at M = 1 and 8 in NN the 8x64
+// tile 1.025, where 16 tokens over 64 rows ran 0.95-0.96 and over 128 rows 0.90-0.92; but at
+// N = 10240 (160 CTAs of 64 rows, 80 of 128) 128 rows ran 14-17% faster. Below 12 tokens TN keeps
+// the decode kernels: 1.07-1.11 at M = 1 and 8 against the 8x64 tile's 1.03, and level with the
+// 16x64 tile at M = 9-11 (1.014-1.026 against 1.016-1.019 on the same pairs).
 //
-// The split: a stream model. The call reads B once (N x K halves), at best at the DRAM rate, and
-// no faster than its busiest SM streams its rows: waves x 64 rows x K per split, an SM pulling at
-// most 1 / kStreamSms of the DRAM rate. A split costs kSplitCost more (the partials' pass) and
-// must leave each part kMinKPerStreamSplit of K; of equal times the fewer splits. On the probe
-// above it came within 0.3-0.7% of the best of split 1 and 2 per shape.
+// Which tile and split: a stream model. The call reads B once; its CTAs run in waves, one after
+// another, and a wave of c CTAs of R rows over Ks of K takes R Ks max(c / kStreamSms, 1): B's bytes
+// at the DRAM rate, but no faster than one SM pulls its CTA's rows (at most 1 / kStreamSms of that
+// rate). A split costs kSplitCost more (the partials' pass) and must leave each part
+// kMinKPerStreamSplit of K. The 128-row tile, one warpgroup, must come out kWideTileMargin faster:
+// where the model had it 2.6% ahead (N = 27648-28672, several waves) it ran 2-7% behind. Of equal
+// times the fewer splits, then 64 rows. On the probe the rule came within 0.3-1% of the best
+// tile and split per shape.
 constexpr int kSmallMTnFromM = 12;
-constexpr int kSwapTileRows = 64;
 constexpr double kStreamSms = 64;
 constexpr double kSplitCost = 0.03;
+constexpr double kWideTileMargin = 0.05;
 constexpr int64_t kMinKPerStreamSplit = 2048;
 
 std::optional<Decision> small_m_swap_tile(const Problem& problem, const GemmArgs& args,
                                           const DeviceInfo& device) {
-  // Of the compiled tiles that run the call: the fewest tokens that hold M, then more warpgroups.
-  auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
-    return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
+  // The compiled tile of `rows` rows of N that runs the call with the fewest tokens that hold M;
+  // of equal widths the one with more warpgroups.
+  auto covering = [&](int rows) {
+    auto narrower = [](const KernelConfig& a, const KernelConfig& b) {
+      return std::pair(a.block_m, -a.num_consumer_wgs) < std::pair(b.block_m, -b.num_consumer_wgs);
+    };
+    const KernelInstance* tile = nullptr;
+    for (const auto& inst : registry::instances())
+      if (inst.config.swap_ab && inst.config.block_n == rows && inst.config.block_m >= problem.m &&
+          (!tile || narrower(inst.config, tile->config)) &&
+          registry::can_implement(problem, inst.config, args, device).ok())
+        tile = &inst;
+    return tile;
   };
-  const KernelInstance* tile = nullptr;
-  for (const auto& inst : registry::instances())
-    if (inst.config.swap_ab && inst.config.block_n == kSwapTileRows &&
-        inst.config.block_m >= problem.m && (!tile || narrower(inst.config, tile->config)) &&
-        registry::can_implement(problem, inst.config, args, device).ok())
-      tile = &inst;
-  if (!tile) return std::nullopt;
   struct Candidate {
+    const KernelInstance* instance;
     KernelConfig config;
     TileWaves grid;
     double time;
   };
+  auto rank = [](const Candidate& c) { return std::pair(c.config.split_k, c.config.block_n); };
   std::optional<Candidate> best;
-  const double floor = double(problem.n) * double(problem.k) / kStreamSms;
-  for (const int split : split_candidates(problem, tile->config, device)) {
-    if (split != 1 && (split > 4 || problem.k / split < kMinKPerStreamSplit)) continue;
-    KernelConfig config = tile->config;
-    config.split_k = split;
-    if (split > 1 && !registry::can_implement(problem, config, args, device).ok()) continue;
-    const TileWaves w = tile_waves(problem, config, device);
-    const double busiest = w.waves * config.block_n * w.per_split * config.block_k;
-    const double time = std::max(floor, busiest) * (split > 1 ? 1 + kSplitCost : 1.0);
-    if (!best || time < best->time * (1 - 1e-9) ||
-        (time <= best->time * (1 + 1e-9) && split < best->config.split_k))
-      best = Candidate{config, w, time};
+  for (const int rows : {64, 128}) {
+    const KernelInstance* tile = covering(rows);
+    // The measured tiles were 8 and 16 tokens wide, 32 before them; wider would pad more than
+    // it streams.
+    if (!tile || tile->config.block_m > 2 * kDecodeMaxM) continue;
+    for (const int split : split_candidates(problem, tile->config, device)) {
+      if (split != 1 && (split > 4 || problem.k / split < kMinKPerStreamSplit)) continue;
+      KernelConfig config = tile->config;
+      config.split_k = split;
+      if (split > 1 && !registry::can_implement(problem, config, args, device).ok()) continue;
+      const TileWaves w = tile_waves(problem, config, device);
+      const double last = w.ctas - (w.waves - 1) * w.slots;
+      const double wave_units = (w.waves - 1) * std::max(w.slots / kStreamSms, 1.0) +
+                                std::max(last / kStreamSms, 1.0);
+      const double time = wave_units * config.block_n * w.per_split * config.block_k *
+                          (split > 1 ? 1 + kSplitCost : 1.0) *
+                          (rows > 64 ? 1 + kWideTileMargin : 1.0);
+      const Candidate c{tile, config, w, time};
+      if (!best || time < best->time * (1 - 1e-9) ||
+          (time <= best->time * (1 + 1e-9) && rank(c) < rank(*best)))
+        best = c;
+    }
   }
   if (!best) return std::nullopt;
   const TileWaves& w = best->grid;
-  Decision d{tile, best->config, Source::kDecode, {}};
-  d.reason = "M=" + std::to_string(problem.m) + (problem.layout == Layout::kNN ? " in NN" : " in TN") +
-             ": the swap-AB tile " + std::to_string(best->config.block_m) + "x" +
-             std::to_string(best->config.block_n) + " (the fewest tokens that hold M), split-K " +
-             std::to_string(best->config.split_k) + " (" + std::to_string(int64_t(w.ctas)) +
-             " CTAs in " + std::to_string(int64_t(w.waves)) + (w.waves == 1 ? " wave" : " waves") +
-             ") by the stream model (B at the DRAM rate, an SM at 1/" +
+  Decision d{best->instance, best->config, Source::kDecode, {}};
+  d.reason = "M=" + std::to_string(problem.m) +
+             (problem.layout == Layout::kNN ? " in NN" : " in TN") + ": the swap-AB tile " +
+             std::to_string(best->config.block_m) + "x" + std::to_string(best->config.block_n) +
+             ", split-K " + std::to_string(best->config.split_k) + " (" +
+             std::to_string(int64_t(w.ctas)) + " CTAs in " + std::to_string(int64_t(w.waves)) +
+             (w.waves == 1 ? " wave" : " waves") +
+             "), the least time by the stream model (waves in turn, each B's bytes at the DRAM "
+             "rate or an SM's CTA at 1/" +
              std::to_string(int(kStreamSms)) + " of it)";
   return d;
 }

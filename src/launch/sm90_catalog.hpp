@@ -204,12 +204,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // 0.76 -> 0.97, 0.85 -> 0.94, 0.84 -> 1.02.
     {{.block_m = 64, .block_n = 40, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    // 16 tokens over 128 rows of N: the NN calls of at most 16 tokens with N > 4096 (the rule in
-    // dispatch.cpp, small_m_nn_tile). Each CTA reads 256-byte runs of the K x N weights where the
-    // 32x64 tile reads 128, and wgmma pads 16 tokens to 16, not 32. Through the JIT on llm-tune's
-    // NN shapes of M <= 16 against cublaslt-best: 0.903 -> 0.981 at N = 4097-8192 and 0.830 ->
-    // 0.939 above (f32), 1.029 -> 1.045 and 0.861 -> 0.962 (f16)
-    // (bench/results/2026-11-28-h200-nn-decode-tiles).
+    // 16 tokens over 128 rows of N: the decode rule's wider swap-AB tile (dispatch.cpp,
+    // small_m_swap_tile), for N where 64-row tiles leave a nearly empty second wave (N = 10240:
+    // 160 CTAs of 64 rows ran 14-17% slower than 80 of 128,
+    // bench/results/2026-11-29-h200-swap-64-rows). Each CTA reads 256-byte runs of the weights.
     {{.block_m = 128, .block_n = 16, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // 16 and 8 tokens over 64 rows of N, two warpgroups taking the k-blocks in turn: the decode

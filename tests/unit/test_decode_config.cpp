@@ -310,26 +310,32 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
 }
 
 // NN with at most 16 tokens and TN with 12 to 16: the swap-AB tile of 64 rows of N with the fewest
-// tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn), and the split the
-// stream model finds quickest (dispatch.cpp, small_m_swap_tile).
+// tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn) or of 128 rows (16
+// tokens), and the split, that the stream model finds quickest (dispatch.cpp, small_m_swap_tile).
 TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamModel) {
   struct Case {
     int64_t m, n, k;
     Layout layout;
-    int split;
+    int rows, split;
   };
   for (Accum acc : {Accum::kF32, Accum::kF16})
-    for (Case c : {// 224 CTAs in two waves still stream B at the DRAM rate: unsplit.
-                   Case{16, 14336, 4096, Layout::kTN, 1}, Case{2, 28672, 4096, Layout::kNN, 1},
-                   // 64 CTAs in one wave stream exactly at the DRAM rate: unsplit.
-                   Case{16, 4096, 14336, Layout::kTN, 1}, Case{16, 4096, 4096, Layout::kNN, 1},
+    for (Case c : {// Two waves of 64-row CTAs, the second well filled: unsplit 64 rows (128 rows
+                   // model level, less the margin a one-warpgroup tile must win by).
+                   Case{16, 14336, 4096, Layout::kTN, 64, 1},
+                   Case{2, 28672, 4096, Layout::kNN, 64, 1},
+                   // 64 CTAs in one wave stream at the DRAM rate: unsplit.
+                   Case{16, 4096, 14336, Layout::kTN, 64, 1},
+                   Case{16, 4096, 4096, Layout::kNN, 64, 1},
                    // 32 CTAs leave the SMs short: split twice (each part keeps 4096 of K); four
                    // ways ties and the fewer splits win.
-                   Case{12, 2048, 8192, Layout::kTN, 2}, Case{8, 2048, 8192, Layout::kNN, 2},
+                   Case{12, 2048, 8192, Layout::kTN, 64, 2}, Case{8, 2048, 8192, Layout::kNN, 64, 2},
                    // Too little K to split: 2 CTAs.
-                   Case{16, 104, 1000, Layout::kTN, 1}, Case{3, 2048, 1408, Layout::kNN, 1},
-                   // 160 CTAs in two waves, the second nearly empty: by the model still B's rate.
-                   Case{12, 10240, 8192, Layout::kTN, 1}, Case{1, 4104, 2048, Layout::kNN, 1}}) {
+                   Case{16, 104, 1000, Layout::kTN, 64, 1}, Case{3, 2048, 1408, Layout::kNN, 64, 1},
+                   // 65 CTAs, one wave: B at the DRAM rate, unsplit.
+                   Case{1, 4104, 2048, Layout::kNN, 64, 1},
+                   // 160 CTAs of 64 rows leave a second wave of 28: 80 of 128 rows in one.
+                   Case{12, 10240, 8192, Layout::kTN, 128, 1},
+                   Case{1, 10240, 8192, Layout::kNN, 128, 1}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
@@ -338,9 +344,10 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
       EXPECT_TRUE(d.config.swap_ab) << d.config.name();
       EXPECT_EQ(d.config.layout, c.layout);
       EXPECT_EQ(d.config.accum, acc);
-      EXPECT_EQ(d.config.block_m, c.m <= 8 ? 8 : 16) << p.name() << ": " << d.config.name();
-      EXPECT_EQ(d.config.block_n, 64) << p.name();
-      EXPECT_EQ(d.config.num_consumer_wgs, 2) << d.config.name();
+      EXPECT_EQ(d.config.block_n, c.rows) << p.name() << ": " << d.reason;
+      EXPECT_EQ(d.config.block_m, c.m <= 8 && c.rows == 64 ? 8 : 16)
+          << p.name() << ": " << d.config.name();
+      EXPECT_EQ(d.config.num_consumer_wgs, c.rows == 64 ? 2 : 1) << d.config.name();
       EXPECT_EQ(d.config.split_k, c.split) << p.name() << ": " << d.reason;
       EXPECT_EQ(hgemm::registry::find(d.config.instance()), d.instance);
       EXPECT_NE(d.reason.find(std::string(c.layout == Layout::kNN ? "in NN" : "in TN") +
