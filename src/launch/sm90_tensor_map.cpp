@@ -35,6 +35,12 @@ CUtensorMapSwizzle swizzle_mode(uint32_t bytes) {
   HGEMM_THROW(HGEMM_ERROR_INTERNAL, "unsupported TMA swizzle of " + std::to_string(bytes) + " B");
 }
 
+// What L2 fetches from DRAM for a TMA box row it misses: 128 bytes, one row of a 128-byte
+// swizzle span, and no more. With 256 the line's other half (the row's next k-block) came in
+// early, and the small-M swap-AB tiles that stream the weights once at large N ran 2-4% slower
+// (H200, against cublaslt-best in the same process, docs/notes/2026-11-29-l2-promotion.md).
+constexpr CUtensorMapL2promotion kL2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+
 CUtensorMap encode(TensorMapKey const& key) {
   CUtensorMap map;
   // One matrix is a 2-D map (the kernel loads it with 2-D boxes), batches a 3-D one.
@@ -50,7 +56,7 @@ CUtensorMap encode(TensorMapKey const& key) {
   const CUresult r = encode_fn()(&map, type, rank,
                                  const_cast<void*>(key.base), dims, strides, box, element_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(key.swizzle_bytes),
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                 kL2Promotion,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     HGEMM_THROW(HGEMM_ERROR_INTERNAL,
