@@ -35,10 +35,10 @@ CUtensorMapSwizzle swizzle_mode(uint32_t bytes) {
   HGEMM_THROW(HGEMM_ERROR_INTERNAL, "unsupported TMA swizzle of " + std::to_string(bytes) + " B");
 }
 
-// What L2 fetches from DRAM for a TMA box row it misses: 128 bytes, one row of a 128-byte
-// swizzle span, and no more. With 256 the line's other half (the row's next k-block) came in
-// early, and the small-M swap-AB tiles that stream the weights once at large N ran 2-4% slower
-// (H200, against cublaslt-best in the same process, docs/notes/2026-11-29-l2-promotion.md).
+// What L2 fetches from DRAM for a TMA box row it misses: 128 bytes, the row of one 128-byte
+// swizzle span, and no more. Against 256, calls of at most 16 tokens ran 2.5% faster (the
+// swap-AB tiles that stream the weights; NN 17-128 tokens 1.7%), larger ones level (H200,
+// docs/notes/2026-11-29-l2-promotion.md).
 constexpr CUtensorMapL2promotion kL2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 
 CUtensorMap encode(TensorMapKey const& key) {
