@@ -447,6 +447,30 @@ TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
   EXPECT_FALSE(heuristic.config.swap_ab) << heuristic.config.name();
 }
 
+// The wave-fitting widths between 128 and 256 have general twins: a column-major A whose tuned
+// tile is the three-stage 128x224 (or 128x192) runs the same width at four stages, not the cost
+// model's 128x256; the 128x160 runs itself.
+TEST(DispatchGeneral, AColumnMajorAKeepsAWaveFittingWidth) {
+  const DeviceInfo d = h100();
+  const Problem p{1024, 7168, 5120, Layout::kTN, Accum::kF32};
+  for (const char* name : {"sm90_ws_128x224x64_s3_c2x1_w2_n8_tma_sk1_f32_tn",
+                           "sm90_ws_128x192x64_s3_c2x1_w2_m8_tma_sk1_f32_tn",
+                           "sm90_ws_128x160x64_s6_c1x1_w2_m4_st_sk1_f32_tn"}) {
+    const KernelConfig advice = *KernelConfig::parse(name);
+    const OneEntryTables t = shipped_entry(p, advice, true, d);
+    GemmArgs args = args_for(p);
+    args.a_col_major = true;
+    const dispatch::Decision col = dispatch::decide(p, args, d, t.tables());
+    EXPECT_EQ(col.source, dispatch::Source::kShippedTable) << name << ": " << col.reason;
+    EXPECT_EQ(col.config.block_m, advice.block_m) << name;
+    EXPECT_EQ(col.config.block_n, advice.block_n) << name << " ran " << col.config.name();
+    EXPECT_EQ(col.config.raster, advice.raster) << name;
+    EXPECT_EQ(col.config.group_size, advice.group_size) << name;
+    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
+    EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
+  }
+}
+
 // A kernel without the general flavour refuses batches and beta by name.
 TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
   const DeviceInfo d = h100();
