@@ -22,6 +22,8 @@
 
 #include "dispatch/gemm_route.hpp"
 #include "gpu_checks.cuh"
+#include "launch/launch.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
 
@@ -156,11 +158,43 @@ int64_t span(bool row_major, int64_t rows, int64_t cols, int64_t ld, int64_t bat
   return (batch_count - 1) * stride + one;
 }
 
-// Runs `d` through hgemmGemm on fresh inputs and checks every element against the reference and
-// every other byte of C's buffer for being untouched. `offset_elements` shifts every operand off
-// its allocation's 256-byte alignment, `bias_offset` the bias alone further.
+// `d` on one compiled instance, as hgemmGemm's dispatch path would hand it the call (the route's
+// problem, strides and batches; A and B exchanged when it runs as C^T). The route's copy of a
+// column-major A into rows is not taken: the instance reads A as the call stores it.
+void launch_on(const hgemm::KernelInstance& inst, const GemmDesc& d, const void* a, const void* b,
+               void* c) {
+  const hgemm::dispatch::GemmRoute route = hgemm::dispatch::route(d);
+  if (!route.dispatch) throw hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED, route.reason);
+  const hgemm::Problem& p = route.problem;
+  hgemm::GemmArgs args;
+  args.a = route.transposed ? b : a;
+  args.b = route.transposed ? a : b;
+  args.c = c;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.epilogue = {.alpha = d.alpha, .beta = d.beta, .bias = d.bias, .activation = d.activation};
+  args.lda = route.lda;
+  args.ldb = route.ldb;
+  args.ldc = route.ldc;
+  args.batch_count = route.batch_count;
+  args.stride_a = route.stride_a;
+  args.stride_b = route.stride_b;
+  args.stride_c = route.stride_c;
+  args.a_col_major = route.a_col_major;
+  if (hgemm::Status s =
+          hgemm::sm90_can_implement(p, inst.config, args, hgemm::current_device());
+      !s.ok())
+    throw hgemm::Error(s.code, s.message);
+  inst.launch(inst.config, args);
+}
+
+// Runs `d` through hgemmGemm (or on `inst` alone) on fresh inputs and checks every element against
+// the reference and every other byte of C's buffer for being untouched. `offset_elements` shifts
+// every operand off its allocation's 256-byte alignment, `bias_offset` the bias alone further.
 void run_case(Buffers& buf, const GemmDesc& d, bool with_bias, int64_t offset_elements,
-              uint64_t seed, int64_t bias_offset = 0) {
+              uint64_t seed, int64_t bias_offset = 0,
+              const hgemm::KernelInstance* inst = nullptr) {
   const bool a_row = d.order_a == Order::kRow, b_row = d.order_b == Order::kRow,
              c_row = d.order_c == Order::kRow;
   const int64_t lda = d.lda_or_packed(), ldb = d.ldb_or_packed(), ldc = d.ldc_or_packed();
@@ -193,12 +227,17 @@ void run_case(Buffers& buf, const GemmDesc& d, bool with_bias, int64_t offset_el
 
   GemmDesc call = d;
   call.bias = with_bias ? buf.bias + bias_at : nullptr;
-  const std::string name = call.name() +
-                           (offset_elements ? "_off" + std::to_string(offset_elements) : "") +
+  std::string name = call.name() +
+                     (offset_elements ? "_off" + std::to_string(offset_elements) : "") +
                            (bias_offset ? "_bias_off" + std::to_string(bias_offset) : "");
+  if (inst) name += " on " + inst->config.name();
   try {
-    hgemm::gemm(call, buf.a + offset_elements, buf.b + offset_elements, buf.c + offset_elements,
-                nullptr);
+    if (inst)
+      launch_on(*inst, call, buf.a + offset_elements, buf.b + offset_elements,
+                buf.c + offset_elements);
+    else
+      hgemm::gemm(call, buf.a + offset_elements, buf.b + offset_elements, buf.c + offset_elements,
+                  nullptr);
   } catch (const hgemm::Error& e) {
     check(false, name + ": " + e.what());
     return;
@@ -1028,6 +1067,38 @@ void test_graph_replay(int64_t batches) {
 
 }  // namespace
 
+// Every compiled general flavour on its own (dispatch reaches each only for shapes whose pick it
+// is): a column-major A with alpha, beta, a bias and GELU; and strided batches with beta and a
+// broadcast B. M is past kARowsFirstMaxM and a multiple of 8, as dispatch sends a
+// column-major A to this flavour; N and K leave partial tiles.
+void test_general_flavours(Buffers& buf) {
+  int ran = 0;
+  uint64_t seed = 5100;
+  for (const hgemm::KernelInstance& inst : hgemm::sm90_instances()) {
+    const hgemm::KernelConfig& c = inst.config;
+    if (!hgemm::sm90::has_general_flavour(hgemm::sm90_variant(c))) continue;
+    ++ran;
+    const Order ob = c.layout == hgemm::Layout::kTN ? Order::kCol : Order::kRow;
+    const Types t{c.dtype, c.accum};
+    GemmDesc acol = make_desc({264, 1000, 520}, Order::kCol, ob, Order::kRow, t, false,
+                              Batching::kOne, 1.25f, -0.5f, {true, Activation::kGelu});
+    run_case(buf, acol, true, 0, seed++, 0, &inst);
+    // Three batches of A sharing one B (heads against one weight), C side by side in its rows;
+    // strides that TMA can step (multiples of 8 elements).
+    GemmDesc batched = make_desc({136, 264, 200}, Order::kRow, ob, Order::kRow, t, false,
+                                 Batching::kOne, 1.0f, 0.5f, {false, Activation::kNone});
+    batched.batch_count = 3;
+    batched.stride_a = batched.m * batched.k + 8;
+    batched.stride_b = 0;
+    batched.stride_c = batched.n;
+    batched.ldc = 3 * batched.n;
+    run_case(buf, batched, false, 0, seed++, 0, &inst);
+  }
+  // Ten catalog rows compile the flavour, each in fp16 (both accumulations) and bf16, TN and NN.
+  check(ran == 10 * 6, "general flavours verified one by one: " + std::to_string(ran) +
+                           " instances, 60 expected");
+}
+
 int main(int argc, char** argv) {
   g_quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   if (!gpu_checks::device_present("GPU tests never skip")) return 1;
@@ -1071,6 +1142,7 @@ int main(int argc, char** argv) {
   batched_shapes.push_back({128, 128, 64});  // a head of attention
   test_batched_dispatch(buf, batched_shapes);
   test_col_major_a(buf, tuned_shapes, sm90);
+  if (sm90 && !g_quick) test_general_flavours(buf);
   if (!g_quick) test_epilogue_ping_pong(buf);
   test_safety_net_plan();
   test_device_refusals();
