@@ -1068,9 +1068,9 @@ void test_graph_replay(int64_t batches) {
 }  // namespace
 
 // Every compiled general flavour on its own (dispatch reaches each only for shapes whose pick it
-// is): a column-major A with alpha, beta, a bias and GELU; and strided batches with beta and a
-// broadcast B. M is past kARowsFirstMaxM and a multiple of 8, as dispatch sends a
-// column-major A to this flavour; N and K leave partial tiles.
+// is): a column-major A (with alpha, beta, a bias and GELU where the accumulation is fp32), and
+// strided batches (with beta) sharing one B. M is past kARowsFirstMaxM and a multiple of 8, as
+// dispatch sends a column-major A to this flavour; N and K leave partial tiles.
 void test_general_flavours(Buffers& buf) {
   int ran = 0;
   uint64_t seed = 5100;
@@ -1080,13 +1080,17 @@ void test_general_flavours(Buffers& buf) {
     ++ran;
     const Order ob = c.layout == hgemm::Layout::kTN ? Order::kCol : Order::kRow;
     const Types t{c.dtype, c.accum};
+    // The kernels fuse alpha, beta and a bias with fp32 accumulation only.
+    const bool fused = c.accum == hgemm::Accum::kF32;
     GemmDesc acol = make_desc({264, 1000, 520}, Order::kCol, ob, Order::kRow, t, false,
-                              Batching::kOne, 1.25f, -0.5f, {true, Activation::kGelu});
-    run_case(buf, acol, true, 0, seed++, 0, &inst);
+                              Batching::kOne, fused ? 1.25f : 1.0f, fused ? -0.5f : 0.0f,
+                              {fused, fused ? Activation::kGelu : Activation::kNone});
+    run_case(buf, acol, fused, 0, seed++, 0, &inst);
     // Three batches of A sharing one B (heads against one weight), C side by side in its rows;
     // strides that TMA can step (multiples of 8 elements).
     GemmDesc batched = make_desc({136, 264, 200}, Order::kRow, ob, Order::kRow, t, false,
-                                 Batching::kOne, 1.0f, 0.5f, {false, Activation::kNone});
+                                 Batching::kOne, 1.0f, fused ? 0.5f : 0.0f,
+                                 {false, Activation::kNone});
     batched.batch_count = 3;
     batched.stride_a = batched.m * batched.k + 8;
     batched.stride_b = 0;
