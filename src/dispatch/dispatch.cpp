@@ -534,7 +534,10 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                       (pick->sibling ? "a sibling of the winner of " : "the winner of ") +
                       shape(pick->neighbor);
         const std::string raster =
-            pick->default_raster
+            pick->wave_fit
+                ? "; replaced by the prefill rule's tile, whose rounds over the SMs cover less "
+                  "area (default raster)"
+            : pick->default_raster
                 ? "; the default raster (m8): the neighbour's would re-read an operand here"
                 : "";
         advice = Advice{pick->config, Source::kNeighbors,

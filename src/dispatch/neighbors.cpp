@@ -262,6 +262,72 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   }
 }
 
+// The prefill rule's measure of a cooperative tile of two or three warpgroups at `problem`: the
+// rounds of tiles the SMs run (clusters padded whole) times the tile's area, swap-AB tiles
+// charged kWaveFitSwapCost more. At prefill token counts such tiles all run at about the same
+// rate per tile slot (within 4% at 1100-3300 tokens; swap-AB ~6% below), so the one that pads
+// least into its last round is fastest. nullopt for any other tile.
+struct WaveSlots {
+  int64_t rounds;
+  double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost
+};
+
+std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
+                                    const DeviceInfo& device) {
+  if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
+      c.num_consumer_wgs < 2 || c.split_k != 1 || c.block_m * c.block_n < kWaveFitMinArea ||
+      device.sm_count <= 0)
+    return std::nullopt;
+  auto blocks = [](int64_t extent, int tile, int cluster) {
+    const int64_t n = (extent + tile - 1) / tile;
+    return (n + cluster - 1) / cluster * cluster;
+  };
+  const int64_t tiles =
+      blocks(problem.m, c.block_m, c.cluster_m) * blocks(problem.n, c.block_n, c.cluster_n);
+  const int64_t rounds = (tiles + device.sm_count - 1) / device.sm_count;
+  return WaveSlots{rounds,
+                   double(rounds) * c.block_m * c.block_n * (c.swap_ab ? kWaveFitSwapCost : 1.0)};
+}
+
+// Prefill without a table entry (TN, fp32 accumulation, M >= kWaveFitMinM): transfer's pick was
+// the winner at tuned shapes of other token counts, whose tiles filled those shapes' rounds;
+// here another width may fill them better. Among the compiled tiles wave_slots measures, the
+// one with the fewest slots (ties to the larger tile, then the catalog's order) replaces the
+// pick, at the default raster, where it takes kWaveFitMargin fewer than the pick's own and the
+// pick runs at most kWaveFitMaxRounds rounds. A pick that wave_slots does not measure stays.
+// On eighteen TN shapes of 1100-3300 tokens that no suite holds (six llm-fresh layers; every
+// pick at most four rounds), dispatch went from 0.937 to 0.959 of cublaslt-best, the best of 28
+// tiles per shape being 0.965 (bench/results/2026-11-29-h200-general-twins/prefill-probe,
+// docs/notes/2026-11-29-general-twins.md).
+void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  if (problem.m < kWaveFitMinM || problem.layout != Layout::kTN || problem.accum != Accum::kF32)
+    return;
+  const DeviceInfo& device = *scope.device;
+  const std::optional<WaveSlots> own = wave_slots(problem, pick->config, device);
+  if (!own || own->rounds > kWaveFitMaxRounds) return;
+  std::optional<KernelConfig> best;
+  double best_slots = own->slots * (1.0 - kWaveFitMargin);
+  int best_area = 0;
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& c = inst.config;
+    if (!c.source.empty() || c.layout != problem.layout || c.accum != problem.accum ||
+        c.dtype != problem.dtype)
+      continue;
+    const std::optional<WaveSlots> w = wave_slots(problem, c, device);
+    if (!w) continue;
+    const int area = c.block_m * c.block_n;
+    const bool fewer =
+        w->slots < best_slots || (best && w->slots == best_slots && area > best_area);
+    if (!fewer || !scope.legal(problem, c) || scope.blocked(c)) continue;
+    best = c;
+    best_slots = w->slots;
+    best_area = area;
+  }
+  if (!best) return;
+  pick->config = *best;
+  pick->wave_fit = true;
+}
+
 // The tuned shapes of `problem`'s layout and accumulation with their distances, nearest first
 // (ties by the winner's name, then by shape, so the answer does not depend on the order of
 // `points`).
@@ -408,7 +474,10 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
         pick = best->first;
       }
     }
-    if (pick) fit_m_with_swap(problem, &*pick, scope);
+    if (pick) {
+      fit_m_with_swap(problem, &*pick, scope);
+      fit_waves(problem, &*pick, scope);
+    }
     return pick;
   }
   if (rule == NeighborRule::kSiblings) {

@@ -41,7 +41,11 @@
 //            catalog config instead: every compiled sm90 config of the layout, accumulation and
 //            element type, at each power-of-two split cost.hpp allows, default raster. On thirty
 //            such shapes measured over the whole catalog: 0.942 -> 0.973 of the best
-//            (docs/notes/2026-11-29-dispatch-model.md)
+//            (docs/notes/2026-11-29-dispatch-model.md). Prefill (TN, fp32 accumulation,
+//            M >= kWaveFitMinM): where the pick is a cooperative tile of two or more
+//            warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled tile of that
+//            kind whose rounds over the SMs cover the least area (fit_waves in neighbors.cpp)
+//            replaces it
 #pragma once
 
 #include <functional>
@@ -65,6 +69,17 @@ inline constexpr int kNeighbors = 8;
 // Eight scored no better than siblings under `hgemm db loo`; 32 as well as all of them (a
 // shape's search measures 15 in the median).
 inline constexpr int kCarriedConfigs = 32;
+// The prefill rule (fit_waves): from this many tokens, among cooperative tiles of at least this
+// area (128 x 96), swap-AB ones charged this much more per slot (they ran ~6% below the others
+// per tile at 1100-3300 tokens; any charge from 0.90 to 1.0 chose within 0.6% as well there).
+// Only where the pick runs at most kWaveFitMaxRounds rounds (the measured range: past it the
+// last round's padding is a small part of the time, smaller than the 2-4% the tiles' rates
+// differ by), and only for a tile that takes kWaveFitMargin fewer slots.
+inline constexpr int64_t kWaveFitMinM = 1024;
+inline constexpr int kWaveFitMinArea = 128 * 96;
+inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
+inline constexpr int64_t kWaveFitMaxRounds = 4;
+inline constexpr double kWaveFitMargin = 0.02;
 // "nearest", "cost", "scaled", "siblings", "transfer"; parse_neighbor_rule: nullopt for another name.
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
@@ -142,6 +157,7 @@ struct Prediction {
   bool sibling = false;
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
+  bool wave_fit = false;     // replaced by the prefill rule's tile, which fills the rounds better
   // The pick's raster order and group size were a neighbour's, which would re-read an operand
   // here (raster_rereads): they are the defaults instead.
   bool default_raster = false;

@@ -1,6 +1,7 @@
 // The dispatch model (dispatch/model.hpp): the shipped model against the predictions its fitting
 // script computed, the text form's errors, where transfer consults it and where not, and a model
-// that does not belong to its table.
+// that does not belong to its table. Also transfer's prefill rule (fit_waves), on the same
+// synthetic tables.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,7 +181,7 @@ struct Points {
       std::vector<dispatch::TimedConfig> t;
       for (const KernelInstance& inst : registry::instances())
         if (inst.config.family == Family::kSm90Ws && inst.config.layout == Layout::kTN &&
-            inst.config.accum == Accum::kF32 && inst.config.dtype == DType::kF16 &&
+            inst.config.accum == p.accum && inst.config.dtype == DType::kF16 &&
             inst.config.source.empty())
           t.push_back({inst.config, inst.config.swap_ab ? 20.0 : 10.0});
       std::stable_sort(t.begin(), t.end(), [](auto& a, auto& b) { return a.us < b.us; });
@@ -231,6 +232,80 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
   // No model: transfer everywhere.
   scope.model = nullptr;
   EXPECT_FALSE(pick(200, 5120, 3072)->modeled);
+}
+
+// The prefill rule (fit_waves): at a TN fp32 prefill shape no table holds, transfer's pick is
+// replaced by the compiled cooperative tile of two or more warpgroups whose rounds over the SMs
+// cover the least area, where that is kWaveFitMargin less; not below kWaveFitMinM tokens, not
+// where the pick runs more than kWaveFitMaxRounds rounds, not for fp16 accumulation.
+TEST(DispatchPrefill, TransferTakesTheTileThatFillsTheRounds) {
+  const DeviceInfo d = h100();
+  const dispatch::NeighborScope scope{
+      &d,
+      [&](const Problem& p, const KernelConfig& c) {
+        return registry::can_implement(p, c, args_for(p), d).ok();
+      },
+      [](const KernelConfig&) { return false; }, nullptr, nullptr};
+  const Points tuned{{2048, 5120, 4096, Layout::kTN, Accum::kF32},
+                     {4096, 5120, 4096, Layout::kTN, Accum::kF32},
+                     {8192, 5120, 4096, Layout::kTN, Accum::kF32}};
+  auto pick = [&](int64_t m, Accum acc = Accum::kF32) {
+    return dispatch::predict_from_neighbors({m, 5120, 4096, Layout::kTN, acc}, tuned.points,
+                                            dispatch::NeighborRule::kTransfer, scope);
+  };
+  // Written out here rather than shared with the rule: rounds of tiles (clusters whole) over
+  // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost.
+  auto rounds = [&](int64_t m, const KernelConfig& c) {
+    auto blocks = [](int64_t extent, int tile, int cluster) {
+      return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
+    };
+    const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(5120, c.block_n, c.cluster_n);
+    return (tiles + d.sm_count - 1) / d.sm_count;
+  };
+  auto slots = [&](int64_t m, const KernelConfig& c) {
+    return double(rounds(m, c)) * c.block_m * c.block_n *
+           (c.swap_ab ? dispatch::kWaveFitSwapCost : 1.0);
+  };
+  auto measured = [](const KernelConfig& c) {
+    return c.family == Family::kSm90Ws && c.schedule == Schedule::kCooperative &&
+           c.num_consumer_wgs >= 2 && c.split_k == 1 &&
+           c.block_m * c.block_n >= dispatch::kWaveFitMinArea;
+  };
+  // Over token counts of no table: wherever the final pick is such a tile running at most
+  // kWaveFitMaxRounds rounds, no compiled rival takes kWaveFitMargin fewer slots; a replaced
+  // pick takes the default raster; and the rule replaced some.
+  int replaced = 0;
+  for (int64_t m = dispatch::kWaveFitMinM; m <= 3300; m += 76) {
+    const Problem problem{m, 5120, 4096, Layout::kTN, Accum::kF32};
+    const auto p = pick(m);
+    ASSERT_TRUE(p) << m;
+    if (p->wave_fit) {
+      ++replaced;
+      EXPECT_EQ(p->config.raster, Raster::kAlongM) << m;
+      EXPECT_TRUE(measured(p->config)) << p->config.name();
+    }
+    if (!measured(p->config) || rounds(m, p->config) > dispatch::kWaveFitMaxRounds) continue;
+    for (const KernelInstance& inst : registry::instances()) {
+      const KernelConfig& c = inst.config;
+      if (!measured(c) || !c.source.empty() || c.layout != Layout::kTN ||
+          c.accum != Accum::kF32 || c.dtype != DType::kF16 ||
+          !registry::can_implement(problem, c, args_for(problem), d).ok())
+        continue;
+      EXPECT_GE(slots(m, c), slots(m, p->config) * (1.0 - dispatch::kWaveFitMargin) * 0.999999)
+          << m << ": " << c.name() << " fills the rounds better than " << p->config.name();
+    }
+  }
+  EXPECT_GT(replaced, 3);
+  // Below prefill, with fp16 accumulation, and where the pick runs many rounds (16384 tokens:
+  // 128x256 makes 2560 tiles, 20 rounds), transfer's pick stands.
+  EXPECT_FALSE(pick(dispatch::kWaveFitMinM - 1)->wave_fit);
+  EXPECT_FALSE(pick(16384)->wave_fit) << pick(16384)->config.name();
+  const Points tuned16{{2048, 5120, 4096, Layout::kTN, Accum::kF16}};
+  const auto p16 = dispatch::predict_from_neighbors(
+      {1100, 5120, 4096, Layout::kTN, Accum::kF16}, tuned16.points, dispatch::NeighborRule::kTransfer,
+      scope);
+  ASSERT_TRUE(p16);
+  EXPECT_FALSE(p16->wave_fit) << p16->config.name();
 }
 
 TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {
