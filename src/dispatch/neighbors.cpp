@@ -262,21 +262,18 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   }
 }
 
-// The prefill rule's measure of a cooperative tile of two or three warpgroups at `problem`: the
-// rounds of tiles the SMs run (clusters padded whole) times the tile's area, swap-AB tiles
-// charged kWaveFitSwapCost more. At prefill token counts such tiles all run at about the same
-// rate per tile slot (within 4% at 1100-3300 tokens; swap-AB ~6% below), so the one that pads
-// least into its last round is fastest. nullopt for any other tile.
 struct WaveSlots {
   int64_t rounds;
   double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost
 };
 
+// The wave rule's measure of a cooperative tile of two or three warpgroups, unsplit, at
+// `problem`: the rounds of tiles the SMs run (clusters padded whole) times the tile's area,
+// swap-AB tiles charged kWaveFitSwapCost more. nullopt for any other tile.
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
-      c.num_consumer_wgs < 2 || c.split_k != 1 || c.block_m * c.block_n < kWaveFitMinArea ||
-      device.sm_count <= 0)
+      c.num_consumer_wgs < 2 || c.split_k != 1 || device.sm_count <= 0)
     return std::nullopt;
   auto blocks = [](int64_t extent, int tile, int cluster) {
     const int64_t n = (extent + tile - 1) / tile;
@@ -289,19 +286,33 @@ std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& 
                    double(rounds) * c.block_m * c.block_n * (c.swap_ab ? kWaveFitSwapCost : 1.0)};
 }
 
-// Prefill without a table entry (TN, fp32 accumulation, M >= kWaveFitMinM): transfer's pick was
-// the winner at tuned shapes of other token counts, whose tiles filled those shapes' rounds;
-// here another width may fill them better. Among the compiled tiles wave_slots measures, the
-// one with the fewest slots (ties to the larger tile, then the catalog's order) replaces the
-// pick, at the default raster, where it takes kWaveFitMargin fewer than the pick's own and the
-// pick runs at most kWaveFitMaxRounds rounds. A pick that wave_slots does not measure stays.
-// On eighteen TN shapes of 1100-3300 tokens that no suite holds (six llm-fresh layers; every
-// pick at most four rounds), dispatch went from 0.937 to 0.959 of cublaslt-best, the best of 28
-// tiles per shape being 0.965 (bench/results/2026-11-29-h200-general-twins/prefill-probe,
-// docs/notes/2026-11-29-general-twins.md).
+// The tiles the wave rule may choose: at least kWaveFitMinArea and kWaveFitMinSide. From a few
+// hundred tokens on these all run at about the same rate per tile slot (within 4-6% at 600-3300
+// tokens, TN and NN; swap-AB ~6% below), so the one that pads least into its last round is
+// fastest. In NN only widths of whole 64-column chunks of the N-major B: 96, 112 and 160 ran
+// 10-30% below the others there.
+bool wave_candidate(const KernelConfig& c) {
+  return c.block_m * c.block_n >= kWaveFitMinArea &&
+         std::min(c.block_m, c.block_n) >= kWaveFitMinSide &&
+         (c.layout != Layout::kNN || c.swap_ab || c.block_n % 64 == 0);
+}
+
+// A shape without a table entry, fp32 accumulation, M >= kWaveFitMinM: transfer's pick was the
+// winner at tuned shapes of other token counts, whose tiles filled those shapes' rounds (the
+// model's, the fastest by a fit that does not count rounds); here another width may fill them
+// better. Among the compiled candidates (wave_candidate), the one with the fewest slots (ties to
+// the larger tile, then the catalog's order) replaces the pick, at the default raster, where it
+// takes kWaveFitMargin fewer than the pick's own and the pick runs at most kWaveFitMaxRounds
+// rounds. A pick that wave_slots does not measure stays. On eighteen TN shapes of 1100-3300 tokens
+// that no suite holds (six llm-fresh layers; every pick at most four rounds), dispatch went from
+// 0.937 to 0.959 of cublaslt-best, the best of 28 tiles per shape being 0.965
+// (bench/results/2026-11-29-h200-general-twins/prefill-probe,
+// docs/notes/2026-11-29-prefill-waves.md); validated on 50 others, 0.965 -> 0.972
+// (bench/results/2026-11-29-h200-prefill-waves).
+// Probes of TN at 600-980 tokens and NN at 1100-3300 (bench/results/2026-11-29-h200-waves-wider)
+// widened it to both layouts from 512.
 void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
-  if (problem.m < kWaveFitMinM || problem.layout != Layout::kTN || problem.accum != Accum::kF32)
-    return;
+  if (problem.m < kWaveFitMinM || problem.accum != Accum::kF32) return;
   const DeviceInfo& device = *scope.device;
   const std::optional<WaveSlots> own = wave_slots(problem, pick->config, device);
   if (!own || own->rounds > kWaveFitMaxRounds) return;
@@ -314,7 +325,7 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
         c.dtype != problem.dtype)
       continue;
     const std::optional<WaveSlots> w = wave_slots(problem, c, device);
-    if (!w) continue;
+    if (!w || !wave_candidate(c)) continue;
     const int area = c.block_m * c.block_n;
     const bool fewer =
         w->slots < best_slots || (best && w->slots == best_slots && area > best_area);
@@ -452,7 +463,10 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
   const DeviceInfo& device = *scope.device;
   if (rule == NeighborRule::kTransfer && scope.model && problem.m >= kModelMinM &&
       problem.m <= kModelMaxM && scope.model->has(problem.layout) && !shares_n_k(problem, near))
-    if (std::optional<Prediction> pick = model_pick(problem, scope)) return pick;
+    if (std::optional<Prediction> pick = model_pick(problem, scope)) {
+      fit_waves(problem, &*pick, scope);
+      return pick;
+    }
   if (rule == NeighborRule::kTransfer) {
     // One time is one shape's quirk (a wave that happens to fit); three agree on a trend (two
     // scored 1% worse under `hgemm db loo`, one 1.5%).

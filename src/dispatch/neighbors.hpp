@@ -41,11 +41,11 @@
 //            catalog config instead: every compiled sm90 config of the layout, accumulation and
 //            element type, at each power-of-two split cost.hpp allows, default raster. On thirty
 //            such shapes measured over the whole catalog: 0.942 -> 0.973 of the best
-//            (docs/notes/2026-11-29-dispatch-model.md). Prefill (TN, fp32 accumulation,
-//            M >= kWaveFitMinM): where the pick is a cooperative tile of two or more
-//            warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled tile of that
-//            kind whose rounds over the SMs cover the least area (fit_waves in neighbors.cpp)
-//            replaces it
+//            (docs/notes/2026-11-29-dispatch-model.md). From kWaveFitMinM tokens with fp32
+//            accumulation, where the pick (transfer's or the model's) is a cooperative tile of
+//            two or more warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled
+//            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
+//            neighbors.cpp) replaces it
 #pragma once
 
 #include <functional>
@@ -69,14 +69,16 @@ inline constexpr int kNeighbors = 8;
 // Eight scored no better than siblings under `hgemm db loo`; 32 as well as all of them (a
 // shape's search measures 15 in the median).
 inline constexpr int kCarriedConfigs = 32;
-// The prefill rule (fit_waves): from this many tokens, among cooperative tiles of at least this
-// area (128 x 96), swap-AB ones charged this much more per slot (they ran ~6% below the others
-// per tile at 1100-3300 tokens; any charge from 0.90 to 1.0 chose within 0.6% as well there).
-// Only where the pick runs at most kWaveFitMaxRounds rounds (the measured range: past it the
-// last round's padding is a small part of the time, smaller than the 2-4% the tiles' rates
-// differ by), and only for a tile that takes kWaveFitMargin fewer slots.
-inline constexpr int64_t kWaveFitMinM = 1024;
+// The wave rule (fit_waves): from this many tokens, among cooperative tiles of at least this
+// area (128 x 96) and side (72-token tiles ran 8-13% below the others per slot), swap-AB ones
+// charged this much more per slot (they ran ~6% below the others per tile at 1100-3300 tokens;
+// any charge from 0.90 to 1.0 chose within 0.6% as well there). Only where the pick runs at
+// most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
+// part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
+// takes kWaveFitMargin fewer slots.
+inline constexpr int64_t kWaveFitMinM = 512;
 inline constexpr int kWaveFitMinArea = 128 * 96;
+inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;

@@ -234,11 +234,12 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
   EXPECT_FALSE(pick(200, 5120, 3072)->modeled);
 }
 
-// The prefill rule (fit_waves): at a TN fp32 prefill shape no table holds, transfer's pick is
-// replaced by the compiled cooperative tile of two or more warpgroups whose rounds over the SMs
-// cover the least area, where that is kWaveFitMargin less; not below kWaveFitMinM tokens, not
-// where the pick runs more than kWaveFitMaxRounds rounds, not for fp16 accumulation.
-TEST(DispatchPrefill, TransferTakesTheTileThatFillsTheRounds) {
+// The wave rule (fit_waves): at an fp32 shape no table holds, transfer's cooperative pick of two
+// or more warpgroups is replaced by the compiled candidate (at least kWaveFitMinArea and
+// kWaveFitMinSide) whose rounds over the SMs cover the least area, where that is kWaveFitMargin
+// less; not below kWaveFitMinM tokens, not where the pick runs more than kWaveFitMaxRounds
+// rounds, not for fp16 accumulation.
+TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope{
       &d,
@@ -268,8 +269,11 @@ TEST(DispatchPrefill, TransferTakesTheTileThatFillsTheRounds) {
   };
   auto measured = [](const KernelConfig& c) {
     return c.family == Family::kSm90Ws && c.schedule == Schedule::kCooperative &&
-           c.num_consumer_wgs >= 2 && c.split_k == 1 &&
-           c.block_m * c.block_n >= dispatch::kWaveFitMinArea;
+           c.num_consumer_wgs >= 2 && c.split_k == 1;
+  };
+  auto candidate = [&](const KernelConfig& c) {
+    return measured(c) && c.block_m * c.block_n >= dispatch::kWaveFitMinArea &&
+           std::min(c.block_m, c.block_n) >= dispatch::kWaveFitMinSide;
   };
   // Over token counts of no table: wherever the final pick is such a tile running at most
   // kWaveFitMaxRounds rounds, no compiled rival takes kWaveFitMargin fewer slots; a replaced
@@ -282,12 +286,12 @@ TEST(DispatchPrefill, TransferTakesTheTileThatFillsTheRounds) {
     if (p->wave_fit) {
       ++replaced;
       EXPECT_EQ(p->config.raster, Raster::kAlongM) << m;
-      EXPECT_TRUE(measured(p->config)) << p->config.name();
+      EXPECT_TRUE(candidate(p->config)) << p->config.name();
     }
     if (!measured(p->config) || rounds(m, p->config) > dispatch::kWaveFitMaxRounds) continue;
     for (const KernelInstance& inst : registry::instances()) {
       const KernelConfig& c = inst.config;
-      if (!measured(c) || !c.source.empty() || c.layout != Layout::kTN ||
+      if (!candidate(c) || !c.source.empty() || c.layout != Layout::kTN ||
           c.accum != Accum::kF32 || c.dtype != DType::kF16 ||
           !registry::can_implement(problem, c, args_for(problem), d).ok())
         continue;
@@ -296,14 +300,14 @@ TEST(DispatchPrefill, TransferTakesTheTileThatFillsTheRounds) {
     }
   }
   EXPECT_GT(replaced, 3);
-  // Below prefill, with fp16 accumulation, and where the pick runs many rounds (16384 tokens:
-  // 128x256 makes 2560 tiles, 20 rounds), transfer's pick stands.
+  // Below kWaveFitMinM tokens, with fp16 accumulation, and where the pick runs many rounds
+  // (16384 tokens: 128x256 makes 2560 tiles, 20 rounds), transfer's pick stands.
   EXPECT_FALSE(pick(dispatch::kWaveFitMinM - 1)->wave_fit);
   EXPECT_FALSE(pick(16384)->wave_fit) << pick(16384)->config.name();
   const Points tuned16{{2048, 5120, 4096, Layout::kTN, Accum::kF16}};
-  const auto p16 = dispatch::predict_from_neighbors(
-      {1100, 5120, 4096, Layout::kTN, Accum::kF16}, tuned16.points, dispatch::NeighborRule::kTransfer,
-      scope);
+  const auto p16 =
+      dispatch::predict_from_neighbors({1100, 5120, 4096, Layout::kTN, Accum::kF16},
+                                       tuned16.points, dispatch::NeighborRule::kTransfer, scope);
   ASSERT_TRUE(p16);
   EXPECT_FALSE(p16->wave_fit) << p16->config.name();
 }
