@@ -180,7 +180,7 @@ struct Points {
     for (const Problem& p : shapes) {
       std::vector<dispatch::TimedConfig> t;
       for (const KernelInstance& inst : registry::instances())
-        if (inst.config.family == Family::kSm90Ws && inst.config.layout == Layout::kTN &&
+        if (inst.config.family == Family::kSm90Ws && inst.config.layout == p.layout &&
             inst.config.accum == p.accum && inst.config.dtype == DType::kF16 &&
             inst.config.source.empty())
           t.push_back({inst.config, inst.config.swap_ab ? 20.0 : 10.0});
@@ -300,6 +300,21 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
     }
   }
   EXPECT_GT(replaced, 3);
+  // In NN a replacement reads B in whole 64-column chunks (or is swap-AB, whose B is the call's
+  // K-major A).
+  const Points tuned_nn{{2048, 5120, 4096, Layout::kNN, Accum::kF32},
+                        {4096, 5120, 4096, Layout::kNN, Accum::kF32}};
+  int replaced_nn = 0;
+  for (int64_t m = dispatch::kWaveFitMinM; m <= 3300; m += 76) {
+    const auto p = dispatch::predict_from_neighbors({m, 5120, 4096, Layout::kNN, Accum::kF32},
+                                                    tuned_nn.points,
+                                                    dispatch::NeighborRule::kTransfer, scope);
+    ASSERT_TRUE(p) << m;
+    if (!p->wave_fit) continue;
+    ++replaced_nn;
+    EXPECT_TRUE(p->config.swap_ab || p->config.block_n % 64 == 0) << m << ": " << p->config.name();
+  }
+  EXPECT_GT(replaced_nn, 3);
   // Below kWaveFitMinM tokens, with fp16 accumulation, and where the pick runs many rounds
   // (16384 tokens: 128x256 makes 2560 tiles, 20 rounds), transfer's pick stands.
   EXPECT_FALSE(pick(dispatch::kWaveFitMinM - 1)->wave_fit);
