@@ -535,7 +535,7 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                       shape(pick->neighbor);
         const std::string raster =
             pick->wave_fit
-                ? "; replaced by the prefill rule's tile, whose rounds over the SMs cover less "
+                ? "; replaced by the wave rule's tile, whose rounds over the SMs cover less "
                   "area (default raster)"
             : pick->default_raster
                 ? "; the default raster (m8): the neighbour's would re-read an operand here"

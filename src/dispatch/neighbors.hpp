@@ -70,7 +70,7 @@ inline constexpr int kNeighbors = 8;
 // shape's search measures 15 in the median).
 inline constexpr int kCarriedConfigs = 32;
 // The wave rule (fit_waves): from this many tokens, among cooperative tiles of at least this
-// area (128 x 96) and side (72-token tiles ran 8-13% below the others per slot), swap-AB ones
+// area (128 x 96) and side (72-token tiles ran 5-14% below the others per slot), swap-AB ones
 // charged this much more per slot (they ran ~6% below the others per tile at 1100-3300 tokens;
 // any charge from 0.90 to 1.0 chose within 0.6% as well there). Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
@@ -159,7 +159,7 @@ struct Prediction {
   bool sibling = false;
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
-  bool wave_fit = false;     // replaced by the prefill rule's tile, which fills the rounds better
+  bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
   // The pick's raster order and group size were a neighbour's, which would re-read an operand
   // here (raster_rereads): they are the defaults instead.
   bool default_raster = false;
