@@ -31,23 +31,19 @@ class AbCompare(unittest.TestCase):
         d = self.dir.name
         # Shape A: the pick changes (TN), hgemm 10 -> 8 ms, cuBLASLt 9 ms in both trees.
         # Shape A NN and shape B: the same pick, the same times.
+        def rows(changed):
+            return [(100, 200, 300, "tn", "hgemm", 8.0 if changed else 10.0,
+                     "tile_b" if changed else "tile_a"),
+                    (100, 200, 300, "tn", "cublaslt-best", 9.0, "x"),
+                    (100, 200, 300, "nn", "hgemm", 12.0, "tile_c"),
+                    (100, 200, 300, "nn", "cublaslt-best", 12.0, "x"),
+                    (400, 200, 300, "tn", "hgemm", 4.0, "tile_b"),
+                    (400, 200, 300, "tn", "cublaslt-best", 4.0, "x"),
+                    (400, 200, 300, "nn", "hgemm", 5.0, "tile_c"),
+                    (400, 200, 300, "nn", "cublaslt-best", 4.5, "x")]
         for rnd in (1, 2):
-            write(d, "ref", rnd, [(100, 200, 300, "tn", "hgemm", 10.0, "tile_a"),
-                                  (100, 200, 300, "tn", "cublaslt-best", 9.0, "x"),
-                                  (100, 200, 300, "nn", "hgemm", 12.0, "tile_c"),
-                                  (100, 200, 300, "nn", "cublaslt-best", 12.0, "x"),
-                                  (400, 200, 300, "tn", "hgemm", 4.0, "tile_b"),
-                                  (400, 200, 300, "tn", "cublaslt-best", 4.0, "x"),
-                                  (400, 200, 300, "nn", "hgemm", 5.0, "tile_c"),
-                                  (400, 200, 300, "nn", "cublaslt-best", 4.5, "x")])
-            write(d, "new", rnd, [(100, 200, 300, "tn", "hgemm", 8.0, "tile_b"),
-                                  (100, 200, 300, "tn", "cublaslt-best", 9.0, "x"),
-                                  (100, 200, 300, "nn", "hgemm", 12.0, "tile_c"),
-                                  (100, 200, 300, "nn", "cublaslt-best", 12.0, "x"),
-                                  (400, 200, 300, "tn", "hgemm", 4.0, "tile_b"),
-                                  (400, 200, 300, "tn", "cublaslt-best", 4.0, "x"),
-                                  (400, 200, 300, "nn", "hgemm", 5.0, "tile_c"),
-                                  (400, 200, 300, "nn", "cublaslt-best", 4.5, "x")])
+            write(d, "ref", rnd, rows(False))
+            write(d, "new", rnd, rows(True))
 
     def tearDown(self):
         self.dir.cleanup()
