@@ -10,14 +10,15 @@
 #include "core/device.hpp"
 #include "core/suite.hpp"
 #include "dispatch/dispatch.hpp"
+#include "dispatch/gemm_route.hpp"
 #include "hgemm/hgemm.hpp"
 #include "tuner/space/space.hpp"
 
 namespace hgemm::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu G]
-       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu G]
+constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--acc f32|f16] [--gpu G] [...]
+       hgemm explain --suite S [--layout LIST] [--acc LIST] [--gpu G] [--a-col]
 
   prints the config dispatch runs for the problem, the rule that chose it (user table, shipped
   table, neighbours, heuristic, safety net) and why, and the tables it consulted. With --suite,
@@ -29,30 +30,81 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   --gpu G      decide for a described GPU instead of the current device, no GPU needed: h100
                (H100 SXM, 132 SMs, 3.35 TB/s) or h200 (132 SMs, 60 MB of L2, 4.8 TB/s; it has
                no table of its own and reads the H100's)
+  --a-col      A stored column-major (K x M), packed, as hgemmGemm routes it: the kernels'
+               general flavour reads it in place, or (few or odd rows) it is copied into rows
+               first and dispatch sees the row-major call (with --suite, rule "rows-first+RULE"),
+               or no compiled kernel can read it and the general kernel runs it ("general
+               safety-net")
 )";
 
+// The dispatch call hgemmGemm makes for a packed one-matrix call with A column-major (K x M)
+// and row-major C: dispatch::route, which either copies A into rows first (a_rows_first: then
+// dispatch sees the row-major call) or hands dispatch the column-major A. nullopt when the call
+// goes to the safety net instead.
+struct ColumnMajorA {
+  bool rows_first = false;
+  std::string why;  // route's reason
+};
+std::optional<ColumnMajorA> route_a_col(const Problem& problem) {
+  GemmDesc desc;
+  desc.m = problem.m;
+  desc.n = problem.n;
+  desc.k = problem.k;
+  desc.order_a = Order::kCol;
+  desc.order_b = problem.layout == Layout::kTN ? Order::kCol : Order::kRow;
+  desc.order_c = Order::kRow;
+  desc.accum = problem.accum;
+  const dispatch::GemmRoute route = dispatch::route(desc);
+  if (!route.dispatch) return std::nullopt;
+  return ColumnMajorA{route.a_rows_first, route.reason};
+}
+
 // 256-byte aligned stand-ins: dispatch looks only at the pointers' alignment.
-GemmArgs stand_in_args(const Problem& problem) {
-  return GemmArgs{reinterpret_cast<const void*>(uintptr_t(0x10000)),
-                  reinterpret_cast<const void*>(uintptr_t(0x20000)),
-                  reinterpret_cast<void*>(uintptr_t(0x30000)),
-                  problem.m, problem.n, problem.k, nullptr};
+GemmArgs stand_in_args(const Problem& problem, bool a_col_major) {
+  GemmArgs args{reinterpret_cast<const void*>(uintptr_t(0x10000)),
+                reinterpret_cast<const void*>(uintptr_t(0x20000)),
+                reinterpret_cast<void*>(uintptr_t(0x30000)),
+                problem.m, problem.n, problem.k, nullptr};
+  args.a_col_major = a_col_major;
+  return args;
 }
 
 int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& layouts,
-                  const std::vector<Accum>& accums, const DeviceInfo& device) {
+                  const std::vector<Accum>& accums, const DeviceInfo& device, bool a_col_major) {
   for (Accum accum : accums) {
     const dispatch::Tables tables = dispatch::tables_for(device, accum);
     for (const Shape& shape : shapes) {
       for (Layout layout : layouts) {
         const Problem problem{shape.m, shape.n, shape.k, layout, accum};
         if (Status s = problem.validate(); !s.ok()) throw ArgError(s.message);
-        const dispatch::Decision d =
-            dispatch::decide(problem, stand_in_args(problem), device, tables);
-        std::printf("%lld %lld %lld %s %s %s %s\n", (long long)shape.m, (long long)shape.n,
+        std::optional<ColumnMajorA> col;
+        if (a_col_major && !(col = route_a_col(problem))) {
+          std::printf("%lld %lld %lld %s %s general safety-net\n", (long long)shape.m,
+                      (long long)shape.n, (long long)shape.k,
+                      std::string(to_string(layout)).c_str(),
+                      std::string(to_string(accum)).c_str());
+          continue;
+        }
+        const bool in_place = col && !col->rows_first;
+        std::optional<dispatch::Decision> d;
+        try {
+          d = dispatch::decide(problem, stand_in_args(problem, in_place), device, tables);
+        } catch (const Error&) {
+          // hgemmGemm then runs the general kernel (api.cpp: try_select finds nothing).
+          if (!a_col_major) throw;
+        }
+        if (!d) {
+          std::printf("%lld %lld %lld %s %s general safety-net\n", (long long)shape.m,
+                      (long long)shape.n, (long long)shape.k,
+                      std::string(to_string(layout)).c_str(),
+                      std::string(to_string(accum)).c_str());
+          continue;
+        }
+        std::printf("%lld %lld %lld %s %s %s %s%s\n", (long long)shape.m, (long long)shape.n,
                     (long long)shape.k, std::string(to_string(layout)).c_str(),
-                    std::string(to_string(accum)).c_str(), d.config.name().c_str(),
-                    std::string(to_string(d.source)).c_str());
+                    std::string(to_string(accum)).c_str(), d->config.name().c_str(),
+                    col && col->rows_first ? "rows-first+" : "",
+                    std::string(to_string(d->source)).c_str());
       }
     }
   }
@@ -63,7 +115,7 @@ int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& l
 
 int cmd_explain(const Args& raw) {
   try {
-    ParsedArgs args(raw, {"layout", "acc", "gpu", "suite"}, {"help"});
+    ParsedArgs args(raw, {"layout", "acc", "gpu", "suite"}, {"help", "a-col"});
     if (args.flag("help")) {
       std::fputs(kHelp, stdout);
       return 0;
@@ -102,7 +154,7 @@ int cmd_explain(const Args& raw) {
       } catch (const Error& e) {
         throw ArgError(e.message());
       }
-      return explain_suite(shapes, layouts, accums, device);
+      return explain_suite(shapes, layouts, accums, device, args.flag("a-col"));
     }
     if (pos.size() != 3) throw ArgError("explain needs M N K");
     int64_t dims[3];
@@ -119,14 +171,33 @@ int cmd_explain(const Args& raw) {
     if (!accum) throw ArgError("--acc must be f32 or f16");
     const Problem problem{dims[0], dims[1], dims[2], *layout, *accum};
     if (Status s = problem.validate(); !s.ok()) throw ArgError(s.message);
-    const GemmArgs gemm = stand_in_args(problem);
+    std::optional<ColumnMajorA> col;
+    if (args.flag("a-col")) {
+      col = route_a_col(problem);
+      if (!col) {
+        std::printf("%s with A column-major runs on the general kernel (the safety net): no "
+                    "compiled kernel reads it\n", problem.name().c_str());
+        return 0;
+      }
+    }
+    const GemmArgs gemm = stand_in_args(problem, col && !col->rows_first);
     const dispatch::Tables tables = dispatch::tables_for(device, *accum);
-    const dispatch::Decision d = dispatch::decide(problem, gemm, device, tables);
+    std::optional<dispatch::Decision> decision;
+    try {
+      decision = dispatch::decide(problem, gemm, device, tables);
+    } catch (const Error& e) {
+      if (!col) throw;
+      // hgemmGemm then runs the general kernel (api.cpp: try_select finds nothing).
+      std::printf("%s with A column-major runs on the general kernel (the safety net): %s\n",
+                  problem.name().c_str(), e.message().c_str());
+      return 0;
+    }
+    const dispatch::Decision& d = *decision;
     std::printf("%s on %s (%d SMs)\n", problem.name().c_str(), device.name.c_str(),
                 device.sm_count);
     std::printf("runs    %s\n", d.config.name().c_str());
     std::printf("rule    %s\n", std::string(to_string(d.source)).c_str());
-    std::printf("why     %s\n", d.reason.c_str());
+    std::printf("why     %s%s\n", col ? (col->why + "; ").c_str() : "", d.reason.c_str());
     std::printf("table   %s (%s)\n",
                 tables.shipped->path().empty() ? "none" : tables.shipped->path().c_str(),
                 tables.shipped->status().c_str());

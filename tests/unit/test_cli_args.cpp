@@ -171,3 +171,24 @@ TEST(Cli, BenchResumeRefusesTheOtherDtype) {
                      "it holds f16 rows and this run is --dtype bf16");
   std::remove(path.c_str());
 }
+
+// explain --a-col follows hgemmGemm's route for a packed column-major A: the general flavour
+// reads it in place (more than 256 rows, a multiple of 8), a small A is copied into rows first,
+// and an odd M whose A is too big to copy goes to the safety net, each said so.
+TEST(Cli, ExplainAColumnMajorA) {
+  const std::string env = std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table";
+  CliResult r = run_cli("explain 1024 7168 5120 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("with A column-major (read M-major)"), std::string::npos) << r.output;
+  r = run_cli("explain 100 4096 4096 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("copied to rows first"), std::string::npos) << r.output;
+  r = run_cli("explain 2500 10240 8192 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("runs on the general kernel (the safety net)"), std::string::npos)
+      << r.output;
+  // Without --a-col the same shape runs a tuned kernel.
+  r = run_cli("explain 2500 10240 8192 --gpu h200", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("runs    sm90_ws_"), std::string::npos) << r.output;
+}
