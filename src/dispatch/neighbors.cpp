@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "core/kernel_variant.hpp"
 #include "dispatch/cost.hpp"
@@ -262,26 +263,27 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   }
 }
 
+// A catalog sm90 instance (not a promoted rewrite) built for the problem's layout, accumulation
+// and element type: what the dispatch model and the wave rule choose among.
+bool catalog_sm90_for(const KernelConfig& c, const Problem& problem) {
+  return c.family == Family::kSm90Ws && c.source.empty() && c.layout == problem.layout &&
+         c.accum == problem.accum && c.dtype == problem.dtype;
+}
+
 struct WaveSlots {
   int64_t rounds;
   double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost
 };
 
 // The wave rule's measure of a cooperative tile of two or three warpgroups, unsplit, at
-// `problem`: the rounds of tiles the SMs run (clusters padded whole) times the tile's area,
-// swap-AB tiles charged kWaveFitSwapCost more. nullopt for any other tile.
+// `problem`: the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
+// tile's area, swap-AB tiles charged kWaveFitSwapCost more. nullopt for any other tile.
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
       c.num_consumer_wgs < 2 || c.split_k != 1 || device.sm_count <= 0)
     return std::nullopt;
-  auto blocks = [](int64_t extent, int tile, int cluster) {
-    const int64_t n = (extent + tile - 1) / tile;
-    return (n + cluster - 1) / cluster * cluster;
-  };
-  const int64_t tiles =
-      blocks(problem.m, c.block_m, c.cluster_m) * blocks(problem.n, c.block_n, c.cluster_n);
-  const int64_t rounds = (tiles + device.sm_count - 1) / device.sm_count;
+  const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
   return WaveSlots{rounds,
                    double(rounds) * c.block_m * c.block_n * (c.swap_ab ? kWaveFitSwapCost : 1.0)};
 }
@@ -318,28 +320,22 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   if (!own || own->rounds > kWaveFitMaxRounds) return;
   std::optional<KernelConfig> best;
   double best_slots = own->slots * (1.0 - kWaveFitMargin);
-  int best_area = 0;
-  int best_stages = 0;
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& c = inst.config;
-    if (!c.source.empty() || c.layout != problem.layout || c.accum != problem.accum ||
-        c.dtype != problem.dtype)
-      continue;
+    if (!catalog_sm90_for(c, problem)) continue;
     const std::optional<WaveSlots> w = wave_slots(problem, c, device);
     if (!w || !wave_candidate(c)) continue;
     // Ties go to the larger tile, then to the deeper ring: the three-stage 128x192 ran 8% below
     // the four-stage one per slot in both probes, and in the first A/B, picked by the catalog's
     // order, 4-9% below the pick it replaced at 900 tokens.
-    const int area = c.block_m * c.block_n;
     const bool fewer =
         w->slots < best_slots ||
         (best && w->slots == best_slots &&
-         (area > best_area || (area == best_area && c.num_stages > best_stages)));
+         std::pair(c.block_m * c.block_n, c.num_stages) >
+             std::pair(best->block_m * best->block_n, best->num_stages));
     if (!fewer || !scope.legal(problem, c) || scope.blocked(c)) continue;
     best = c;
     best_slots = w->slots;
-    best_area = area;
-    best_stages = c.num_stages;
   }
   if (!best) return;
   pick->config = *best;
@@ -445,9 +441,7 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
   double best_score = std::numeric_limits<double>::infinity();
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& base = inst.config;
-    if (base.family != Family::kSm90Ws || !base.source.empty() || base.layout != problem.layout ||
-        base.accum != problem.accum || base.dtype != problem.dtype)
-      continue;
+    if (!catalog_sm90_for(base, problem)) continue;
     for (int split : split_candidates(problem, base, *scope.device)) {
       if ((split & (split - 1)) != 0) continue;
       KernelConfig c = base;
