@@ -37,28 +37,6 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
                safety-net")
 )";
 
-// The dispatch call hgemmGemm makes for a packed one-matrix call with A column-major (K x M)
-// and row-major C: dispatch::route, which either copies A into rows first (a_rows_first: then
-// dispatch sees the row-major call) or hands dispatch the column-major A. nullopt when the call
-// goes to the safety net instead.
-struct ColumnMajorA {
-  bool rows_first = false;
-  std::string why;  // route's reason
-};
-std::optional<ColumnMajorA> route_a_col(const Problem& problem) {
-  GemmDesc desc;
-  desc.m = problem.m;
-  desc.n = problem.n;
-  desc.k = problem.k;
-  desc.order_a = Order::kCol;
-  desc.order_b = problem.layout == Layout::kTN ? Order::kCol : Order::kRow;
-  desc.order_c = Order::kRow;
-  desc.accum = problem.accum;
-  const dispatch::GemmRoute route = dispatch::route(desc);
-  if (!route.dispatch) return std::nullopt;
-  return ColumnMajorA{route.a_rows_first, route.reason};
-}
-
 // 256-byte aligned stand-ins: dispatch looks only at the pointers' alignment.
 GemmArgs stand_in_args(const Problem& problem, bool a_col_major) {
   GemmArgs args{reinterpret_cast<const void*>(uintptr_t(0x10000)),
@@ -69,6 +47,49 @@ GemmArgs stand_in_args(const Problem& problem, bool a_col_major) {
   return args;
 }
 
+// What runs `problem`: dispatch's decision, and with a_col_major the route hgemmGemm takes for a
+// packed column-major A (K x M) and row-major C first (dispatch::route: A copied into rows, then
+// the row-major call; or read in place). No decision where the call goes to the general kernel
+// (the safety net): the route sends it there, or nothing compiled reads that A (hgemmGemm's
+// try_select then finds nothing); `safety_net` says why.
+struct Explained {
+  std::optional<dispatch::Decision> decision;
+  bool rows_first = false;
+  std::string route;  // the route's reason, with a_col_major
+  std::string safety_net;
+};
+
+Explained explained(const Problem& problem, const DeviceInfo& device,
+                    const dispatch::Tables& tables, bool a_col_major) {
+  Explained e;
+  bool in_place = false;
+  if (a_col_major) {
+    GemmDesc desc;
+    desc.m = problem.m;
+    desc.n = problem.n;
+    desc.k = problem.k;
+    desc.order_a = Order::kCol;
+    desc.order_b = problem.layout == Layout::kTN ? Order::kCol : Order::kRow;
+    desc.order_c = Order::kRow;
+    desc.accum = problem.accum;
+    const dispatch::GemmRoute route = dispatch::route(desc);
+    if (!route.dispatch) {
+      e.safety_net = route.reason;
+      return e;
+    }
+    e.rows_first = route.a_rows_first;
+    e.route = route.reason;
+    in_place = !route.a_rows_first;
+  }
+  try {
+    e.decision = dispatch::decide(problem, stand_in_args(problem, in_place), device, tables);
+  } catch (const Error& err) {
+    if (!a_col_major) throw;
+    e.safety_net = err.message();
+  }
+  return e;
+}
+
 int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& layouts,
                   const std::vector<Accum>& accums, const DeviceInfo& device, bool a_col_major) {
   for (Accum accum : accums) {
@@ -77,34 +98,14 @@ int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& l
       for (Layout layout : layouts) {
         const Problem problem{shape.m, shape.n, shape.k, layout, accum};
         if (Status s = problem.validate(); !s.ok()) throw ArgError(s.message);
-        std::optional<ColumnMajorA> col;
-        if (a_col_major && !(col = route_a_col(problem))) {
-          std::printf("%lld %lld %lld %s %s general safety-net\n", (long long)shape.m,
-                      (long long)shape.n, (long long)shape.k,
-                      std::string(to_string(layout)).c_str(),
-                      std::string(to_string(accum)).c_str());
-          continue;
-        }
-        const bool in_place = col && !col->rows_first;
-        std::optional<dispatch::Decision> d;
-        try {
-          d = dispatch::decide(problem, stand_in_args(problem, in_place), device, tables);
-        } catch (const Error&) {
-          // hgemmGemm then runs the general kernel (api.cpp: try_select finds nothing).
-          if (!a_col_major) throw;
-        }
-        if (!d) {
-          std::printf("%lld %lld %lld %s %s general safety-net\n", (long long)shape.m,
-                      (long long)shape.n, (long long)shape.k,
-                      std::string(to_string(layout)).c_str(),
-                      std::string(to_string(accum)).c_str());
-          continue;
-        }
+        const Explained e = explained(problem, device, tables, a_col_major);
         std::printf("%lld %lld %lld %s %s %s %s%s\n", (long long)shape.m, (long long)shape.n,
                     (long long)shape.k, std::string(to_string(layout)).c_str(),
-                    std::string(to_string(accum)).c_str(), d->config.name().c_str(),
-                    col && col->rows_first ? "rows-first+" : "",
-                    std::string(to_string(d->source)).c_str());
+                    std::string(to_string(accum)).c_str(),
+                    e.decision ? e.decision->config.name().c_str() : "general",
+                    e.rows_first ? "rows-first+" : "",
+                    e.decision ? std::string(to_string(e.decision->source)).c_str()
+                               : "safety-net");
       }
     }
   }
@@ -171,33 +172,20 @@ int cmd_explain(const Args& raw) {
     if (!accum) throw ArgError("--acc must be f32 or f16");
     const Problem problem{dims[0], dims[1], dims[2], *layout, *accum};
     if (Status s = problem.validate(); !s.ok()) throw ArgError(s.message);
-    std::optional<ColumnMajorA> col;
-    if (args.flag("a-col")) {
-      col = route_a_col(problem);
-      if (!col) {
-        std::printf("%s with A column-major runs on the general kernel (the safety net): no "
-                    "compiled kernel reads it\n", problem.name().c_str());
-        return 0;
-      }
-    }
-    const GemmArgs gemm = stand_in_args(problem, col && !col->rows_first);
     const dispatch::Tables tables = dispatch::tables_for(device, *accum);
-    std::optional<dispatch::Decision> decision;
-    try {
-      decision = dispatch::decide(problem, gemm, device, tables);
-    } catch (const Error& e) {
-      if (!col) throw;
-      // hgemmGemm then runs the general kernel (api.cpp: try_select finds nothing).
+    const Explained e = explained(problem, device, tables, args.flag("a-col"));
+    if (!e.decision) {
       std::printf("%s with A column-major runs on the general kernel (the safety net): %s\n",
-                  problem.name().c_str(), e.message().c_str());
+                  problem.name().c_str(), e.safety_net.c_str());
       return 0;
     }
-    const dispatch::Decision& d = *decision;
+    const dispatch::Decision& d = *e.decision;
     std::printf("%s on %s (%d SMs)\n", problem.name().c_str(), device.name.c_str(),
                 device.sm_count);
     std::printf("runs    %s\n", d.config.name().c_str());
     std::printf("rule    %s\n", std::string(to_string(d.source)).c_str());
-    std::printf("why     %s%s\n", col ? (col->why + "; ").c_str() : "", d.reason.c_str());
+    std::printf("why     %s%s\n", e.route.empty() ? "" : (e.route + "; ").c_str(),
+                d.reason.c_str());
     std::printf("table   %s (%s)\n",
                 tables.shipped->path().empty() ? "none" : tables.shipped->path().c_str(),
                 tables.shipped->status().c_str());
