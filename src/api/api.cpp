@@ -122,35 +122,6 @@ Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const vo
   return Status::success();
 }
 
-// What the dispatch path runs: hgemmRun's arguments, with A and B exchanged for C^T = B^T A^T.
-GemmArgs dispatch_args(const GemmDesc& desc, const dispatch::GemmRoute& route, const void* a,
-                       const void* b, void* c, cudaStream_t stream) {
-  const Problem& p = route.problem;
-  GemmArgs args;
-  args.a = route.transposed ? b : a;
-  args.b = route.transposed ? a : b;
-  args.c = c;
-  args.m = p.m;
-  args.n = p.n;
-  args.k = p.k;
-  args.stream = stream;
-  args.workspace = desc.workspace;
-  args.workspace_bytes = desc.workspace_bytes;
-  args.epilogue = EpilogueArgs{.alpha = desc.alpha,
-                               .beta = desc.beta,
-                               .bias = desc.bias,
-                               .activation = desc.activation};
-  args.lda = route.lda;
-  args.ldb = route.ldb;
-  args.ldc = route.ldc;
-  args.batch_count = route.batch_count;
-  args.stride_a = route.stride_a;
-  args.stride_b = route.stride_b;
-  args.stride_c = route.stride_c;
-  args.a_col_major = route.a_col_major;
-  return args;
-}
-
 // The call with its column-major A replaced by `copy`, that A in rows (GemmRoute::a_rows_first):
 // a row-major call from here on, whose split-K partial sums follow the copy in a caller's
 // workspace (workspace_bytes counted both).
@@ -207,7 +178,7 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     launch_general(desc, a, b, c, *device, stream);
     return;
   }
-  GemmArgs args = dispatch_args(desc, route, a, b, c, stream);
+  GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
   const GemmArgs as_given = args;
   std::optional<OperandCopyScratch> rows;
   if (route.a_rows_first) {
@@ -234,7 +205,7 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   if (!route.dispatch)
     return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
                     std::string(dispatch::to_string(dispatch::Source::kSafetyNet)), route.reason};
-  GemmArgs args = dispatch_args(desc, route, a, b, const_cast<void*>(c), nullptr);
+  GemmArgs args = dispatch::route_args(desc, route, a, b, const_cast<void*>(c), nullptr);
   // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
   // dereferenced here).
   if (route.a_rows_first)

@@ -112,4 +112,32 @@ size_t workspace_bytes(const GemmRoute& route) {
   return most_split;
 }
 
+GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,
+                    void* c, cudaStream_t stream) {
+  const Problem& p = route.problem;
+  GemmArgs args;
+  args.a = route.transposed ? b : a;
+  args.b = route.transposed ? a : b;
+  args.c = c;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.stream = stream;
+  args.workspace = desc.workspace;
+  args.workspace_bytes = desc.workspace_bytes;
+  args.epilogue = EpilogueArgs{.alpha = desc.alpha,
+                               .beta = desc.beta,
+                               .bias = desc.bias,
+                               .activation = desc.activation};
+  args.lda = route.lda;
+  args.ldb = route.ldb;
+  args.ldc = route.ldc;
+  args.batch_count = route.batch_count;
+  args.stride_a = route.stride_a;
+  args.stride_b = route.stride_b;
+  args.stride_c = route.stride_c;
+  args.a_col_major = route.a_col_major;
+  return args;
+}
+
 }  // namespace hgemm::dispatch

@@ -1,12 +1,14 @@
 // hgemmGemm's first decision: whether a call is exactly one hgemmRun, so that dispatch chooses
 // among the tuned kernels as it does for hgemmRun, or needs the general kernel (the safety net).
-// Pure: no device, no pointers, so the CPU tests check every rule.
+// Pure: no device, and no pointer is read (route_args only places them), so the CPU tests check
+// every rule.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
 
 namespace hgemm::dispatch {
 
@@ -46,5 +48,12 @@ inline constexpr int64_t kARowsFirstMaxM = 256;
 // the copy of A where it runs through rows; the safety net needs none): what a caller's workspace
 // must hold.
 size_t workspace_bytes(const GemmRoute& route);
+
+// What the dispatch path runs for the call (hgemmGemm's pointers a, b, c): hgemmRun's arguments
+// on `route`, with A and B exchanged for C^T = B^T A^T, and the descriptor's epilogue and
+// workspace. The column-major A as the call stores it: a copy into rows (a_rows_first) is the
+// caller's.
+GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,
+                    void* c, cudaStream_t stream);
 
 }  // namespace hgemm::dispatch

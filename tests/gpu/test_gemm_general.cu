@@ -158,32 +158,16 @@ int64_t span(bool row_major, int64_t rows, int64_t cols, int64_t ld, int64_t bat
   return (batch_count - 1) * stride + one;
 }
 
-// `d` on one compiled instance, as hgemmGemm's dispatch path would hand it the call (the route's
-// problem, strides and batches; A and B exchanged when it runs as C^T). The route's copy of a
-// column-major A into rows is not taken: the instance reads A as the call stores it.
+// `d` on one compiled instance, as hgemmGemm's dispatch path would hand it the call
+// (dispatch::route_args). The route's copy of a column-major A into rows is not taken: the
+// instance reads A as the call stores it.
 void launch_on(const hgemm::KernelInstance& inst, const GemmDesc& d, const void* a, const void* b,
                void* c) {
   const hgemm::dispatch::GemmRoute route = hgemm::dispatch::route(d);
   if (!route.dispatch) throw hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED, route.reason);
-  const hgemm::Problem& p = route.problem;
-  hgemm::GemmArgs args;
-  args.a = route.transposed ? b : a;
-  args.b = route.transposed ? a : b;
-  args.c = c;
-  args.m = p.m;
-  args.n = p.n;
-  args.k = p.k;
-  args.epilogue = {.alpha = d.alpha, .beta = d.beta, .bias = d.bias, .activation = d.activation};
-  args.lda = route.lda;
-  args.ldb = route.ldb;
-  args.ldc = route.ldc;
-  args.batch_count = route.batch_count;
-  args.stride_a = route.stride_a;
-  args.stride_b = route.stride_b;
-  args.stride_c = route.stride_c;
-  args.a_col_major = route.a_col_major;
+  const hgemm::GemmArgs args = hgemm::dispatch::route_args(d, route, a, b, c, nullptr);
   if (hgemm::Status s =
-          hgemm::sm90_can_implement(p, inst.config, args, hgemm::current_device());
+          hgemm::sm90_can_implement(route.problem, inst.config, args, hgemm::current_device());
       !s.ok())
     throw hgemm::Error(s.code, s.message);
   inst.launch(inst.config, args);
