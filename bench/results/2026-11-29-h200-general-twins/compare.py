@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Prints every figure of README.md from the files beside it.
 
-python3 compare.py ab|prefill|fresh16
+python3 compare.py prefill|fresh16
 
-ab: hgemm-acol (A column-major) over hgemm (row-major A) in the same file, main (ref) against
-    the general twins (new), alternated twice. prefill: dispatch and each probed config against
-    cublaslt-best. fresh16: llm-fresh with fp16 accumulation against cublaslt-best. Every row
-    must have passed the verifier.
+prefill: dispatch and each probed config against cublaslt-best. fresh16: llm-fresh with fp16
+accumulation against cublaslt-best. Every row must have passed the verifier. The A/B in ab/:
+scripts/ab-compare ab --impl hgemm-acol --baseline hgemm --picks.
 """
 import csv
 import gzip
@@ -31,32 +30,6 @@ def load(path):
             t[key] = float(r["ms"])
             detail[key] = r["detail"].split(",")[0].split(" (")[0]
     return t, detail
-
-
-def ab():
-    runs = {(side, i): load(os.path.join(HERE, f"ab/ab-run-acol-ab-{side}-{i}-f32.csv.gz"))
-            for side in ("ref", "new") for i in (1, 2)}
-    shapes = sorted({k[:3] for k in runs[("ref", 1)][0]})
-    for layout in ("tn", "nn"):
-        print(f"{layout}: column-major A over row-major A, geomean of {len(shapes)} shapes")
-        for side in ("ref", "new"):
-            xs = [geomean([runs[(side, i)][0][s + (layout, "hgemm")] /
-                           runs[(side, i)][0][s + (layout, "hgemm-acol")] for s in shapes])
-                  for i in (1, 2)]
-            print(f"    {side}: round 1 {xs[0]:.3f}, round 2 {xs[1]:.3f}")
-        row = geomean([runs[("ref", i)][0][s + (layout, "hgemm")] /
-                       runs[("new", i)][0][s + (layout, "hgemm")] for s in shapes for i in (1, 2)])
-        print(f"    row-major call, new over ref speed: {row:.3f}")
-        print("    shapes whose column-major pick changed (ratio ref -> new, both rounds):")
-        for s in shapes:
-            key = s + (layout, "hgemm-acol")
-            before, after = runs[("ref", 1)][1][key], runs[("new", 1)][1][key]
-            if before == after:
-                continue
-            r = [geomean([runs[(side, i)][0][s + (layout, "hgemm")] / runs[(side, i)][0][key]
-                          for i in (1, 2)]) for side in ("ref", "new")]
-            print(f"      {s[0]}x{s[1]}x{s[2]}: {r[0]:.3f} -> {r[1]:.3f}  "
-                  f"{before.replace('sm90_ws_', '')} -> {after.replace('sm90_ws_', '')}")
 
 
 def prefill():
@@ -96,4 +69,4 @@ def fresh16():
 
 
 if __name__ == "__main__":
-    {"ab": ab, "prefill": prefill, "fresh16": fresh16}[sys.argv[1] if len(sys.argv) > 1 else "ab"]()
+    {"prefill": prefill, "fresh16": fresh16}[sys.argv[1] if len(sys.argv) > 1 else "prefill"]()
