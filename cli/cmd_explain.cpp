@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bench/epilogue.hpp"
 #include "commands.hpp"
 #include "core/device.hpp"
 #include "core/suite.hpp"
@@ -64,15 +65,7 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   Explained e;
   bool in_place = false;
   if (a_col_major) {
-    GemmDesc desc;
-    desc.m = problem.m;
-    desc.n = problem.n;
-    desc.k = problem.k;
-    desc.order_a = Order::kCol;
-    desc.order_b = problem.layout == Layout::kTN ? Order::kCol : Order::kRow;
-    desc.order_c = Order::kRow;
-    desc.accum = problem.accum;
-    const dispatch::GemmRoute route = dispatch::route(desc);
+    const dispatch::GemmRoute route = dispatch::route(bench::general_call_a_col(problem));
     if (!route.dispatch) {
       e.safety_net = route.reason;
       return e;
