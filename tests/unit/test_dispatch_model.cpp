@@ -1,7 +1,7 @@
 // The dispatch model (dispatch/model.hpp): the shipped model against the predictions its fitting
 // script computed, the text form's errors, where transfer consults it and where not, and a model
-// that does not belong to its table. Also transfer's prefill rule (fit_waves), on the same
-// synthetic tables.
+// that does not belong to its table. Also transfer's wave rule (fit_waves), on the same synthetic
+// tables.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -250,9 +250,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   const Points tuned{{2048, 5120, 4096, Layout::kTN, Accum::kF32},
                      {4096, 5120, 4096, Layout::kTN, Accum::kF32},
                      {8192, 5120, 4096, Layout::kTN, Accum::kF32}};
-  auto pick = [&](int64_t m, Accum acc = Accum::kF32) {
-    return dispatch::predict_from_neighbors({m, 5120, 4096, Layout::kTN, acc}, tuned.points,
-                                            dispatch::NeighborRule::kTransfer, scope);
+  auto pick = [&](int64_t m) {
+    return dispatch::predict_from_neighbors({m, 5120, 4096, Layout::kTN, Accum::kF32},
+                                            tuned.points, dispatch::NeighborRule::kTransfer, scope);
   };
   // Written out here rather than shared with the rule: rounds of tiles (clusters whole) over
   // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost.
