@@ -33,7 +33,8 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
                no table of its own and reads the H100's)
   --a-col      A stored column-major (K x M), packed, as hgemmGemm routes it: the kernels'
                general flavour reads it in place, or (few or odd rows) it is copied into rows
-               first and dispatch sees the row-major call (with --suite, rule "rows-first+RULE"),
+               first and dispatch sees the row-major call (with --suite, rule "rows-first+RULE";
+               a copy over 32 MiB runs in blocks of rows, and the first block's call is shown),
                or no compiled kernel can read it and the general kernel runs it ("general
                safety-net")
 )";
@@ -58,12 +59,18 @@ struct Explained {
   bool rows_first = false;
   std::string route;  // the route's reason, with a_col_major
   std::string safety_net;
+  // A copy into rows too large for one block: the blocks' rows (the decision is the first
+  // block's) and the last, shorter block's rows and decision.
+  int64_t block_rows = 0;
+  int64_t last_rows = 0;
+  std::optional<dispatch::Decision> last;
 };
 
 Explained explained(const Problem& problem, const DeviceInfo& device,
                     const dispatch::Tables& tables, bool a_col_major) {
   Explained e;
   bool in_place = false;
+  Problem decided = problem;
   if (a_col_major) {
     const dispatch::GemmRoute route = dispatch::route(bench::general_call_a_col(problem));
     if (!route.dispatch) {
@@ -73,9 +80,19 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
     e.rows_first = route.a_rows_first;
     e.route = route.reason;
     in_place = !route.a_rows_first;
+    // A copy too large for one block runs block by block, each block a call of its own.
+    if (route.a_rows_first && route.a_rows_block < problem.m) {
+      decided.m = e.block_rows = route.a_rows_block;
+      e.last_rows = problem.m - (problem.m - 1) / e.block_rows * e.block_rows;
+    }
   }
   try {
-    e.decision = dispatch::decide(problem, stand_in_args(problem, in_place), device, tables);
+    e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
+    if (e.last_rows) {
+      Problem last = decided;
+      last.m = e.last_rows;
+      e.last = dispatch::decide(last, stand_in_args(last, in_place), device, tables);
+    }
   } catch (const Error& err) {
     if (!a_col_major) throw;
     e.safety_net = err.message();
@@ -175,7 +192,12 @@ int cmd_explain(const Args& raw) {
     const dispatch::Decision& d = *e.decision;
     std::printf("%s on %s (%d SMs)\n", problem.name().c_str(), device.name.c_str(),
                 device.sm_count);
-    std::printf("runs    %s\n", d.config.name().c_str());
+    if (e.last)
+      std::printf("runs    %s on blocks of %lld rows, %s on the last, of %lld\n",
+                  d.config.name().c_str(), (long long)e.block_rows,
+                  e.last->config.name().c_str(), (long long)e.last_rows);
+    else
+      std::printf("runs    %s\n", d.config.name().c_str());
     std::printf("rule    %s\n", std::string(to_string(d.source)).c_str());
     std::printf("why     %s%s\n", e.route.empty() ? "" : (e.route + "; ").c_str(),
                 d.reason.c_str());

@@ -155,8 +155,8 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               column-major C) these are hgemmRun's kernels and speed; otherwise (the NT and
  *               TT products) that A is first copied into rows, and the call runs as the
  *               row-major one, where it has at most 256 rows or its rows are not 16-byte
- *               strides (one matrix, a copy of at most 32 MiB: see Workspace); the kernels'
- *               general flavour reads any other such A M-major. Leading
+ *               strides (one matrix; a copy over 32 MiB runs in blocks of rows: see
+ *               Workspace); the kernels' general flavour reads any other such A M-major. Leading
  *               dimensions become their row strides; alpha, beta, a bias (row-major C only)
  *               and an activation are fused into their epilogue (by the sm90 kernels with fp32
  *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run
@@ -184,8 +184,11 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *
  * Workspace: split-K on the dispatch path needs scratch (its partial sums: at most 32 MiB), and
  * so does one matrix of column-major A that is copied into rows (see Paths: M rows of K rounded
- * up to 8 elements, times 2 bytes, rounded up to 256; at most 32 MiB), the copy first and the
- * row-major call's partial sums after it. One other matrix of M-major A whose base is not 16-byte
+ * up to 8 elements, times 2 bytes, rounded up to 256), the copy first and the row-major call's
+ * partial sums after it. Where all M rows would take over 32 MiB, the copy holds a block of the
+ * most multiples of 128 rows that fit, and the call runs block by block, each block copied and
+ * then run as its own row-major call on those rows of C (where not even 128 rows fit, K over
+ * 131072, an A whose rows are not 16-byte strides takes the safety net). One other matrix of M-major A whose base is not 16-byte
  * aligned runs the sm90 kernels from a copy with rows of M rounded up to 8 elements (that times
  * K times 2 bytes, rounded up to 256); a copy over 32 MiB is not made, and the call takes the
  * safety net. With workspace NULL it comes from a library-owned stream-ordered pool (allocated on

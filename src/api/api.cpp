@@ -1,11 +1,13 @@
 // The public entry points. Both APIs share one validation path (prepare()), so the C API's status
 // codes and the C++ API's exceptions always agree on what is wrong.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -125,16 +127,52 @@ Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const vo
 // The call with its column-major A replaced by `copy`, that A in rows (GemmRoute::a_rows_first):
 // a row-major call from here on, whose split-K partial sums follow the copy in a caller's
 // workspace (workspace_bytes counted both).
-GemmArgs with_a_in_rows(GemmArgs args, void* copy) {
-  const size_t bytes = a_rows_bytes(args.m, args.k);
+GemmArgs with_a_in_rows(GemmArgs args, void* copy, size_t copy_bytes) {
   args.a = copy;
   args.lda = a_rows_ld(args.k);
   args.a_col_major = false;
   if (args.workspace) {
-    args.workspace = static_cast<char*>(args.workspace) + bytes;
-    args.workspace_bytes -= bytes;
+    args.workspace = static_cast<char*>(args.workspace) + copy_bytes;
+    args.workspace_bytes -= copy_bytes;
   }
   return args;
+}
+
+// Rows [m0, m0 + rows) of a call whose column-major A is copied into rows in blocks
+// (GemmRoute::a_rows_block): those columns of the stored K x M A and those rows of C, a call of
+// its own. The route gave every leading dimension explicitly, so none changes with M.
+GemmArgs rows_block(GemmArgs args, int64_t m0, int64_t rows) {
+  args.a = static_cast<const uint16_t*>(args.a) + m0;
+  args.c = static_cast<uint16_t*>(args.c) + m0 * args.ldc;
+  args.m = rows;
+  return args;
+}
+
+// What dispatch runs for a call through rows: the call's column-major A copied block by block
+// into `copy` (GemmRoute::a_rows_block rows at a time), each block then a row-major call. Both
+// block sizes (the last may be shorter) are decided before anything runs; empty where nothing
+// compiled runs one of them (why in *why_not, if given).
+struct RowsBlock {
+  GemmArgs as_given;  // the block with its column-major A, for the copy
+  GemmArgs run;       // the row-major call on the copy
+  const dispatch::Decision* decision;
+};
+std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const GemmArgs& call,
+                                        void* copy, const DeviceInfo& device,
+                                        std::string* why_not) {
+  const int64_t block = route.a_rows_block;
+  const size_t copy_bytes = a_rows_bytes(block, call.k);
+  std::vector<RowsBlock> plan;
+  for (int64_t m0 = 0; m0 < call.m; m0 += block) {
+    const GemmArgs given = rows_block(call, m0, std::min(block, call.m - m0));
+    const GemmArgs run = with_a_in_rows(given, copy, copy_bytes);
+    Problem problem = route.problem;
+    problem.m = run.m;
+    const dispatch::Decision* decision = dispatch::try_select(problem, run, device, why_not);
+    if (!decision) return {};
+    plan.push_back({given, run, decision});
+  }
+  return plan;
 }
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
@@ -178,13 +216,22 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     launch_general(desc, a, b, c, *device, stream);
     return;
   }
-  GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
-  const GemmArgs as_given = args;
-  std::optional<OperandCopyScratch> rows;
+  const GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
   if (route.a_rows_first) {
-    rows.emplace(a_rows_bytes(args.m, args.k), args.workspace, stream,
-                 "a column-major A's copy in rows");
-    args = with_a_in_rows(args, rows->get());
+    OperandCopyScratch rows(a_rows_bytes(route.a_rows_block, args.k), args.workspace, stream,
+                            "a column-major A's copy in rows");
+    const std::vector<RowsBlock> plan = plan_rows_blocks(route, args, rows.get(), *device, nullptr);
+    if (plan.empty()) {
+      launch_general(desc, a, b, c, *device, stream);
+      return;
+    }
+    // Blocks share the copy's room: each copy waits for the call before it (stream order, and
+    // the copy kernel's griddepcontrol wait under programmatic launch) before writing it.
+    for (const RowsBlock& block : plan) {
+      launch_a_to_rows(block.as_given, rows.get(), programmatic_launch(*device));
+      block.decision->instance->launch(block.decision->config, block.run);
+    }
+    return;
   }
   // Nothing compiled may run a call that the route sends to dispatch (a bf16, strided or epilogue
   // call that TMA cannot read: the sm80 catalog, which runs any packed plain fp16 call, takes
@@ -194,7 +241,6 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     launch_general(desc, a, b, c, *device, stream);
     return;
   }
-  if (rows) launch_a_to_rows(as_given, rows->get(), programmatic_launch(*device));
   decision->instance->launch(decision->config, args);
 }
 
@@ -205,21 +251,32 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   if (!route.dispatch)
     return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
                     std::string(dispatch::to_string(dispatch::Source::kSafetyNet)), route.reason};
-  GemmArgs args = dispatch::route_args(desc, route, a, b, const_cast<void*>(c), nullptr);
-  // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
-  // dereferenced here).
-  if (route.a_rows_first)
-    args = with_a_in_rows(args, desc.workspace ? desc.workspace
-                                               : reinterpret_cast<void*>(uintptr_t(1) << 16));
+  const GemmArgs args = dispatch::route_args(desc, route, a, b, const_cast<void*>(c), nullptr);
   std::string why_not;
-  const dispatch::Decision* decision = dispatch::try_select(route.problem, args, *device, &why_not);
+  const dispatch::Decision* decision = nullptr;
+  std::string blocks;
+  if (route.a_rows_first) {
+    // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
+    // dereferenced here).
+    void* copy = desc.workspace ? desc.workspace : reinterpret_cast<void*>(uintptr_t(1) << 16);
+    const std::vector<RowsBlock> plan = plan_rows_blocks(route, args, copy, *device, &why_not);
+    if (!plan.empty()) {
+      decision = plan.front().decision;
+      if (plan.size() > 1)
+        blocks = "; " + std::to_string(plan.size()) + " blocks, the last of " +
+                 std::to_string(plan.back().run.m) + " rows by " +
+                 plan.back().decision->config.name();
+    }
+  } else {
+    decision = dispatch::try_select(route.problem, args, *device, &why_not);
+  }
   if (!decision)
     return GemmPlan{HGEMM_PATH_SAFETY_NET, false, general_kernel_name(desc),
                     std::string(dispatch::to_string(dispatch::Source::kSafetyNet)),
                     route.reason + "; no compiled kernel runs it: " + why_not};
   return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, decision->config.name(),
                   std::string(dispatch::to_string(decision->source)),
-                  route.reason + "; " + decision->reason};
+                  route.reason + "; " + decision->reason + blocks};
 }
 
 size_t workspace_size(const GemmDesc& desc) {

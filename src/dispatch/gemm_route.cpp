@@ -35,15 +35,29 @@ bool a_rows_first(const GemmRoute& r) {
   // Copied anyway: the sm90 kernels would stage it (the pointer is not known here).
   const bool copied_anyway = sm90_stages_a(r.lda, nullptr, r.batch_count);
   if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return false;
-  return a_rows_bytes(r.problem.m, r.problem.k) <= kMaxWorkspaceBytes &&
-         a_rows_grid_fits(r.problem.m, r.problem.k);
+  const int64_t block = a_rows_block_rows(r.problem.m, r.problem.k);
+  return block > 0 && a_rows_grid_fits(block, r.problem.k);
 }
 
 std::string how_a_is_read(const GemmRoute& r) {
   if (!r.a_rows_first) return " (read M-major)";
+  const std::string blocks =
+      r.a_rows_block < r.problem.m
+          ? ", in blocks of " + std::to_string(r.a_rows_block) + " rows: one copy would take over " +
+                std::to_string(kMaxWorkspaceBytes >> 20) + " MiB"
+          : "";
   return r.problem.m <= kARowsFirstMaxM
-             ? " (copied to rows first: M <= " + std::to_string(kARowsFirstMaxM) + ")"
-             : std::string(" (copied to rows first: its leading dimension is no multiple of 8)");
+             ? " (copied to rows first: M <= " + std::to_string(kARowsFirstMaxM) + blocks + ")"
+             : " (copied to rows first: its leading dimension is no multiple of 8" + blocks + ")";
+}
+
+// The most split-K partial sums a row-major call of m x n may take: plan_split
+// (launch/splitk.cu) keeps splits <= kMaxSplitK and their sums within kMaxWorkspaceBytes, so the
+// most is the largest such multiple of one split's bytes.
+size_t most_split_bytes(int64_t m, int64_t n) {
+  const size_t split_bytes = splitk_partial_bytes(m, n);
+  const size_t splits = std::min<size_t>(kMaxSplitK, kMaxWorkspaceBytes / split_bytes);
+  return splits >= 2 ? splits * split_bytes : 0;
 }
 
 }  // namespace
@@ -64,6 +78,7 @@ GemmRoute route(const GemmDesc& d) {
     r.stride_b = d.stride_b;
     r.stride_c = d.stride_c;
     r.a_rows_first = a_rows_first(r);
+    if (r.a_rows_first) r.a_rows_block = a_rows_block_rows(r.problem.m, r.problem.k);
     r.reason = std::string(r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
                (d.order_b == Order::kRow ? "NN" : "TN") +
                (r.a_col_major ? " with A column-major" + how_a_is_read(r) : "") + element(d);
@@ -89,6 +104,7 @@ GemmRoute route(const GemmDesc& d) {
   r.stride_b = d.stride_a;
   r.stride_c = d.stride_c;
   r.a_rows_first = a_rows_first(r);
+  if (r.a_rows_first) r.a_rows_block = a_rows_block_rows(r.problem.m, r.problem.k);
   r.reason = std::string("column-major C as C^T = B^T A^T: ") +
              (r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" +
@@ -96,20 +112,28 @@ GemmRoute route(const GemmDesc& d) {
   return r;
 }
 
+int64_t a_rows_block_rows(int64_t m, int64_t k) {
+  if (a_rows_bytes(m, k) <= kMaxWorkspaceBytes) return m;
+  const int64_t fit = int64_t(kMaxWorkspaceBytes / (size_t(a_rows_ld(k)) * 2));
+  return fit / kARowsBlockAlign * kARowsBlockAlign;
+}
+
 size_t workspace_bytes(const GemmRoute& route) {
   if (!route.dispatch || route.batch_count > 1) return 0;
-  // plan_split (launch/splitk.cu) keeps splits <= kMaxSplitK and their partial sums within
-  // kMaxWorkspaceBytes; the most it can ask is the largest such multiple of one split's bytes.
-  const size_t split_bytes = splitk_partial_bytes(route.problem.m, route.problem.n);
-  const size_t splits = std::min<size_t>(kMaxSplitK, kMaxWorkspaceBytes / split_bytes);
-  const size_t most_split = splits >= 2 ? splits * split_bytes : 0;
-  // A copy of A in rows comes first; the call then runs as a row-major one, split-K included.
-  if (route.a_rows_first) return a_rows_bytes(route.problem.m, route.problem.k) + most_split;
+  const int64_t m = route.problem.m, n = route.problem.n;
+  // A copy of A in rows comes first; each block then runs as a row-major call, split-K
+  // included. A split's room is not monotone in M (fewer splits fit for more rows), so the last,
+  // shorter block may want more.
+  if (route.a_rows_first) {
+    const int64_t block = route.a_rows_block, last = m - (m - 1) / block * block;
+    return a_rows_bytes(block, route.problem.k) +
+           std::max(most_split_bytes(block, n), most_split_bytes(last, n));
+  }
   // A column-major A read M-major never splits K (launch/sm90_launch.cu); with a base TMA cannot
   // read (which the route cannot see) the sm90 kernels run it from a copy whose rows it can,
   // counted by hgemm.h's Workspace paragraph, not here.
   if (route.a_col_major) return 0;
-  return most_split;
+  return most_split_bytes(m, n);
 }
 
 GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,

@@ -22,8 +22,12 @@ struct GemmRoute {
   bool a_col_major = false;  // hgemmRun's A stored K x M (GemmArgs::a_col_major)
   // That A copied to M x K rows before the call (launch_a_to_rows), which then runs as a
   // row-major one: where the copy is made anyway (a leading dimension TMA cannot stride) or A is
-  // small (M <= kARowsFirstMaxM). One matrix only, the copy within kMaxWorkspaceBytes.
+  // small (M <= kARowsFirstMaxM). One matrix only.
   bool a_rows_first = false;
+  // The rows of A each copy holds (a_rows_first only): all M, or where a copy of all M would
+  // take more than kMaxWorkspaceBytes, blocks of this many rows, each copied and then run as its
+  // own row-major call on the same rows of C (a_rows_block_rows).
+  int64_t a_rows_block = 0;
   std::string reason;       // why this path, in one line
 };
 
@@ -43,6 +47,12 @@ GemmRoute route(const GemmDesc& desc);
 // model shapes, where the row-major call runs swap-AB tiles and splits K, and a copy of A is
 // small next to B (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
 inline constexpr int64_t kARowsFirstMaxM = 256;
+
+// The rows of an M x K column-major A that one copy into rows holds: all M where the copy fits
+// kMaxWorkspaceBytes, else the most whole multiples of kARowsBlockAlign rows that do, so that
+// only the last block ends in a partial tile (0: not even that many fit; no copy).
+inline constexpr int64_t kARowsBlockAlign = 128;
+int64_t a_rows_block_rows(int64_t m, int64_t k);
 
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path, after
 // the copy of A where it runs through rows; the safety net needs none): what a caller's workspace

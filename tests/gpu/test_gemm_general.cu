@@ -24,6 +24,7 @@
 #include "gpu_checks.cuh"
 #include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
+#include "launch/workspace.hpp"
 #include "hgemm/hgemm.h"
 #include "hgemm/hgemm.hpp"
 
@@ -989,6 +990,112 @@ void test_workspace(int64_t m, int64_t n, int64_t k, bool col_major_a) {
   for (void* p : {a, b, c_run, c_gemm, workspace}) CUDA_OK(cudaFree(p));
 }
 
+// A column-major A of odd rows whose copy into rows would take more than kMaxWorkspaceBytes
+// (2500 x 8192: 41 MB) runs in blocks of rows (GemmRoute::a_rows_block): each block is copied and
+// run as the row-major call on its rows of C, so every block gives the bits of that row-major
+// call (same problem, same kernel), with alpha, beta and a bias fused. With a caller's workspace
+// the call allocates nothing in a graph; a block that wrote the wrong rows of C, or read a copy
+// the next block had overwritten, shows as changed bits.
+void test_rows_blocks() {
+  const int64_t m = 2500, n = 256, k = 8192;
+  void *a_rows, *a_cols, *b, *bias, *c_ref, *c_gemm, *workspace;
+  CUDA_OK(cudaMalloc(&a_rows, size_t(m * k) * 2));
+  CUDA_OK(cudaMalloc(&a_cols, size_t(m * k) * 2));
+  CUDA_OK(cudaMalloc(&b, size_t(k * n) * 2));
+  CUDA_OK(cudaMalloc(&bias, size_t(n) * 2));
+  CUDA_OK(cudaMalloc(&c_ref, size_t(m * n) * 2));
+  CUDA_OK(cudaMalloc(&c_gemm, size_t(m * n) * 2));
+  fill(a_rows, m * k, 31);
+  fill(b, k * n, 32);
+  fill(bias, n, 33);
+  {
+    std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
+    CUDA_OK(cudaMemcpy(rows.data(), a_rows, rows.size() * 2, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
+    CUDA_OK(cudaMemcpy(a_cols, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
+  }
+  auto desc = [&](int64_t rows, Order oa) {
+    GemmDesc d = plain(rows, n, k, oa, Order::kCol, Order::kRow, hgemm::Accum::kF32);  // TN
+    d.alpha = 0.75f;
+    d.beta = -0.5f;
+    d.bias = bias;
+    return d;
+  };
+  GemmDesc d = desc(m, Order::kCol);
+  const hgemm::dispatch::GemmRoute route = hgemm::dispatch::route(d);
+  const int64_t block = route.a_rows_block;
+  check(route.a_rows_first && block > 0 && block < m && block % 128 == 0,
+        "2500 x 8192 column-major A is copied into rows in blocks of " + std::to_string(block) +
+            " rows: " + route.reason);
+  if (!(block > 0 && block < m)) return;
+  try {
+    const hgemm::GemmPlan plan = hgemm::explain(d, a_cols, b, c_gemm);
+    check(plan.path == HGEMM_PATH_DISPATCH && plan.reason.find("blocks") != std::string::npos,
+          "the blocked call runs on dispatch's kernels: " + plan.kernel + " " + plan.reason);
+  } catch (const hgemm::Error& e) {
+    check(false, std::string("explain the blocked call: ") + e.what());
+  }
+  // The reference: the row-major call on each block of rows, from the same C (beta reads it).
+  auto reference = [&] {
+    fill(c_ref, m * n, 34);
+    CUDA_OK(cudaMemcpy(c_gemm, c_ref, size_t(m * n) * 2, cudaMemcpyDeviceToDevice));
+    for (int64_t m0 = 0; m0 < m; m0 += block) {
+      try {
+        hgemm::gemm(desc(std::min(block, m - m0), Order::kRow),
+                    static_cast<uint16_t*>(a_rows) + m0 * k, b,
+                    static_cast<uint16_t*>(c_ref) + m0 * n, nullptr);
+      } catch (const hgemm::Error& e) {
+        check(false, "row-major block at row " + std::to_string(m0) + ": " + e.what());
+      }
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+  };
+  reference();
+  try {
+    hgemm::gemm(d, a_cols, b, c_gemm, nullptr);
+    CUDA_OK(cudaDeviceSynchronize());
+    check(gpu_checks::same_bits(c_ref, c_gemm, m, n),
+          "the blocked column-major-A call gives the row-major blocks' bits (pooled scratch)");
+  } catch (const hgemm::Error& e) {
+    check(false, std::string("the blocked column-major-A call, pooled scratch: ") + e.what());
+  }
+
+  // Again with the caller's workspace, captured: no allocation node, the same bits.
+  const size_t bytes = hgemm::workspace_size(d);
+  check(bytes >= hgemm::a_rows_bytes(block, k) && bytes <= 2 * hgemm::kMaxWorkspaceBytes,
+        "the blocked call may use " + std::to_string(bytes) + " workspace bytes");
+  CUDA_OK(cudaMalloc(&workspace, bytes));
+  d.workspace = workspace;
+  d.workspace_bytes = bytes;
+  reference();
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  std::string failed;
+  try {
+    hgemm::gemm(d, a_cols, b, c_gemm, stream);
+  } catch (const hgemm::Error& e) {
+    failed = e.what();
+  }
+  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  const size_t allocs = mem_alloc_nodes(graph);
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  check(failed.empty() && allocs == 0,
+        "the blocked call with a workspace, captured, allocates nothing (" +
+            std::to_string(allocs) + " allocation nodes) " + failed);
+  check(gpu_checks::same_bits(c_ref, c_gemm, m, n),
+        "the blocked column-major-A call gives the row-major blocks' bits (caller's workspace)");
+  CUDA_OK(cudaStreamDestroy(stream));
+  for (void* p : {a_rows, a_cols, b, bias, c_ref, c_gemm, workspace}) CUDA_OK(cudaFree(p));
+}
+
 // A safety-net call captured in a graph and replayed equals an eager call, bitwise.
 // `batches` > 1: strided batches that the sm90 kernels run (one launch), one B for all.
 void test_graph_replay(int64_t batches) {
@@ -1137,6 +1244,7 @@ int main(int argc, char** argv) {
   if (!g_quick) {
     test_workspace(256, 128, 16384, false);
     test_workspace(256, 128, 16384, true);
+    test_rows_blocks();
   }
   test_graph_replay(1);
   test_graph_replay(6);

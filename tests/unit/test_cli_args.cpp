@@ -183,7 +183,13 @@ TEST(Cli, ExplainAColumnMajorA) {
   r = run_cli("explain 100 4096 4096 --gpu h200 --a-col", env);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("copied to rows first"), std::string::npos) << r.output;
+  // Odd rows whose copy exceeds 32 MiB are copied and run in blocks of rows.
   r = run_cli("explain 2500 10240 8192 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("on blocks of 2048 rows, sm90_ws_"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("on the last, of 452"), std::string::npos) << r.output;
+  // Where not even 128 rows of the copy fit, nothing compiled reads that A.
+  r = run_cli("explain 2501 4096 140000 --gpu h200 --a-col", env);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("runs on the general kernel (the safety net)"), std::string::npos)
       << r.output;

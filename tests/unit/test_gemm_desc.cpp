@@ -333,9 +333,16 @@ TEST(GemmDescRefusals, Workspace) {
   EXPECT_EQ(needed, 0u);
   tokens.lda = 0;
   tokens.m = 1001;
-  tokens.k = 16384 + 512;  // a 34 MB copy: the safety net instead, with no workspace
+  tokens.k = 16384 + 512;  // a 34 MB copy: blocks of 896 rows, and the last block's split
   ASSERT_EQ(hgemmGemmWorkspaceSize(&tokens, &needed), HGEMM_SUCCESS);
-  EXPECT_EQ(needed, 0u);
+  hgemmGemmDesc_t last_block = tokens;
+  last_block.order_a = HGEMM_ORDER_ROW;
+  last_block.m = 1001 - 896;
+  size_t last_split = 0;
+  ASSERT_EQ(hgemmGemmWorkspaceSize(&last_block, &last_split), HGEMM_SUCCESS);
+  EXPECT_GT(last_split, 0u);
+  EXPECT_EQ(needed, hgemm::a_rows_bytes(896, 16384 + 512) + last_split);
+  EXPECT_LE(hgemm::a_rows_bytes(896, 16384 + 512), hgemm::kMaxWorkspaceBytes);
   // Decode sizes too: the row copy, then the row-major call's split (the decode kernels take
   // none, but the swap-AB tiles that NN runs may split).
   const auto [skinny_rows, skinny_cols] = with_col_major_a(desc_of(16, 4096, 5000));
@@ -503,7 +510,11 @@ TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
       {most + 8, 4096, 0, 1, false, "read M-major"},
       {most + 4, 4096, 0, 1, true, "leading dimension is no multiple of 8"},
       {4096, 4096, 4100, 1, true, "leading dimension is no multiple of 8"},
-      {1001, 16384 + 512, 0, 1, false, "read M-major"},  // a 34 MB copy
+      // A copy over 32 MiB is made and run in blocks of whole 128-row tiles.
+      {1001, 16384 + 512, 0, 1, true, "in blocks of 896 rows"},
+      {2500, 8192, 0, 1, true, "in blocks of 2048 rows"},
+      // Not even 128 rows of the copy fit: rows of 16 bytes are read in place.
+      {most, 131072 + 8, 0, 1, false, "read M-major"},
       {64, 4096, 0, 4, false, "read M-major"},            // batches keep their strides
   };
   for (const Case& c : cases) {
@@ -512,6 +523,12 @@ TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
     EXPECT_TRUE(r.a_col_major);
     EXPECT_EQ(r.a_rows_first, c.rows_first) << c.m << "x" << c.k << " lda " << c.lda;
     EXPECT_NE(r.reason.find(c.why), std::string::npos) << r.reason;
+    if (!r.a_rows_first) continue;
+    // One copy of all M, or blocks of whole 128-row tiles, each copy within the scratch limit.
+    EXPECT_LE(hgemm::a_rows_bytes(r.a_rows_block, c.k), hgemm::kMaxWorkspaceBytes);
+    EXPECT_TRUE(r.a_rows_block == c.m ||
+                (r.a_rows_block < c.m && r.a_rows_block % hgemm::dispatch::kARowsBlockAlign == 0))
+        << r.a_rows_block;
   }
 }
 
