@@ -853,19 +853,30 @@ void test_safety_net_plan() {
             std::string(plan.reason).find("copied to rows first") != std::string::npos,
         std::string("one column-major A of M = 100 runs from a copy in rows: ") + plan.kernel +
             " [" + plan.source + "] " + plan.reason);
-  // A (33 MB) and B (4 MB) need their own allocations: ranges past the 1 MiB buffers could
+  // A (34 MB) and B (4 MB) need their own allocations: ranges past the 1 MiB buffers could
   // overlap C, which the call refuses.
   void *big_a, *big_b;
-  CUDA_OK(cudaMalloc(&big_a, size_t(1001) * (16384 + 512) * 2));
+  CUDA_OK(cudaMalloc(&big_a, size_t(1008) * (16384 + 512) * 2 + 256));
   CUDA_OK(cudaMalloc(&big_b, size_t(128) * (16384 + 512) * 2));
   hgemmGemmDescInit(&cd, 1001, 128, 16384 + 512);
   cd.order_a = HGEMM_ORDER_COL;
   plan = hgemmGemmPlan_t{};
   const hgemmStatus_t s4 = hgemmGemmExplain(&cd, big_a, big_b, c, &plan);
-  check(s4 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
-            std::string(plan.reason).find("copy") != std::string::npos,
-        std::string("a column-major A whose copy passes 32 MiB takes the safety net: ") +
+  check(s4 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_DISPATCH &&
+            std::string(plan.reason).find("in blocks of 896 rows") != std::string::npos,
+        std::string("a column-major A of odd rows whose copy passes 32 MiB runs in blocks: ") +
             hgemmStatusString(s4) + " / " + plan.reason + " " + hgemmLastErrorMessage());
+  // Rows of 16 bytes from a base that is not 16-byte aligned: the sm90 kernels would read it
+  // from a copy (launch/sm90_launch.cu), which passes 32 MiB here, so nothing compiled runs it.
+  hgemmGemmDescInit(&cd, 1008, 128, 16384 + 512);
+  cd.order_a = HGEMM_ORDER_COL;
+  plan = hgemmGemmPlan_t{};
+  const hgemmStatus_t s5 =
+      hgemmGemmExplain(&cd, static_cast<char*>(big_a) + 2, big_b, c, &plan);
+  check(s5 == HGEMM_SUCCESS && plan.path == HGEMM_PATH_SAFETY_NET &&
+            std::string(plan.reason).find("copy") != std::string::npos,
+        std::string("a misaligned column-major A whose copy passes 32 MiB takes the safety net: ") +
+            hgemmStatusString(s5) + " / " + plan.reason + " " + hgemmLastErrorMessage());
   for (void* p : {a, b, c, big_a, big_b}) CUDA_OK(cudaFree(p));
 }
 

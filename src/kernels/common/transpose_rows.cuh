@@ -1,13 +1,18 @@
 // A column-major A (stored K x M: element (m, k) at a[k * lda + m]) copied to M x K rows
-// (out[m * ld + k]), so that hgemmGemm runs the call as a row-major one: every tile, swap-AB,
-// split-K and the decode kernels, where a column-major A would run only the general flavour's
-// seven tiles unsplit.
-//   Work: a CTA takes a 32 x 32 block of A; its warps read 32 consecutive rows of one k (M-major
-//   in memory) into shared memory and write 32 consecutive k of one row, so both sides of the
-//   copy are contiguous across a warp.
+// (out[m * ld + k], ld a multiple of 8), so that hgemmGemm runs the call as a row-major one:
+// every tile, swap-AB, split-K and the decode kernels, where a column-major A would run only the
+// general flavour's seven tiles unsplit.
+//   Work: a CTA takes a 64 x 64 block. Reads go 2 bytes at a time, since the rows it is copied
+//   for are those whose stride (lda) is no multiple of 8 and so no vector is aligned: a warp reads
+//   32 consecutive m of one k (64 bytes), and each thread issues all 16 of its loads before
+//   storing any, which keeps enough bytes in flight to stream (a 32 x 32 block with 4 loads a
+//   thread held too few). Writes go 16 bytes at a time: a thread gathers 8 consecutive k of one
+//   m from shared memory into one store, the rows of `out` being 16-byte strides. Elements past
+//   M or K are zeros in shared memory, so the columns between K and ld come out as zeros.
 //   Launched with programmatic dependent launch like the kernels around it: it waits for the
-//   kernel ahead of it before reading A and lets the kernel after it start its prologue; that
-//   kernel waits for this one to finish before its first read.
+//   kernel ahead of it before reading A (which may be the call before it on the same copy) and
+//   lets the kernel after it start its prologue; that kernel waits for this one to finish before
+//   its first read.
 #pragma once
 
 #include <cstdint>
@@ -16,30 +21,48 @@
 
 namespace hgemm::kernels {
 
-inline constexpr int kTransposeTile = 32;
-inline constexpr int kTransposeRowsPerPass = 8;  // a CTA of 32 x 8 threads
-inline constexpr int kTransposeThreads = kTransposeTile * kTransposeRowsPerPass;
+inline constexpr int kTransposeTile = 64;
+inline constexpr int kTransposeThreads = 256;
+// Shared rows of 65 halves: the 8 chunks of k a warp gathers start 8 rows = 260 words apart,
+// 4 banks, so they fall on distinct banks (64 or 66 halves would pair them up).
+inline constexpr int kTransposeSmemRow = kTransposeTile + 1;
 
-// Grid: (ceil(K / 32), ceil(M / 32)).
+// Grid: (ceil(K / 64), ceil(M / 64)).
 static __global__ void __launch_bounds__(kTransposeThreads)
     transpose_rows_kernel(uint16_t const* a, int64_t lda, uint16_t* out, int64_t ld, int m,
                           int k) {
-  // One column of padding: a warp's reads of a column land in different banks.
-  __shared__ uint16_t block[kTransposeTile][kTransposeTile + 1];
+  constexpr int kRowsPerPass = kTransposeThreads / kTransposeTile;  // k rows read per pass
+  constexpr int kPasses = kTransposeTile / kRowsPerPass;
+  constexpr int kChunks = kTransposeTile / 8;  // 16-byte stores per row of the block
+  __shared__ uint16_t block[kTransposeTile][kTransposeSmemRow];
   ptx::griddepcontrol_wait();
   ptx::griddepcontrol_launch_dependents();
   const int k0 = int(blockIdx.x) * kTransposeTile;
   const int m0 = int(blockIdx.y) * kTransposeTile;
-  const int lane = int(threadIdx.x) % kTransposeTile;
-  const int pass = int(threadIdx.x) / kTransposeTile;
-  for (int j = pass; j < kTransposeTile; j += kTransposeRowsPerPass) {
-    const int kk = k0 + j, mm = m0 + lane;
-    if (kk < k && mm < m) block[j][lane] = a[int64_t(kk) * lda + mm];
+  const int col = int(threadIdx.x) % kTransposeTile;
+  const int row = int(threadIdx.x) / kTransposeTile;
+  const int mm = m0 + col;
+  uint16_t v[kPasses];
+#pragma unroll
+  for (int p = 0; p < kPasses; ++p) {
+    const int kk = k0 + row + p * kRowsPerPass;
+    v[p] = kk < k && mm < m ? a[int64_t(kk) * lda + mm] : uint16_t(0);
   }
+#pragma unroll
+  for (int p = 0; p < kPasses; ++p) block[row + p * kRowsPerPass][col] = v[p];
   __syncthreads();
-  for (int j = pass; j < kTransposeTile; j += kTransposeRowsPerPass) {
-    const int mm = m0 + j, kk = k0 + lane;
-    if (mm < m && kk < k) out[int64_t(mm) * ld + kk] = block[lane][j];
+  const int chunk = int(threadIdx.x) % kChunks;
+  const int kk = k0 + chunk * 8;
+#pragma unroll
+  for (int r = int(threadIdx.x) / kChunks; r < kTransposeTile; r += kTransposeThreads / kChunks) {
+    const int out_m = m0 + r;
+    if (out_m >= m || kk >= k) continue;
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      w[i] = uint32_t(block[chunk * 8 + 2 * i][r]) | uint32_t(block[chunk * 8 + 2 * i + 1][r]) << 16;
+    // kk < k and ld is K rounded up to 8, so the 8 columns from kk lie within the row.
+    *reinterpret_cast<uint4*>(out + int64_t(out_m) * ld + kk) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
