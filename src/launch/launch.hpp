@@ -96,7 +96,7 @@ inline size_t a_rows_bytes(int64_t m, int64_t k) {
 }
 // The copy kernel's blocks are this many elements square (kernels::kTransposeTile); its grid
 // takes at most 65535 blocks of M.
-inline constexpr int64_t kARowsTile = 64;
+inline constexpr int64_t kARowsTile = 32;
 inline bool a_rows_grid_fits(int64_t m, int64_t k) {
   return (m + kARowsTile - 1) / kARowsTile <= 65535 &&
          (k + kARowsTile - 1) / kARowsTile <= INT32_MAX;

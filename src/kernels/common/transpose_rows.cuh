@@ -2,13 +2,16 @@
 // (out[m * ld + k], ld a multiple of 8), so that hgemmGemm runs the call as a row-major one:
 // every tile, swap-AB, split-K and the decode kernels, where a column-major A would run only the
 // general flavour's seven tiles unsplit.
-//   Work: a CTA takes a 64 x 64 block. Reads go 2 bytes at a time, since the rows it is copied
-//   for are those whose stride (lda) is no multiple of 8 and so no vector is aligned: a warp reads
-//   32 consecutive m of one k (64 bytes), and each thread issues all 16 of its loads before
-//   storing any, which keeps enough bytes in flight to stream (a 32 x 32 block with 4 loads a
-//   thread held too few). Writes go 16 bytes at a time: a thread gathers 8 consecutive k of one
-//   m from shared memory into one store, the rows of `out` being 16-byte strides. Elements past
-//   M or K are zeros in shared memory, so the columns between K and ld come out as zeros.
+//   Work: a CTA of 128 threads takes a 32 x 32 block. Reads go 2 bytes at a time, since the
+//   rows it is copied for are mostly those whose stride (lda) is no multiple of 8, so no vector
+//   is aligned: a warp reads 32 consecutive m of one k (64 bytes), and each thread issues all 8
+//   of its loads before storing any. Writes go 16 bytes at a time: a thread gathers 8
+//   consecutive k of one m from shared memory into one store, the rows of `out` being 16-byte
+//   strides. Elements past M or K are zeros in shared memory, so the columns between K and ld
+//   come out as zeros. Against 32 x 32 blocks of 256 threads with 2-byte stores this streams a
+//   41 MB copy in 28 us instead of 46; 64 x 64 blocks of 256 threads copied as fast alone
+//   (26 us) but left the small copies before a GEMM about 1 us slower than this
+//   (docs/notes/2026-11-29-column-major-a-blocks.md).
 //   Launched with programmatic dependent launch like the kernels around it: it waits for the
 //   kernel ahead of it before reading A (which may be the call before it on the same copy) and
 //   lets the kernel after it start its prologue; that kernel waits for this one to finish before
@@ -21,13 +24,13 @@
 
 namespace hgemm::kernels {
 
-inline constexpr int kTransposeTile = 64;
-inline constexpr int kTransposeThreads = 256;
-// Shared rows of 65 halves: the 8 chunks of k a warp gathers start 8 rows = 260 words apart,
-// 4 banks, so they fall on distinct banks (64 or 66 halves would pair them up).
+inline constexpr int kTransposeTile = 32;
+inline constexpr int kTransposeThreads = 128;
+// Shared rows of 33 halves: the 4 chunks of k a warp gathers start 8 rows = 132 words apart,
+// 4 banks, so they start on distinct banks (32 or 34 halves would pair them up).
 inline constexpr int kTransposeSmemRow = kTransposeTile + 1;
 
-// Grid: (ceil(K / 64), ceil(M / 64)).
+// Grid: (ceil(K / 32), ceil(M / 32)).
 static __global__ void __launch_bounds__(kTransposeThreads)
     transpose_rows_kernel(uint16_t const* a, int64_t lda, uint16_t* out, int64_t ld, int m,
                           int k) {
