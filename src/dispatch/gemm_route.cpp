@@ -35,15 +35,14 @@ bool a_rows_first(const GemmRoute& r) {
   // Copied anyway: the sm90 kernels would stage it (the pointer is not known here).
   const bool copied_anyway = sm90_stages_a(r.lda, nullptr, r.batch_count);
   if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return false;
-  const int64_t block = a_rows_block_rows(r.problem.m, r.problem.k);
-  return block > 0 && a_rows_grid_fits(block, r.problem.k);
+  return a_rows_block_rows(r.problem.m, r.problem.k) > 0;
 }
 
 std::string how_a_is_read(const GemmRoute& r) {
   if (!r.a_rows_first) return " (read M-major)";
   const std::string blocks =
       r.a_rows_block < r.problem.m
-          ? ", in blocks of " + std::to_string(r.a_rows_block) + " rows: one copy would take over " +
+          ? ", in blocks of " + std::to_string(r.a_rows_block) + " rows, each copy within " +
                 std::to_string(kMaxWorkspaceBytes >> 20) + " MiB"
           : "";
   return r.problem.m <= kARowsFirstMaxM
@@ -113,8 +112,11 @@ GemmRoute route(const GemmDesc& d) {
 }
 
 int64_t a_rows_block_rows(int64_t m, int64_t k) {
-  if (a_rows_bytes(m, k) <= kMaxWorkspaceBytes) return m;
-  const int64_t fit = int64_t(kMaxWorkspaceBytes / (size_t(a_rows_ld(k)) * 2));
+  // The copy kernel's grid also bounds a block's rows (a_rows_grid_fits).
+  const int64_t grid_rows = 65535 * kARowsTile;
+  if (a_rows_bytes(m, k) <= kMaxWorkspaceBytes && m <= grid_rows) return m;
+  const int64_t fit =
+      std::min(grid_rows, int64_t(kMaxWorkspaceBytes / (size_t(a_rows_ld(k)) * 2)));
   return fit / kARowsBlockAlign * kARowsBlockAlign;
 }
 

@@ -49,8 +49,9 @@ GemmRoute route(const GemmDesc& desc);
 inline constexpr int64_t kARowsFirstMaxM = 256;
 
 // The rows of an M x K column-major A that one copy into rows holds: all M where the copy fits
-// kMaxWorkspaceBytes, else the most whole multiples of kARowsBlockAlign rows that do, so that
-// only the last block ends in a partial tile (0: not even that many fit; no copy).
+// kMaxWorkspaceBytes (and the copy kernel's grid), else the most whole multiples of
+// kARowsBlockAlign rows that do, so that only the last block ends in a partial tile (0: not even
+// that many fit; no copy).
 inline constexpr int64_t kARowsBlockAlign = 128;
 int64_t a_rows_block_rows(int64_t m, int64_t k);
 

@@ -513,6 +513,8 @@ TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
       // A copy over 32 MiB is made and run in blocks of whole 128-row tiles.
       {1001, 16384 + 512, 0, 1, true, "in blocks of 896 rows"},
       {2500, 8192, 0, 1, true, "in blocks of 2048 rows"},
+      // Rows of 16 bytes: the copy fits 32 MiB but not the copy kernel's grid (65535 x 32 rows).
+      {2097150, 8, 0, 1, true, "in blocks of 2097024 rows"},
       // Not even 128 rows of the copy fit: rows of 16 bytes are read in place.
       {most, 131072 + 8, 0, 1, false, "read M-major"},
       {64, 4096, 0, 4, false, "read M-major"},            // batches keep their strides
