@@ -34,7 +34,8 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   --a-col      A stored column-major (K x M), packed, as hgemmGemm routes it: the kernels'
                general flavour reads it in place, or (few or odd rows) it is copied into rows
                first and dispatch sees the row-major call (with --suite, rule "rows-first+RULE";
-               a copy over 32 MiB runs in blocks of rows, and the first block's call is shown),
+               a copy over 32 MiB runs in blocks of rows, "rows-blocks+RULE", and the first
+               block's call is shown),
                or no compiled kernel can read it and the general kernel runs it ("general
                safety-net")
 )";
@@ -113,7 +114,7 @@ int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& l
                     (long long)shape.k, std::string(to_string(layout)).c_str(),
                     std::string(to_string(accum)).c_str(),
                     e.decision ? e.decision->config.name().c_str() : "general",
-                    e.rows_first ? "rows-first+" : "",
+                    e.last ? "rows-blocks+" : e.rows_first ? "rows-first+" : "",
                     e.decision ? std::string(to_string(e.decision->source)).c_str()
                                : "safety-net");
       }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -193,6 +194,21 @@ TEST(Cli, ExplainAColumnMajorA) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("runs on the general kernel (the safety net)"), std::string::npos)
       << r.output;
+  // The suite form marks each route in the rule column.
+  TempDir dir;
+  const std::string suite = dir.file("acol.txt");
+  if (FILE* f = std::fopen(suite.c_str(), "w")) {
+    std::fputs("2500 10240 8192\n100 4096 4096\n1024 7168 5120\n2501 4096 140000\n", f);
+    std::fclose(f);
+  }
+  r = run_cli("explain --suite " + suite + " --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* line : {"2500 10240 8192 tn f32 sm90_ws_", "100 4096 4096 tn f32 ",
+                           "1024 7168 5120 tn f32 sm90_ws_", "2501 4096 140000 tn f32 general"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  EXPECT_NE(r.output.find(" rows-blocks+"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" rows-first+"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" safety-net"), std::string::npos) << r.output;
   // Without --a-col the same shape runs a tuned kernel.
   r = run_cli("explain 2500 10240 8192 --gpu h200", env);
   EXPECT_EQ(r.code, 0) << r.output;
