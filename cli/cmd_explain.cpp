@@ -84,7 +84,7 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
     // A copy too large for one block runs block by block, each block a call of its own.
     if (route.a_rows_first && route.a_rows_block < problem.m) {
       decided.m = e.block_rows = route.a_rows_block;
-      e.last_rows = problem.m - (problem.m - 1) / e.block_rows * e.block_rows;
+      e.last_rows = dispatch::a_rows_last_block(route);
     }
   }
   try {

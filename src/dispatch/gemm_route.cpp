@@ -112,12 +112,15 @@ GemmRoute route(const GemmDesc& d) {
 }
 
 int64_t a_rows_block_rows(int64_t m, int64_t k) {
-  // The copy kernel's grid also bounds a block's rows (a_rows_grid_fits).
-  const int64_t grid_rows = 65535 * kARowsTile;
-  if (a_rows_bytes(m, k) <= kMaxWorkspaceBytes && m <= grid_rows) return m;
+  if (a_rows_bytes(m, k) <= kMaxWorkspaceBytes && m <= kARowsMaxRows) return m;
   const int64_t fit =
-      std::min(grid_rows, int64_t(kMaxWorkspaceBytes / (size_t(a_rows_ld(k)) * 2)));
+      std::min(kARowsMaxRows, int64_t(kMaxWorkspaceBytes / (size_t(a_rows_ld(k)) * 2)));
   return fit / kARowsBlockAlign * kARowsBlockAlign;
+}
+
+int64_t a_rows_last_block(const GemmRoute& route) {
+  const int64_t m = route.problem.m, block = route.a_rows_block;
+  return m - (m - 1) / block * block;
 }
 
 size_t workspace_bytes(const GemmRoute& route) {
@@ -127,9 +130,9 @@ size_t workspace_bytes(const GemmRoute& route) {
   // included. A split's room is not monotone in M (fewer splits fit for more rows), so the last,
   // shorter block may want more.
   if (route.a_rows_first) {
-    const int64_t block = route.a_rows_block, last = m - (m - 1) / block * block;
+    const int64_t block = route.a_rows_block;
     return a_rows_bytes(block, route.problem.k) +
-           std::max(most_split_bytes(block, n), most_split_bytes(last, n));
+           std::max(most_split_bytes(block, n), most_split_bytes(a_rows_last_block(route), n));
   }
   // A column-major A read M-major never splits K (launch/sm90_launch.cu); with a base TMA cannot
   // read (which the route cannot see) the sm90 kernels run it from a copy whose rows it can,

@@ -54,6 +54,8 @@ inline constexpr int64_t kARowsFirstMaxM = 256;
 // that many fit; no copy).
 inline constexpr int64_t kARowsBlockAlign = 128;
 int64_t a_rows_block_rows(int64_t m, int64_t k);
+// The rows of the last block of an a_rows_first route (its a_rows_block where they divide M).
+int64_t a_rows_last_block(const GemmRoute& route);
 
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path, after
 // the copy of A where it runs through rows; the safety net needs none): what a caller's workspace

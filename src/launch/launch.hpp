@@ -95,11 +95,11 @@ inline size_t a_rows_bytes(int64_t m, int64_t k) {
   return (size_t(m) * size_t(a_rows_ld(k)) * 2 + 255) / 256 * 256;
 }
 // The copy kernel's blocks are this many elements square (kernels::kTransposeTile); its grid
-// takes at most 65535 blocks of M.
+// takes at most 65535 blocks of M, so one copy holds at most kARowsMaxRows rows.
 inline constexpr int64_t kARowsTile = 32;
+inline constexpr int64_t kARowsMaxRows = 65535 * kARowsTile;
 inline bool a_rows_grid_fits(int64_t m, int64_t k) {
-  return (m + kARowsTile - 1) / kARowsTile <= 65535 &&
-         (k + kARowsTile - 1) / kARowsTile <= INT32_MAX;
+  return m <= kARowsMaxRows && (k + kARowsTile - 1) / kARowsTile <= INT32_MAX;
 }
 // Launches that copy of call's A (call.a, row stride call.row_stride_a()) into `out`, row stride
 // a_rows_ld(call.k), on call.stream; with programmatic dependent launch where `programmatic`.
