@@ -533,6 +533,10 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                 : "the cost model's pick among the winners of the " + nearest + ", " +
                       (pick->sibling ? "a sibling of the winner of " : "the winner of ") +
                       shape(pick->neighbor);
+        const std::string shared =
+            pick->shared_weights
+                ? "; its twin that multicasts each weight tile to a pair of token tiles"
+                : "";
         const std::string raster =
             pick->wave_fit
                 ? "; replaced by the wave rule's tile, whose rounds over the SMs cover less "
@@ -541,7 +545,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
                 ? "; the default raster (m8): the neighbour's would re-read an operand here"
                 : "";
         advice = Advice{pick->config, Source::kNeighbors,
-                        std::string(to_string(kDefaultNeighborRule)) + " rule: " + why + raster,
+                        std::string(to_string(kDefaultNeighborRule)) + " rule: " + why + raster +
+                            shared,
                         source->table()->measured_split_k};
       } else {
         no_advice = "no tuned shape's winner can run " + shape(problem);

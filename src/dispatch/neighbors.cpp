@@ -342,6 +342,30 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   pick->wave_fit = true;
 }
 
+// A TN swap-AB pick without a cluster whose token tiles pair up exactly, with fp32 accumulation,
+// where the weights are at least kShareWeightsMinElements: the same tile with its weight tile
+// multicast to each pair of token tiles (problem cluster_m 2), where that is compiled. Each
+// weight byte then crosses L2 once per pair instead of once per token tile, which is what a
+// weight-streaming swap tile is short of against cuBLASLt's clusters (its L2 hit rate 16% where
+// ours was 45%, docs/notes/2026-11-29-dispatch-model.md). Measured through the JIT at 96-300
+// tokens, both 80-token tiles (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters):
+// at N x K of 38-484M weights +0.3 to +11%, at 10-31M -9 to +3.4% (a cluster's fixed start
+// and finish weigh more in a short kernel).
+void share_weights(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  const KernelConfig& base = pick->config;
+  if (problem.layout != Layout::kTN || problem.accum != Accum::kF32 ||
+      base.family != Family::kSm90Ws || !base.swap_ab || base.split_k != 1 ||
+      base.cluster_m != 1 || base.cluster_n != 1 ||
+      int64_t(problem.n) * problem.k < kShareWeightsMinElements)
+    return;
+  KernelConfig twin = base;
+  twin.cluster_m = 2;
+  if (cluster_pads_tiles(problem, twin) || !scope.legal(problem, twin) || scope.blocked(twin))
+    return;
+  pick->config = twin;
+  pick->shared_weights = true;
+}
+
 // The tuned shapes of `problem`'s layout and accumulation with their distances, nearest first
 // (ties by the winner's name, then by shape, so the answer does not depend on the order of
 // `points`).
@@ -466,6 +490,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
       problem.m <= kModelMaxM && scope.model->has(problem.layout) && !shares_n_k(problem, near))
     if (std::optional<Prediction> pick = model_pick(problem, scope)) {
       fit_waves(problem, &*pick, scope);
+      share_weights(problem, &*pick, scope);
       return pick;
     }
   if (rule == NeighborRule::kTransfer) {
@@ -492,6 +517,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
     if (pick) {
       fit_m_with_swap(problem, &*pick, scope);
       fit_waves(problem, &*pick, scope);
+      share_weights(problem, &*pick, scope);
     }
     return pick;
   }

@@ -45,7 +45,10 @@
 //            accumulation, where the pick (transfer's or the model's) is a cooperative tile of
 //            two or more warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled
 //            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
-//            neighbors.cpp) replaces it
+//            neighbors.cpp) replaces it. Last, in TN with fp32 accumulation, a swap-AB pick
+//            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
+//            becomes its compiled twin that multicasts the weight tile to each pair
+//            (share_weights in neighbors.cpp)
 #pragma once
 
 #include <functional>
@@ -82,6 +85,9 @@ inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
+// The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
+// of fp16), where a TN swap-AB tile's weight multicast measured faster.
+inline constexpr int64_t kShareWeightsMinElements = int64_t(32) << 20;
 // "nearest", "cost", "scaled", "siblings", "transfer"; parse_neighbor_rule: nullopt for another name.
 std::string_view to_string(NeighborRule rule);
 std::optional<NeighborRule> parse_neighbor_rule(std::string_view name);
@@ -160,6 +166,7 @@ struct Prediction {
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
   bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
+  bool shared_weights = false;  // its cluster twin that multicasts the weight tile (share_weights)
   // The pick's raster order and group size were a neighbour's, which would re-read an operand
   // here (raster_rereads): they are the defaults instead.
   bool default_raster = false;

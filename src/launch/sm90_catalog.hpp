@@ -252,14 +252,32 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // 80 tokens over 192 rows of N, cuBLASLt's 192x80 where M is 96-300 and the weights stream
+    // from DRAM (150x10240x8192, 150x9216x3072, 300x6144x2560); the catalog's best there was
+    // 64x256 w1 or 80 tokens over 128 rows, 5-7% slower through the JIT
+    // (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters).
+    {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
+    // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token
+    // tiles, as in cuBLASLt's clusters. TN only (an NN swap reads its weights M-major, which
+    // multicast does not take). Dispatch's weight-sharing rule (neighbors.cpp, share_weights)
+    // picks them; see there for where they win.
+    {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
 // Which (accumulation, element type, layout) instances a row compiles: fp16-only rows skip fp32,
 // bf16 accumulates in fp32 only. Swap-AB rows compile NN too, where the swapped A (the problem's
-// K x N B) is read M-major: an NN call at a token count runs the same tile as its TN twin.
+// K x N B) is read M-major: an NN call at a token count runs the same tile as its TN twin, but
+// only without a cluster along the token tiles (KernelConfig's rule: M-major boxes are not
+// multicast).
 constexpr bool row_compiles(CatalogRow const& row, Accum accum, DType dtype, Layout layout) {
   return !(row.fp16_only && accum == Accum::kF32) &&
-         !(dtype == DType::kBF16 && accum != Accum::kF32);
+         !(dtype == DType::kBF16 && accum != Accum::kF32) &&
+         !(row.variant.swap_ab && row.variant.cluster_n != 1 && layout == Layout::kNN);
 }
 
 inline constexpr Accum kCatalogAccums[] = {Accum::kF32, Accum::kF16};

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dispatch/dispatch.hpp"
@@ -325,6 +326,71 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
                                        tuned16.points, dispatch::NeighborRule::kTransfer, scope);
   ASSERT_TRUE(p16);
   EXPECT_FALSE(p16->wave_fit) << p16->config.name();
+}
+
+// The weight-sharing rule (share_weights): a TN fp32 swap-AB pick whose token tiles pair up, at
+// weights of kShareWeightsMinElements or more, becomes its twin that multicasts the weight tile
+// to each pair (cluster_m 2); not where the pairs would pad a token tile, not for smaller
+// weights, not in NN (no such twin) and not with fp16 accumulation.
+TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
+  const DeviceInfo d = h100();
+  // Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
+  // model's one fastest config.
+  auto tree = [](const char* feature, double threshold, double left, double right) {
+    return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
+           std::to_string(left) + " " + std::to_string(right) + "\n";
+  };
+  const std::string trees = tree("block_m", 80, 0, -1) + tree("block_m", 88, 0, 1) +
+                            tree("swap_ab", 0.5, 0, -1) + tree("block_n", 128, 1, 0) +
+                            tree("block_n", 160, 0, 1) + tree("cluster_size", 2, 0, 1) +
+                            tree("log2_splits", 0.5, 0, 1);
+  const dispatch::DispatchModel model = dispatch::parse_model(
+      header() + "layout tn trees 7 depth 1 base 0\n" + trees +
+          "layout nn trees 7 depth 1 base 0\n" + trees,
+      "tokens80.model");
+  const dispatch::NeighborScope scope{
+      &d,
+      [&](const Problem& p, const KernelConfig& c) {
+        return registry::can_implement(p, c, args_for(p), d).ok();
+      },
+      [](const KernelConfig&) { return false; }, nullptr, &model};
+  auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout) {
+    const Points tuned{{300, 4096, 4096, layout, Accum::kF32},
+                       {600, 4096, 4096, layout, Accum::kF32}};
+    const auto p = dispatch::predict_from_neighbors({m, n, k, layout, Accum::kF32}, tuned.points,
+                                                    dispatch::NeighborRule::kTransfer, scope);
+    EXPECT_TRUE(p && p->modeled) << m << "x" << n << "x" << k;
+    return p;
+  };
+  // 150 and 300 tokens: two and four tiles of 80, over 10240 x 8192 weights (84M).
+  for (int64_t m : {150, 300}) {
+    const auto p = pick(m, 10240, 8192, Layout::kTN);
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->shared_weights) << m << ": " << p->config.name();
+    EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 80 && p->config.block_n == 128 &&
+                p->config.cluster_m == 2 && p->config.cluster_n == 1 && p->config.split_k == 1)
+        << m << ": " << p->config.name();
+  }
+  // Three tiles of 80 (a pair would pad one), weights below the bound, NN: the model's own pick.
+  ASSERT_LT(int64_t(5120) * 6144, dispatch::kShareWeightsMinElements);
+  for (const auto& [m, n, k, layout] :
+       {std::tuple{int64_t(230), int64_t(10240), int64_t(8192), Layout::kTN},
+        std::tuple{int64_t(150), int64_t(5120), int64_t(6144), Layout::kTN},
+        std::tuple{int64_t(150), int64_t(10240), int64_t(8192), Layout::kNN}}) {
+    const auto p = pick(m, n, k, layout);
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->shared_weights) << m << "x" << n << "x" << k << ": " << p->config.name();
+    EXPECT_EQ(p->config.cluster_m, 1) << p->config.name();
+    EXPECT_EQ(p->config.block_m, 80) << p->config.name();
+  }
+  const Points tuned16{{300, 4096, 4096, Layout::kTN, Accum::kF16}};
+  const auto p16 =
+      dispatch::predict_from_neighbors({150, 10240, 8192, Layout::kTN, Accum::kF16},
+                                       tuned16.points, dispatch::NeighborRule::kTransfer, scope);
+  ASSERT_TRUE(p16);
+  EXPECT_TRUE(p16->modeled && p16->config.swap_ab && p16->config.block_m == 80)
+      << p16->config.name();
+  EXPECT_FALSE(p16->shared_weights) << p16->config.name();
 }
 
 TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {
