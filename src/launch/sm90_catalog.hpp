@@ -253,9 +253,11 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // 80 tokens over 192 rows of N, cuBLASLt's 192x80 where M is 96-300 and the weights stream
-    // from DRAM (150x10240x8192, 150x9216x3072, 300x6144x2560); the catalog's best there was
-    // 64x256 w1 or 80 tokens over 128 rows, 5-7% slower through the JIT
-    // (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters).
+    // from DRAM (150x10240x8192, 150x9216x3072, 300x6144x2560); the catalog's best there ran
+    // 2-6% slower than it through the JIT
+    // (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters). The dispatch model, never
+    // fitted on it, picks it at 16 calls of llm-fresh: 150-300 tokens up to +23%, one token tile
+    // (M <= 80) 1-7% slower at five of six (bench/results/2026-11-29-h200-weight-sharing).
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
