@@ -342,9 +342,9 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   pick->wave_fit = true;
 }
 
-// A TN swap-AB pick without a cluster whose token tiles pair up exactly, with fp32 accumulation,
-// where the weights are at least kShareWeightsMinElements: the same tile with its weight tile
-// multicast to each pair of token tiles (problem cluster_m 2), where that is compiled. Each
+// A TN swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
+// at least kShareWeightsMinElements: the same tile with its weight tile multicast to each pair
+// of token tiles (problem cluster_m 2), where that is compiled, for either accumulation. Each
 // weight byte then crosses L2 once per pair instead of once per token tile, which is what a
 // weight-streaming swap tile is short of against cuBLASLt's clusters (its L2 hit rate 16% where
 // ours was 45%, docs/notes/2026-11-29-dispatch-model.md). Measured through the JIT at 96-300
@@ -356,9 +356,8 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 // calls there (its pairs/).
 void share_weights(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig& base = pick->config;
-  if (problem.layout != Layout::kTN || problem.accum != Accum::kF32 ||
-      base.family != Family::kSm90Ws || !base.swap_ab || base.split_k != 1 ||
-      base.cluster_m != 1 || base.cluster_n != 1 ||
+  if (problem.layout != Layout::kTN || base.family != Family::kSm90Ws || !base.swap_ab ||
+      base.split_k != 1 || base.cluster_m != 1 || base.cluster_n != 1 ||
       int64_t(problem.n) * problem.k < kShareWeightsMinElements)
     return;
   KernelConfig twin = base;

@@ -328,10 +328,10 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   EXPECT_FALSE(p16->wave_fit) << p16->config.name();
 }
 
-// The weight-sharing rule (share_weights): a TN fp32 swap-AB pick whose token tiles pair up, at
+// The weight-sharing rule (share_weights): a TN swap-AB pick whose token tiles pair up, at
 // weights of kShareWeightsMinElements or more, becomes its twin that multicasts the weight tile
-// to each pair (cluster_m 2); not where the pairs would pad a token tile, not for smaller
-// weights, not in NN (no such twin) and not with fp16 accumulation.
+// to each pair (cluster_m 2), with either accumulation; not where the pairs would pad a token
+// tile, not for smaller weights, not in NN (no such twin).
 TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
   const DeviceInfo d = h100();
   // Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
@@ -388,9 +388,9 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
       dispatch::predict_from_neighbors({150, 10240, 8192, Layout::kTN, Accum::kF16},
                                        tuned16.points, dispatch::NeighborRule::kTransfer, scope);
   ASSERT_TRUE(p16);
-  EXPECT_TRUE(p16->modeled && p16->config.swap_ab && p16->config.block_m == 80)
+  EXPECT_TRUE(p16->shared_weights && p16->config.swap_ab && p16->config.block_m == 80 &&
+              p16->config.cluster_m == 2 && p16->config.accum == Accum::kF16)
       << p16->config.name();
-  EXPECT_FALSE(p16->shared_weights) << p16->config.name();
 }
 
 TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {
