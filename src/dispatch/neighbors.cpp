@@ -351,7 +351,8 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 // tokens, both 80-token tiles (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters):
 // at N x K of 38-484M weights +0.3 to +11%, at 10-31M -9 to +3.4% (why the short kernels lose
 // was not measured). Over llm-fresh it takes the twin at two calls: 150x8192x8192 +3.5% and
-// 150x10240x8192 +6.5% over the untwinned pick (bench/results/2026-11-29-h200-weight-sharing).
+// 150x10240x8192 +6.5% over the untwinned pick, and with fp16 accumulation +1-6% at four
+// (bench/results/2026-11-29-h200-weight-sharing, ab/, tiles/, f16-rule/).
 // Offering a pair of 80-token tiles to picks that have no such twin lost 3-9% on six of nine
 // calls there (its pairs/).
 void share_weights(const Problem& problem, Prediction* pick, const NeighborScope& scope) {

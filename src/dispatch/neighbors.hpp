@@ -45,7 +45,7 @@
 //            accumulation, where the pick (transfer's or the model's) is a cooperative tile of
 //            two or more warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled
 //            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
-//            neighbors.cpp) replaces it. Last, in TN with fp32 accumulation, a swap-AB pick
+//            neighbors.cpp) replaces it. Last, in TN, a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
 //            (share_weights in neighbors.cpp)
