@@ -135,7 +135,7 @@ std::vector<int> ring_depths(const Problem& problem, KernelConfig tile,
   if (!depths.empty()) return depths;
   for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
     tile.num_stages = *it;
-    if (scope.legal(problem, tile) && !scope.blocked(tile)) return {*it};
+    if (scope.allows(problem, tile)) return {*it};
   }
   return depths;
 }
@@ -148,7 +148,7 @@ class Cheapest {
       : problem_(problem), pick_(pick), scope_(scope),
         best_cost_(cost(problem, pick->config, scope)) {}
   void consider(const KernelConfig& alternative) {
-    if (!scope_.legal(problem_, alternative) || scope_.blocked(alternative)) return;
+    if (!scope_.allows(problem_, alternative)) return;
     const double c = cost(problem_, alternative, scope_);
     if (c < best_cost_) {
       best_cost_ = c;
@@ -209,7 +209,7 @@ void vary(const Problem& problem, Prediction* pick, const NeighborScope& scope) 
         plain.epilogue = epilogue;
         for (int stages : ring_depths(problem, plain, scope)) {
           plain.num_stages = stages;
-          if (!scope.legal(problem, plain) || scope.blocked(plain)) continue;
+          if (!scope.allows(problem, plain)) continue;
           bases.push_back(plain);
           cheapest.consider(plain);
         }
@@ -333,7 +333,7 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
         (best && w->slots == best_slots &&
          std::pair(c.block_m * c.block_n, c.num_stages) >
              std::pair(best->block_m * best->block_n, best->num_stages));
-    if (!fewer || !scope.legal(problem, c) || scope.blocked(c)) continue;
+    if (!fewer || !scope.allows(problem, c)) continue;
     best = c;
     best_slots = w->slots;
   }
@@ -363,8 +363,7 @@ void share_weights(const Problem& problem, Prediction* pick, const NeighborScope
     return;
   KernelConfig twin = base;
   twin.cluster_m = 2;
-  if (cluster_pads_tiles(problem, twin) || !scope.legal(problem, twin) || scope.blocked(twin))
-    return;
+  if (cluster_pads_tiles(problem, twin) || !scope.allows(problem, twin)) return;
   pick->config = twin;
   pick->shared_weights = true;
 }
@@ -409,7 +408,7 @@ class Transferred {
       const auto& [distance, point] = near[i];
       std::set<std::string> seen;  // timed is fastest first: a key's first variant is its best
       for (const TimedConfig& t : point->timed) {
-        if (!(t.us > 0) || !scope.legal(problem, t.config) || scope.blocked(t.config)) continue;
+        if (!(t.us > 0) || !scope.allows(problem, t.config)) continue;
         const std::string key = pooled_key(t.config);
         if (!seen.insert(key).second) continue;
         const double there = estimate_cost(point->problem, t.config, *scope.device);
@@ -473,7 +472,7 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
       if ((split & (split - 1)) != 0) continue;
       KernelConfig c = base;
       c.split_k = split;
-      if (!scope.legal(problem, c) || scope.blocked(c)) continue;
+      if (!scope.allows(problem, c)) continue;
       const std::optional<double> score = scope.model->predict(problem, c, *scope.device);
       if (score && *score < best_score) {
         best_score = *score;

@@ -156,6 +156,11 @@ struct NeighborScope {
   // The table's dispatch model (model.hpp), which `transfer` consults where no point has the
   // problem's N and K; null: none.
   const DispatchModel* model = nullptr;
+
+  // Whether a rule may offer `config` for `problem`: it can run there and is not blocked.
+  bool allows(const Problem& problem, const KernelConfig& config) const {
+    return legal(problem, config) && !blocked(config);
+  }
 };
 
 struct Prediction {
