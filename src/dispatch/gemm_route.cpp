@@ -28,14 +28,16 @@ std::string element(const GemmDesc& d) {
   return extra.empty() ? extra : " (" + extra.substr(2) + ")";
 }
 
-// Whether a dispatch route's column-major A runs from a copy in rows (GemmRoute::a_rows_first),
-// and the reason's words for how that A is read.
-bool a_rows_first(const GemmRoute& r) {
-  if (!r.a_col_major || r.batch_count != 1) return false;
+// Whether a dispatch route's column-major A runs from a copy in rows (GemmRoute::a_rows_first)
+// and in blocks of how many rows (GemmRoute::a_rows_block), set on `r`; and the reason's words
+// for how that A is read.
+void set_a_rows(GemmRoute& r) {
+  if (!r.a_col_major || r.batch_count != 1) return;
   // Copied anyway: the sm90 kernels would stage it (the pointer is not known here).
   const bool copied_anyway = sm90_stages_a(r.lda, nullptr, r.batch_count);
-  if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return false;
-  return a_rows_block_rows(r.problem.m, r.problem.k) > 0;
+  if (!copied_anyway && r.problem.m > kARowsFirstMaxM) return;
+  r.a_rows_block = a_rows_block_rows(r.problem.m, r.problem.k);
+  r.a_rows_first = r.a_rows_block > 0;
 }
 
 std::string how_a_is_read(const GemmRoute& r) {
@@ -76,8 +78,7 @@ GemmRoute route(const GemmDesc& d) {
     r.stride_a = d.stride_a;
     r.stride_b = d.stride_b;
     r.stride_c = d.stride_c;
-    r.a_rows_first = a_rows_first(r);
-    if (r.a_rows_first) r.a_rows_block = a_rows_block_rows(r.problem.m, r.problem.k);
+    set_a_rows(r);
     r.reason = std::string(r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
                (d.order_b == Order::kRow ? "NN" : "TN") +
                (r.a_col_major ? " with A column-major" + how_a_is_read(r) : "") + element(d);
@@ -102,8 +103,7 @@ GemmRoute route(const GemmDesc& d) {
   r.stride_a = d.stride_b;
   r.stride_b = d.stride_a;
   r.stride_c = d.stride_c;
-  r.a_rows_first = a_rows_first(r);
-  if (r.a_rows_first) r.a_rows_block = a_rows_block_rows(r.problem.m, r.problem.k);
+  set_a_rows(r);
   r.reason = std::string("column-major C as C^T = B^T A^T: ") +
              (r.a_col_major ? "hgemmRun " : "exactly hgemmRun ") +
              (d.order_a == Order::kRow ? "TN" : "NN") + " of N x M x K" +
