@@ -72,6 +72,16 @@ std::string swap_model(double swap = -1.0) {
          "\nlayout nn trees 1 depth 1 base 0\n" + tree + "\n";
 }
 
+// A rule's scope over the compiled catalog on device `d` (which must outlive it): legal where a
+// compiled instance can run the problem, nothing blocked.
+dispatch::NeighborScope registry_scope(const DeviceInfo& d, const dispatch::DispatchModel* model) {
+  return {&d,
+          [&d](const Problem& p, const KernelConfig& c) {
+            return registry::can_implement(p, c, args_for(p), d).ok();
+          },
+          [](const KernelConfig&) { return false; }, nullptr, model};
+}
+
 void expect_parse_error(const std::string& text, const std::string& needle) {
   try {
     dispatch::parse_model(text, "t.model");
@@ -199,12 +209,7 @@ struct Points {
 TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
   const DeviceInfo d = h100();
   const dispatch::DispatchModel model = dispatch::parse_model(swap_model(), "swap.model");
-  dispatch::NeighborScope scope{
-      &d,
-      [&](const Problem& p, const KernelConfig& c) {
-        return registry::can_implement(p, c, args_for(p), d).ok();
-      },
-      [](const KernelConfig&) { return false; }, nullptr, &model};
+  dispatch::NeighborScope scope = registry_scope(d, &model);
   const Points tuned{{300, 4096, 4096, Layout::kTN, Accum::kF32},
                      {600, 4096, 4096, Layout::kTN, Accum::kF32},
                      {1200, 4096, 4096, Layout::kTN, Accum::kF32}};
@@ -242,12 +247,7 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
 // rounds, not for fp16 accumulation.
 TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   const DeviceInfo d = h100();
-  const dispatch::NeighborScope scope{
-      &d,
-      [&](const Problem& p, const KernelConfig& c) {
-        return registry::can_implement(p, c, args_for(p), d).ok();
-      },
-      [](const KernelConfig&) { return false; }, nullptr, nullptr};
+  const dispatch::NeighborScope scope = registry_scope(d, nullptr);
   const Points tuned{{2048, 5120, 4096, Layout::kTN, Accum::kF32},
                      {4096, 5120, 4096, Layout::kTN, Accum::kF32},
                      {8192, 5120, 4096, Layout::kTN, Accum::kF32}};
@@ -348,12 +348,7 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
       header() + "layout tn trees 7 depth 1 base 0\n" + trees +
           "layout nn trees 7 depth 1 base 0\n" + trees,
       "tokens80.model");
-  const dispatch::NeighborScope scope{
-      &d,
-      [&](const Problem& p, const KernelConfig& c) {
-        return registry::can_implement(p, c, args_for(p), d).ok();
-      },
-      [](const KernelConfig&) { return false; }, nullptr, &model};
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
   auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout) {
     const Points tuned{{300, 4096, 4096, layout, Accum::kF32},
                        {600, 4096, 4096, layout, Accum::kF32}};
