@@ -12,6 +12,7 @@
 #include "core/suite.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/gemm_route.hpp"
+#include "dispatch/padded_c.hpp"
 #include "hgemm/hgemm.hpp"
 #include "tuner/space/space.hpp"
 
@@ -24,7 +25,9 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
   prints the config dispatch runs for the problem, the rule that chose it (user table, shipped
   table, neighbours, heuristic, safety net) and why, and the tables it consulted. With --suite,
   one line per shape, layout and accumulation: "M N K layout acc config rule", for comparing
-  dispatch between builds.
+  dispatch between builds. A TN call whose N is no multiple of 8 (and M > 16) runs on a copy of
+  C with padded rows, copied into C after ("padded-c+RULE"; the first block's call where the
+  copy runs in blocks of rows).
   --suite S    a named suite (bench/suites/S.txt) or a file of "M N K" lines
   --layout L   nn or tn (default tn; with --suite a list, e.g. nn,tn)
   --acc A      f32 (default) or f16 (with --suite a list)
@@ -58,7 +61,8 @@ GemmArgs stand_in_args(const Problem& problem, bool a_col_major) {
 struct Explained {
   std::optional<dispatch::Decision> decision;
   bool rows_first = false;
-  std::string route;  // the route's reason, with a_col_major
+  bool padded_c = false;  // C's rows computed in a padded copy (dispatch::padded_c)
+  std::string route;  // the route's reason, with a_col_major or a padded C
   std::string safety_net;
   // A copy into rows too large for one block: the blocks' rows (the decision is the first
   // block's) and the last, shorter block's rows and decision.
@@ -87,12 +91,30 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
       e.last_rows = dispatch::a_rows_last_block(route);
     }
   }
+  // N % 8 != 0 in TN: the kernels compute C in a padded copy, block by block where it is large.
+  const GemmArgs as_called = stand_in_args(problem, false);
+  const dispatch::PaddedC pad = a_col_major ? dispatch::PaddedC{} : dispatch::padded_c(problem, as_called);
+  auto args_for = [&](const Problem& decided_problem) {
+    if (!pad) return stand_in_args(decided_problem, in_place);
+    return dispatch::padded_c_block(as_called, reinterpret_cast<void*>(uintptr_t(0x40000)), 0,
+                                    decided_problem.m);
+  };
+  if (pad) {
+    e.padded_c = true;
+    e.route = dispatch::padded_c_reason(problem, pad);
+    decided = dispatch::padded_c_problem(problem, pad.block_rows);
+    if (pad.block_rows < problem.m) {
+      e.block_rows = pad.block_rows;
+      const int64_t tail = problem.m % pad.block_rows;
+      e.last_rows = tail ? tail : pad.block_rows;
+    }
+  }
   try {
-    e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
+    e.decision = dispatch::decide(decided, args_for(decided), device, tables);
     if (e.last_rows) {
       Problem last = decided;
       last.m = e.last_rows;
-      e.last = dispatch::decide(last, stand_in_args(last, in_place), device, tables);
+      e.last = dispatch::decide(last, args_for(last), device, tables);
     }
   } catch (const Error& err) {
     if (!a_col_major) throw;
@@ -114,7 +136,10 @@ int explain_suite(const std::vector<Shape>& shapes, const std::vector<Layout>& l
                     (long long)shape.k, std::string(to_string(layout)).c_str(),
                     std::string(to_string(accum)).c_str(),
                     e.decision ? e.decision->config.name().c_str() : "general",
-                    e.last ? "rows-blocks+" : e.rows_first ? "rows-first+" : "",
+                    e.padded_c ? "padded-c+"
+                    : e.last   ? "rows-blocks+"
+                    : e.rows_first ? "rows-first+"
+                                   : "",
                     e.decision ? std::string(to_string(e.decision->source)).c_str()
                                : "safety-net");
       }

@@ -19,6 +19,7 @@
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/gemm_route.hpp"
+#include "dispatch/padded_c.hpp"
 #include "launch/launch.hpp"
 #include "launch/sm80_general.hpp"
 #include "launch/workspace.hpp"
@@ -175,6 +176,67 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
   return plan;
 }
 
+// A call through a padded C (dispatch::padded_c): each block's GEMM into the copy `copy`, and the
+// rows it then copies into C, all decided before anything runs; empty where nothing compiled
+// runs a block (on an sm_80 device, say), and the call takes dispatch's own decision.
+struct PaddedBlock {
+  GemmArgs run;
+  int64_t m0 = 0;
+  const dispatch::Decision* decision = nullptr;
+};
+std::vector<PaddedBlock> plan_padded_c(const Problem& problem, const GemmArgs& call,
+                                       dispatch::PaddedC pad, void* copy,
+                                       const DeviceInfo& device) {
+  std::vector<PaddedBlock> plan;
+  for (int64_t m0 = 0; m0 < call.m; m0 += pad.block_rows) {
+    const int64_t rows = std::min(pad.block_rows, call.m - m0);
+    const GemmArgs run = dispatch::padded_c_block(call, copy, m0, rows);
+    const dispatch::Decision* decision =
+        dispatch::try_select(dispatch::padded_c_problem(problem, rows), run, device, nullptr);
+    if (!decision) return {};
+    plan.push_back({run, m0, decision});
+  }
+  return plan;
+}
+
+// 256-byte aligned, never dereferenced: where a plan's copy goes before the pool is asked.
+void* stand_in_copy() { return reinterpret_cast<void*>(uintptr_t(1) << 16); }
+
+// Runs `call` through a padded C where dispatch::padded_c says so and the pool has the room;
+// false where the call runs as it is.
+bool run_padded_c(const Problem& problem, const GemmArgs& call, const DeviceInfo& device) {
+  const dispatch::PaddedC pad = dispatch::padded_c(problem, call);
+  if (!pad || plan_padded_c(problem, call, pad, stand_in_copy(), device).empty()) return false;
+  void* copy = acquire_workspace(padded_c_bytes(pad.block_rows, problem.n), call.stream);
+  if (!copy) return false;
+  struct Release {
+    void* copy;
+    cudaStream_t stream;
+    ~Release() { release_workspace(copy, stream); }
+  } release{copy, call.stream};
+  // Blocks share the copy: each GEMM waits for the copy-out before it (stream order, and its
+  // griddepcontrol wait under programmatic launch) before it writes the copy again.
+  for (const PaddedBlock& block : plan_padded_c(problem, call, pad, copy, device)) {
+    block.decision->instance->launch(block.decision->config, block.run);
+    launch_compact_c_rows(copy, static_cast<uint16_t*>(call.c) + block.m0 * call.row_stride_c(),
+                          call.row_stride_c(), block.run.m, call.n, call.stream,
+                          programmatic_launch(device));
+  }
+  return true;
+}
+
+// What dispatch runs for `call` and why, with a padded C's blocks said first (explain's words).
+std::optional<dispatch::Decision> padded_c_decision(const Problem& problem, const GemmArgs& call,
+                                                    const DeviceInfo& device) {
+  const dispatch::PaddedC pad = dispatch::padded_c(problem, call);
+  if (!pad) return std::nullopt;
+  const std::vector<PaddedBlock> plan = plan_padded_c(problem, call, pad, stand_in_copy(), device);
+  if (plan.empty()) return std::nullopt;
+  dispatch::Decision d = *plan.front().decision;
+  d.reason = dispatch::padded_c_reason(problem, pad) + "; " + d.reason;
+  return d;
+}
+
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
 }  // namespace
@@ -183,6 +245,7 @@ void run(const Problem& problem, const void* a, const void* b, void* c, cudaStre
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
+  if (run_padded_c(problem, args, *device)) return;
   const dispatch::Decision& decision = dispatch::select(problem, args, *device);
   decision.instance->launch(decision.config, args);
 }
@@ -217,6 +280,7 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
     return;
   }
   const GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
+  if (!route.a_rows_first && run_padded_c(route.problem, args, *device)) return;
   if (route.a_rows_first) {
     OperandCopyScratch rows(a_rows_bytes(route.a_rows_block, args.k), args.workspace, stream,
                             "a column-major A's copy in rows");
@@ -267,6 +331,11 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
                  std::to_string(plan.back().run.m) + " rows by " +
                  plan.back().decision->config.name();
     }
+  } else if (const std::optional<dispatch::Decision> padded =
+                 padded_c_decision(route.problem, args, *device)) {
+    return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, padded->config.name(),
+                    std::string(dispatch::to_string(padded->source)),
+                    route.reason + "; " + padded->reason};
   } else {
     decision = dispatch::try_select(route.problem, args, *device, &why_not);
   }
@@ -288,6 +357,8 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
   const DeviceInfo* device = nullptr;
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, const_cast<void*>(c), problem.m, problem.n, problem.k, nullptr};
+  if (const std::optional<dispatch::Decision> padded = padded_c_decision(problem, args, *device))
+    return padded->config;
   return dispatch::select(problem, args, *device).config;
 }
 
@@ -302,6 +373,8 @@ Explanation explain(const Problem& problem) {
                       reinterpret_cast<const void*>(uintptr_t(0x20000)),
                       reinterpret_cast<void*>(uintptr_t(0x30000)),
                       problem.m, problem.n, problem.k, nullptr};
+  if (const std::optional<dispatch::Decision> padded = padded_c_decision(problem, args, *device))
+    return {padded->config, std::string(dispatch::to_string(padded->source)), padded->reason};
   const dispatch::Decision d =
       dispatch::decide(problem, args, *device, dispatch::tables_for(*device, problem.accum));
   return {d.config, std::string(dispatch::to_string(d.source)), d.reason};

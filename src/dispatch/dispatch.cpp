@@ -50,16 +50,18 @@ void warn_once(const std::string& message) {
 }
 
 // Which pointers are 16-byte aligned, whether the call has an epilogue, whether it reads C (beta:
-// only the sm90 kernels' general flavour does) and whether its batch strides are whole 16-byte
-// steps: the properties of the arguments can_implement looks at beside the sizes, leading
-// dimensions and batch count the key holds.
+// only the sm90 kernels' general flavour does), whether its batch strides are whole 16-byte
+// steps and whether C is the library's padded copy (GemmArgs::c_rows_padded): the properties of
+// the arguments can_implement looks at beside the sizes, leading dimensions and batch count the
+// key holds.
 int align_class(const GemmArgs& args) {
   auto aligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; };
   const bool whole_strides = args.stride_a % 8 == 0 && args.stride_b % 8 == 0 &&
                              args.stride_c % 8 == 0 && args.stride_c != 0;
   return (aligned(args.a) ? 1 : 0) | (aligned(args.b) ? 2 : 0) | (aligned(args.c) ? 4 : 0) |
          (args.epilogue.plain() ? 0 : 8) | (whole_strides ? 16 : 0) |
-         (args.epilogue.beta != 0.0f ? 32 : 0) | (args.a_col_major ? 64 : 0);
+         (args.epilogue.beta != 0.0f ? 32 : 0) | (args.a_col_major ? 64 : 0) |
+         (args.c_rows_padded ? 128 : 0);
 }
 
 // Bumped by reload_tables(): tables and decisions are keyed by it, so a reload never frees what

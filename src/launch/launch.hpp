@@ -56,6 +56,10 @@ struct GemmArgs {
   // kernels' general flavour reads it M-major; the decode family and the sm80 catalog refuse it
   // (hgemmGemm copies one into rows first where it may: GemmRoute::a_rows_first).
   bool a_col_major = false;
+  // C is the library's padded copy (dispatch::padded_c): its rows may be written up to their
+  // next multiple of 8 columns, so the sm90 kernels may run an N that is no multiple of 8 (their
+  // stores write 8 columns, or a pair, at a time). Never set on a caller's C.
+  bool c_rows_padded = false;
 
   int64_t row_stride_a() const { return lda ? lda : a_col_major ? m : k; }
   int64_t row_stride_b(Layout layout) const { return ldb ? ldb : layout == Layout::kTN ? k : n; }
@@ -119,6 +123,18 @@ inline size_t sm90_staged_a_bytes(int64_t m, int64_t k) {
 inline bool sm90_stages_a(int64_t lda, const void* a, int64_t batch_count) {
   return batch_count == 1 && (lda % 8 != 0 || (reinterpret_cast<uintptr_t>(a) & 15) != 0);
 }
+// A C whose rows TMA and 16-byte stores cannot stride (N % 8 != 0) computed into a copy with rows
+// of N rounded up to 8 (dispatch::padded_c), this many bytes for `rows` rows, then copied into C
+// by launch_compact_c_rows.
+inline int64_t padded_c_ld(int64_t n) { return (n + 7) / 8 * 8; }
+inline size_t padded_c_bytes(int64_t rows, int64_t n) {
+  return (size_t(rows) * size_t(padded_c_ld(n)) * 2 + 255) / 256 * 256;
+}
+// Copies `rows` x `n` elements from `src` (row stride padded_c_ld(n)) into `dst` (row stride
+// ld_dst, any 2-byte alignment) on `stream`; with programmatic dependent launch where
+// `programmatic`.
+void launch_compact_c_rows(const void* src, void* dst, int64_t ld_dst, int64_t rows, int64_t n,
+                           cudaStream_t stream, bool programmatic);
 inline size_t splitk_partial_bytes(int64_t m, int64_t n) {
   return size_t(m) * size_t(splitk_partial_ld(n)) * sizeof(float);
 }

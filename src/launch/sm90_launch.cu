@@ -264,12 +264,16 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (args.m > INT_MAX || args.n > INT_MAX || args.k > INT_MAX)
     return refuse(config, HGEMM_ERROR_SIZE_OVERFLOW, "TMA coordinates are 32-bit");
   // TMA global strides are multiples of 16 bytes: A's row is K halves, C's is N, B's is K (TN)
-  // or N (NN), so K % 8 == 0 and N % 8 == 0 cover all three.
+  // or N (NN), so K % 8 == 0 and N % 8 == 0 cover all three. A padded C of the library's
+  // (GemmArgs::c_rows_padded) has its own stride, whose rows the stores may write up to the next
+  // multiple of 8 columns: then N may be any in TN, whose B rows are K.
   if (args.k % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "TMA needs 16-byte row strides; K=" + std::to_string(args.k) +
                       " is not a multiple of 8");
-  if (args.n % 8 != 0)
+  const bool ragged_n_ok = args.c_rows_padded && config.layout == Layout::kTN &&
+                           args.row_stride_c() >= padded_c_ld(args.n);
+  if (args.n % 8 != 0 && !ragged_n_ok)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "TMA needs 16-byte row strides; N=" + std::to_string(args.n) +
                       " is not a multiple of 8");
