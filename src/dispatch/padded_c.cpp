@@ -15,8 +15,9 @@ PaddedC padded_c(const Problem& problem, const GemmArgs& args) {
   const int64_t row_bytes = padded_c_ld(problem.n) * 2;
   const int64_t fit = int64_t(kMaxWorkspaceBytes) / row_bytes;
   if (fit >= problem.m) return {problem.m};
-  const int64_t block = fit / kPaddedCBlockAlign * kPaddedCBlockAlign;
-  return {block};
+  // Rows so wide that not even kPaddedCBlockAlign fit: blocks of whole 16-row groups.
+  const int64_t align = fit >= kPaddedCBlockAlign ? kPaddedCBlockAlign : 16;
+  return {fit / align * align};
 }
 
 Problem padded_c_problem(const Problem& problem, int64_t rows) {

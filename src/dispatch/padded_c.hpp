@@ -25,7 +25,7 @@ struct PaddedC {
 // runs fewer, at any N, in place), one matrix, no epilogue (a bias's pairs would not align) and
 // A, B and C packed, and no caller's workspace (the copy comes from the library's pool). The copy
 // holds all M rows where they fit kMaxWorkspaceBytes, else blocks of a multiple of
-// kPaddedCBlockAlign rows that do.
+// kPaddedCBlockAlign rows that do (of 16 rows, past 131064 columns).
 PaddedC padded_c(const Problem& problem, const GemmArgs& args);
 
 inline constexpr int64_t kPaddedCBlockAlign = 128;

@@ -69,6 +69,9 @@ TEST(PaddedC, LargeCopiesRunInBlocksOfWholeTilesThatFitTheScratch) {
   EXPECT_GT(padded_c_bytes(pad.block_rows + dispatch::kPaddedCBlockAlign, p.n),
             kMaxWorkspaceBytes);
   EXPECT_EQ(pad.block_rows, 256);
+  // Past 131064 columns not even 128 rows fit: blocks of whole 16-row groups.
+  const Problem wide{300, 131073, 64, Layout::kTN, Accum::kF16};
+  EXPECT_EQ(dispatch::padded_c(wide, call(wide)).block_rows, 112);
   EXPECT_EQ(dispatch::padded_c_reason(p, pad),
             "N=50257 is no multiple of 8: C computed in a copy with rows of 50264 columns, 8 "
             "blocks of 256 rows, then copied into C");
