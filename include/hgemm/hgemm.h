@@ -7,7 +7,9 @@
  * row-major; with HGEMM_LAYOUT_TN, B is stored N x K row-major (the nn.Linear weight layout).
  * All pointers are device pointers to __half. The call is thread-safe, can be captured into a
  * CUDA graph, and after the first call for a shape on a device it neither allocates nor
- * synchronizes.
+ * synchronizes. A TN call of more than 16 rows whose N is no multiple of 8 computes C in a copy
+ * with padded rows, from the library's stream-ordered pool (at most 32 MiB, in blocks of rows
+ * beyond that), and copies the rows into C.
  */
 #ifndef HGEMM_HGEMM_H_
 #define HGEMM_HGEMM_H_
@@ -170,8 +172,11 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               aligned base; batches that are not take the safety net, one matrix runs from a
  *               copy (see Workspace).
  *               Its sm90 kernels need A, B and C 16-byte aligned, and K, C's row (N, or M for
- *               column-major C), any leading dimension and any batch stride multiples of 8;
- *               the other packed fp16 calls with one batch and without an epilogue run on its
+ *               column-major C), any leading dimension and any batch stride multiples of 8,
+ *               except that a packed TN call of one batch, no epilogue and more than 16 rows
+ *               whose C row alone is not (GPT-2's 50257 columns) runs them on a padded copy of
+ *               C from the library's pool and copies the rows into C after (with workspace
+ *               NULL only: see Workspace); the other packed fp16 calls with one batch and without an epilogue run on its
  *               predicated sm80 kernel, as hgemmRun's do. bf16 runs the bf16 twins of the
  *               kernels fp16 would run (the shipped tables hold fp16 winners). A bf16,
  *               strided, batched or epilogue call that none of the sm90 and decode kernels can
@@ -191,7 +196,10 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  * 131072, an A whose rows are not 16-byte strides takes the safety net). One other matrix of M-major A whose base is not 16-byte
  * aligned runs the sm90 kernels from a copy with rows of M rounded up to 8 elements (that times
  * K times 2 bytes, rounded up to 256); a copy over 32 MiB is not made, and the call takes the
- * safety net. With workspace NULL it comes from a library-owned stream-ordered pool (allocated on
+ * safety net. A padded copy of C (see Paths) holds up to 32 MiB, M rows or a block of them
+ * (multiples of 128, or of 16 past 131064 columns), and is taken only with workspace NULL: with
+ * a workspace given, such a call keeps the sm80 kernel. With workspace NULL it comes from a
+ * library-owned stream-ordered pool (allocated on
  * first use, then reused); with a workspace given, the call uses it and allocates nothing.
  * workspace_size must then be at least hgemmGemmWorkspaceSize() for the descriptor (0 for
  * safety-net and batched calls and a column-major A read M-major; at most 64 MiB). The size
