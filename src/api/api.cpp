@@ -214,8 +214,8 @@ bool run_padded_c(const Problem& problem, const GemmArgs& call, const DeviceInfo
     cudaStream_t stream;
     ~Release() { release_workspace(copy, stream); }
   } release{copy, call.stream};
-  // Blocks share the copy: each GEMM waits for the copy-out before it (stream order, and its
-  // griddepcontrol wait under programmatic launch) before it writes the copy again.
+  // Blocks share the copy: stream order, and each GEMM's griddepcontrol wait under programmatic
+  // launch, keep a block's GEMM from writing it until the previous block's rows are out.
   for (const PaddedBlock& block : plan_padded_c(problem, call, pad, copy, device)) {
     block.decision->instance->launch(block.decision->config, block.run);
     launch_compact_c_rows(copy, static_cast<uint16_t*>(call.c) + block.m0 * call.row_stride_c(),
