@@ -93,28 +93,31 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   }
   // N % 8 != 0 in TN: the kernels compute C in a padded copy, block by block where it is large.
   const GemmArgs as_called = stand_in_args(problem, false);
-  const dispatch::PaddedC pad = a_col_major ? dispatch::PaddedC{} : dispatch::padded_c(problem, as_called);
-  auto args_for = [&](const Problem& decided_problem) {
-    if (!pad) return stand_in_args(decided_problem, in_place);
-    return dispatch::padded_c_block(as_called, reinterpret_cast<void*>(uintptr_t(0x40000)), 0,
-                                    decided_problem.m);
-  };
-  if (pad) {
+  if (const dispatch::PaddedC pad =
+          a_col_major ? dispatch::PaddedC{} : dispatch::padded_c(problem, as_called)) {
+    auto decide_block = [&](int64_t rows) {
+      return dispatch::decide(
+          dispatch::padded_c_problem(problem, rows),
+          dispatch::padded_c_block(as_called, reinterpret_cast<void*>(uintptr_t(0x40000)), 0,
+                                   rows),
+          device, tables);
+    };
     e.padded_c = true;
     e.route = dispatch::padded_c_reason(problem, pad);
-    decided = dispatch::padded_c_problem(problem, pad.block_rows);
+    e.decision = decide_block(pad.block_rows);
     if (pad.block_rows < problem.m) {
       e.block_rows = pad.block_rows;
-      const int64_t tail = problem.m % pad.block_rows;
-      e.last_rows = tail ? tail : pad.block_rows;
+      e.last_rows = last_block_size(problem.m, pad.block_rows);
+      e.last = decide_block(e.last_rows);
     }
+    return e;
   }
   try {
-    e.decision = dispatch::decide(decided, args_for(decided), device, tables);
+    e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
     if (e.last_rows) {
       Problem last = decided;
       last.m = e.last_rows;
-      e.last = dispatch::decide(last, args_for(last), device, tables);
+      e.last = dispatch::decide(last, stand_in_args(last, in_place), device, tables);
     }
   } catch (const Error& err) {
     if (!a_col_major) throw;

@@ -176,21 +176,23 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
   return plan;
 }
 
-// A call through a padded C (dispatch::padded_c): each block's GEMM into the copy `copy`, and the
-// rows it then copies into C, all decided before anything runs; empty where nothing compiled
-// runs a block (on an sm_80 device, say), and the call takes dispatch's own decision.
+// A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows
+// it then copies into C, all decided before anything runs; empty where nothing compiled runs a
+// block (on an sm_80 device, say), and the call takes dispatch's own decision. The blocks write a
+// 256-byte aligned stand-in, never dereferenced, as aligned as the pool's buffers (all dispatch
+// looks at), until run_padded_c points them at the copy it takes from the pool.
 struct PaddedBlock {
   GemmArgs run;
   int64_t m0 = 0;
   const dispatch::Decision* decision = nullptr;
 };
 std::vector<PaddedBlock> plan_padded_c(const Problem& problem, const GemmArgs& call,
-                                       dispatch::PaddedC pad, void* copy,
-                                       const DeviceInfo& device) {
+                                       dispatch::PaddedC pad, const DeviceInfo& device) {
+  void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);
   std::vector<PaddedBlock> plan;
   for (int64_t m0 = 0; m0 < call.m; m0 += pad.block_rows) {
     const int64_t rows = std::min(pad.block_rows, call.m - m0);
-    const GemmArgs run = dispatch::padded_c_block(call, copy, m0, rows);
+    const GemmArgs run = dispatch::padded_c_block(call, stand_in, m0, rows);
     const dispatch::Decision* decision =
         dispatch::try_select(dispatch::padded_c_problem(problem, rows), run, device, nullptr);
     if (!decision) return {};
@@ -199,14 +201,13 @@ std::vector<PaddedBlock> plan_padded_c(const Problem& problem, const GemmArgs& c
   return plan;
 }
 
-// 256-byte aligned, never dereferenced: where a plan's copy goes before the pool is asked.
-void* stand_in_copy() { return reinterpret_cast<void*>(uintptr_t(1) << 16); }
-
 // Runs `call` through a padded C where dispatch::padded_c says so and the pool has the room;
 // false where the call runs as it is.
 bool run_padded_c(const Problem& problem, const GemmArgs& call, const DeviceInfo& device) {
   const dispatch::PaddedC pad = dispatch::padded_c(problem, call);
-  if (!pad || plan_padded_c(problem, call, pad, stand_in_copy(), device).empty()) return false;
+  if (!pad) return false;
+  std::vector<PaddedBlock> plan = plan_padded_c(problem, call, pad, device);
+  if (plan.empty()) return false;
   void* copy = acquire_workspace(padded_c_bytes(pad.block_rows, problem.n), call.stream);
   if (!copy) return false;
   struct Release {
@@ -216,7 +217,8 @@ bool run_padded_c(const Problem& problem, const GemmArgs& call, const DeviceInfo
   } release{copy, call.stream};
   // Blocks share the copy: stream order, and each GEMM's griddepcontrol wait under programmatic
   // launch, keep a block's GEMM from writing it until the previous block's rows are out.
-  for (const PaddedBlock& block : plan_padded_c(problem, call, pad, copy, device)) {
+  for (PaddedBlock& block : plan) {
+    block.run.c = copy;
     block.decision->instance->launch(block.decision->config, block.run);
     launch_compact_c_rows(copy, static_cast<uint16_t*>(call.c) + block.m0 * call.row_stride_c(),
                           call.row_stride_c(), block.run.m, call.n, call.stream,
@@ -230,7 +232,7 @@ std::optional<dispatch::Decision> padded_c_decision(const Problem& problem, cons
                                                     const DeviceInfo& device) {
   const dispatch::PaddedC pad = dispatch::padded_c(problem, call);
   if (!pad) return std::nullopt;
-  const std::vector<PaddedBlock> plan = plan_padded_c(problem, call, pad, stand_in_copy(), device);
+  const std::vector<PaddedBlock> plan = plan_padded_c(problem, call, pad, device);
   if (plan.empty()) return std::nullopt;
   dispatch::Decision d = *plan.front().decision;
   d.reason = dispatch::padded_c_reason(problem, pad) + "; " + d.reason;

@@ -119,8 +119,7 @@ int64_t a_rows_block_rows(int64_t m, int64_t k) {
 }
 
 int64_t a_rows_last_block(const GemmRoute& route) {
-  const int64_t m = route.problem.m, block = route.a_rows_block;
-  return m - (m - 1) / block * block;
+  return last_block_size(route.problem.m, route.a_rows_block);
 }
 
 size_t workspace_bytes(const GemmRoute& route) {

@@ -29,7 +29,8 @@ Problem padded_c_problem(const Problem& problem, int64_t rows) {
 
 std::string padded_c_reason(const Problem& problem, PaddedC pad) {
   const int64_t blocks = (problem.m + pad.block_rows - 1) / pad.block_rows;
-  return "N=" + std::to_string(problem.n) + " is no multiple of 8: C computed in a copy with rows of " +
+  return "N=" + std::to_string(problem.n) +
+         " is no multiple of 8: C computed in a copy with rows of " +
          std::to_string(padded_c_ld(problem.n)) + " columns" +
          (blocks > 1 ? ", " + std::to_string(blocks) + " blocks of " +
                            std::to_string(pad.block_rows) + " rows"

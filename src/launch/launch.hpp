@@ -90,6 +90,12 @@ inline std::string layout_accum_mismatch(const Problem& problem, const KernelCon
 // it the partial-sum traffic outweighs the extra parallelism (bench/results/2026-11-22-h100-split-k).
 inline constexpr int64_t kMinKPerSplit = 256;
 inline int64_t splitk_partial_ld(int64_t n) { return (n + 1) / 2 * 2; }
+// The size of the last of the blocks of `block` that cover `total` (block itself where it divides
+// total): a copy made in blocks of rows, of A (GemmRoute::a_rows_block) or of C
+// (dispatch::padded_c).
+inline int64_t last_block_size(int64_t total, int64_t block) {
+  return total - (total - 1) / block * block;
+}
 // A column-major A copied to M x K rows in scratch (kernels/common/transpose_rows.cuh,
 // launch_a_to_rows), where dispatch::route sends a general call through rows
 // (GemmRoute::a_rows_first): rows of K rounded up to 8 elements (16-byte strides), this many
