@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/stand_in_args.hpp"
 #include "core/promoted.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/table.hpp"
@@ -34,12 +35,6 @@ KernelConfig parse(const char* name) {
   const auto c = KernelConfig::parse(name);
   EXPECT_TRUE(c.has_value()) << name;
   return c.value_or(KernelConfig{});
-}
-
-GemmArgs args_for(const Problem& p) {
-  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
-          reinterpret_cast<const void*>(uintptr_t(0x20000)),
-          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
 }
 
 TEST(PromotedCatalog, RegistryHoldsTheRewriteApartFromTheFamilyHeader) {

@@ -11,6 +11,7 @@
 #include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "registry/registry.hpp"
+#include "stand_in_args.hpp"
 #include "tuner/space/space.hpp"
 
 namespace {
@@ -21,13 +22,6 @@ DeviceInfo h100() {
   DeviceInfo d = tuner::nominal_device("described H100", 132);
   d.ordinal = 0;
   return d;
-}
-
-GemmArgs args_for(const Problem& p) {
-  // Never dereferenced: 256-byte aligned stand-ins.
-  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
-          reinterpret_cast<const void*>(uintptr_t(0x20000)),
-          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
 }
 
 TEST(Dispatch, SmallOutputLongKSplitsK) {

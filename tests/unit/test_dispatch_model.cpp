@@ -20,6 +20,7 @@
 #include "dispatch/neighbors.hpp"
 #include "dispatch/table.hpp"
 #include "registry/registry.hpp"
+#include "stand_in_args.hpp"
 #include "temp_dir.hpp"
 #include "tuner/space/space.hpp"
 
@@ -28,12 +29,6 @@ namespace {
 using namespace hgemm;
 
 const char* kH100 = "NVIDIA H100 80GB HBM3";
-
-GemmArgs args_for(const Problem& p) {
-  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
-          reinterpret_cast<const void*>(uintptr_t(0x20000)),
-          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
-}
 
 DeviceInfo h100() {
   DeviceInfo d = tuner::nominal_device(kH100, 132);

@@ -15,6 +15,7 @@
 #include "dispatch/locate.hpp"
 #include "dispatch/table.hpp"
 #include "registry/registry.hpp"
+#include "stand_in_args.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/table_export.hpp"
 #include "tuner/db/tuned_table.hpp"
@@ -39,12 +40,6 @@ std::string jsonl(Accum acc) {
 
 std::string committed(Accum acc) {
   return std::string(HGEMM_SOURCE_DIR) + "/data/tables/" + dispatch::table_file_name(kH100, acc);
-}
-
-GemmArgs args_for(const Problem& p) {
-  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
-          reinterpret_cast<const void*>(uintptr_t(0x20000)),
-          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
 }
 
 void expect_parse_error(const std::string& text, const std::string& needle) {
