@@ -466,22 +466,31 @@ std::string hgemm_detail(const ImplSpec& impl, const Problem& p, bench::Epilogue
     const GemmPlan plan = explain(bench::general_call(p, e, bt), a, b, c);
     return plan.kernel + " (" + plan.source + ")";
   };
+  // hgemm::run's kernel; the safety net (which no config names) where nothing compiled runs it.
+  auto plain = [&] {
+    try {
+      return select_config(p, a, b, c).name();
+    } catch (const Error& e) {
+      if (e.status() != HGEMM_ERROR_NOT_SUPPORTED) throw;
+      return general({}, {});
+    }
+  };
   if (impl.config) {
     kernel = impl.config->name();
   } else if (impl.a_col) {
     const GemmPlan plan = explain(bench::general_call_a_col(p), a, b, c);
     kernel = plan.kernel + " (" + plan.source + ", A column-major)";
   } else if (impl.unfused) {
-    kernel = (batch.batched() ? general({}, batch) : select_config(p, a, b, c).name()) +
+    kernel = (batch.batched() ? general({}, batch) : plain()) +
              " then a separate kernel: C = " + bench::formula(op);
   } else if (impl.loop) {
     // Batch 0's call; dispatch may pick another for a batch whose pointers are less aligned.
     kernel = std::to_string(batch.count) + " calls of " +
-             (epilogue.empty() ? select_config(p, a, b, c).name() : general(epilogue, {}));
+             (epilogue.empty() ? plain() : general(epilogue, {}));
   } else if (!epilogue.empty() || batch.batched()) {
     kernel = general(epilogue, batch);
   } else {
-    kernel = select_config(p, a, b, c).name();
+    kernel = plain();
   }
   return kernel + (impl.pdl && programmatic_launch(device) ? ", PDL" : ", no PDL");
 }

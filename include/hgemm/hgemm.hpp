@@ -186,7 +186,9 @@ struct KernelConfig {
   bool operator!=(const KernelConfig& o) const { return !(*this == o); }
 };
 
-// Runs the kernel that dispatch chooses for this problem. Throws hgemm::Error.
+// Runs the kernel that dispatch chooses for this problem; a bf16 call that no compiled kernel
+// runs (NN, or N or K no multiple of 8) runs the safety net (hgemmGemm's general kernel).
+// Throws hgemm::Error.
 void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream);
 
 // Runs one explicit config. Throws hgemm::Error with HGEMM_ERROR_NOT_SUPPORTED (and the reason)
@@ -194,7 +196,8 @@ void run(const Problem& problem, const void* a, const void* b, void* c, cudaStre
 void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,
          cudaStream_t stream);
 
-// The config that run(problem, ...) would use for these pointers on the current device.
+// The config that run(problem, ...) would use for these pointers on the current device. Throws
+// HGEMM_ERROR_NOT_SUPPORTED where run() takes the safety net, which no KernelConfig names.
 KernelConfig select_config(const Problem& problem, const void* a, const void* b, const void* c);
 
 // Reads the dispatch tables again on the next call: tables load once per process, so a process
@@ -203,7 +206,9 @@ KernelConfig select_config(const Problem& problem, const void* a, const void* b,
 void reload_tables();
 
 // What hgemmExplain reports: the config run(problem, ...) would use for pointers aligned as
-// cudaMalloc's are, on the current device, the rule that chose it and why. Throws hgemm::Error.
+// cudaMalloc's are, on the current device, the rule that chose it and why; where run() takes the
+// safety net, rule "safety net", a default config and the general kernel's name in the reason.
+// Throws hgemm::Error.
 struct Explanation {
   KernelConfig config;
   std::string rule;

@@ -241,6 +241,19 @@ std::optional<dispatch::Decision> padded_c_decision(const Problem& problem, cons
 
 [[noreturn]] void raise(const Status& s) { throw Error(s.code, s.message); }
 
+// hgemmRun's call as a descriptor: packed, row-major A and C; B row-major (K x N) in NN, its
+// transpose's rows (N x K) in TN.
+GemmDesc plain_desc(const Problem& problem) {
+  GemmDesc d;
+  d.m = problem.m;
+  d.n = problem.n;
+  d.k = problem.k;
+  d.order_b = problem.layout == Layout::kNN ? Order::kRow : Order::kCol;
+  d.dtype = problem.dtype;
+  d.accum = problem.accum;
+  return d;
+}
+
 }  // namespace
 
 void run(const Problem& problem, const void* a, const void* b, void* c, cudaStream_t stream) {
@@ -248,8 +261,14 @@ void run(const Problem& problem, const void* a, const void* b, void* c, cudaStre
   if (Status s = prepare(problem, a, b, c, &device); !s.ok()) raise(s);
   GemmArgs args{a, b, c, problem.m, problem.n, problem.k, stream};
   if (run_padded_c(problem, args, *device)) return;
-  const dispatch::Decision& decision = dispatch::select(problem, args, *device);
-  decision.instance->launch(decision.config, args);
+  // The sm80 catalog runs any packed fp16 call; a bf16 call no compiled kernel runs (NN, or a
+  // ragged N or K) takes the safety net, as hgemmGemm's would.
+  const dispatch::Decision* decision = dispatch::try_select(problem, args, *device, nullptr);
+  if (!decision) {
+    launch_general(plain_desc(problem), a, b, c, *device, stream);
+    return;
+  }
+  decision->instance->launch(decision->config, args);
 }
 
 void run(const Problem& problem, const KernelConfig& config, const void* a, const void* b, void* c,
@@ -377,8 +396,15 @@ Explanation explain(const Problem& problem) {
                       problem.m, problem.n, problem.k, nullptr};
   if (const std::optional<dispatch::Decision> padded = padded_c_decision(problem, args, *device))
     return {padded->config, std::string(dispatch::to_string(padded->source)), padded->reason};
-  const dispatch::Decision d =
-      dispatch::decide(problem, args, *device, dispatch::tables_for(*device, problem.accum));
+  dispatch::Decision d;
+  try {
+    d = dispatch::decide(problem, args, *device, dispatch::tables_for(*device, problem.accum));
+  } catch (const Error& e) {
+    if (e.status() != HGEMM_ERROR_NOT_SUPPORTED) throw;
+    return {KernelConfig{}, std::string(dispatch::to_string(dispatch::Source::kSafetyNet)),
+            e.message() + "; run() takes the safety net, " +
+                general_kernel_name(plain_desc(problem))};
+  }
   return {d.config, std::string(dispatch::to_string(d.source)), d.reason};
 }
 
