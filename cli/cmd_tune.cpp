@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "core/suite.hpp"
 #include "dispatch/locate.hpp"
+#include "dispatch/padded_c.hpp"
 #include "hgemm/hgemm.hpp"
 #include "launch/sm90_jit.hpp"
 #include "progress.hpp"
@@ -56,6 +57,9 @@ constexpr const char* kHelp =
 
   --suite S          named suite (grid, smoke, edge: bench/suites/S.txt) or a file of "M N K" lines
   --shape LIST       explicit shapes instead, e.g. 4096x4096x4096,128x16384x1024
+                     (on sm_90 a TN shape whose N is no multiple of 8 tunes the problem dispatch
+                     decides for it: its padded copy of C, N rounded up, e.g. 300x50257x768 ->
+                     300x50264x768)
   --layout LIST      nn,tn (default both)
   --acc LIST         f32,f16 (default both)
   --budget N         candidates measured per shape x layout x acc, earlier records included
@@ -366,6 +370,26 @@ SearchSpace jit_space(const DeviceInfo& device, const std::vector<std::string>& 
   return failed ? SearchSpace(compiled, device) : space;
 }
 
+// The problems tuned for these shapes. On sm_90 a TN call whose N is no multiple of 8 runs on a
+// padded copy of C, and dispatch decides for the copy's problem (dispatch::padded_c_decided):
+// tuning that one gives dispatch an entry it uses. Each is said under `label` where given.
+std::vector<Problem> problems_to_tune(const std::vector<Shape>& shapes,
+                                      const std::vector<Layout>& layouts,
+                                      const std::vector<Accum>& accums, const DeviceInfo& device,
+                                      const std::string* label) {
+  std::vector<Problem> problems;
+  std::set<std::string> seen;
+  for (const Problem& given : expand_problems(shapes, layouts, accums)) {
+    const Problem p = device.is_sm90() ? dispatch::padded_c_decided(given) : given;
+    if (label && (p.m != given.m || p.n != given.n))
+      std::printf("%s: %s runs on a padded copy of C (N %% 8 != 0): tuning %s, the problem "
+                  "dispatch decides for it\n",
+                  label->c_str(), given.name().c_str(), p.name().c_str());
+    if (seen.insert(p.name()).second) problems.push_back(p);
+  }
+  return problems;
+}
+
 int run_worker(const Settings& s) {
   // The device query first: it names a missing device as such, where cudaSetDevice would
   // report a missing driver as an outdated one. Nothing is read or written before it.
@@ -440,8 +464,8 @@ int run_worker(const Settings& s) {
     writers[path] = std::make_unique<DatabaseWriter>(target, fingerprint);
   }
 
-  std::vector<Problem> problems = expand_problems(
-      s.shard ? take_shard(s.shapes, *s.shard) : s.shapes, s.layouts, s.accums);
+  const std::vector<Problem> problems = problems_to_tune(
+      s.shard ? take_shard(s.shapes, *s.shard) : s.shapes, s.layouts, s.accums, device, &label);
   Progress progress(label, long(problems.size()));
   const bool draw = !s.shard && isatty(STDERR_FILENO);
   std::vector<ProblemResult> results;
@@ -627,7 +651,8 @@ int run_launcher(const Settings& s, const Args& raw) {
   for (const auto& [accum, table_path] : user_tables) {
     const std::string& db_path = paths.at(accum);
     if (!std::filesystem::exists(db_path)) continue;
-    const std::vector<Problem> problems = expand_problems(s.shapes, s.layouts, {accum});
+    const std::vector<Problem> problems =
+        problems_to_tune(s.shapes, s.layouts, {accum}, device, nullptr);
     const dispatch::Table tuned =
         export_problems(load_database(db_path), accum, problems, file_name(db_path));
     // Only shapes with a winner are replaced: a worker that died may never have reached the

@@ -27,6 +27,15 @@ Problem padded_c_problem(const Problem& problem, int64_t rows) {
   return p;
 }
 
+Problem padded_c_decided(const Problem& problem) {
+  const GemmArgs call{reinterpret_cast<const void*>(uintptr_t(0x10000)),
+                      reinterpret_cast<const void*>(uintptr_t(0x20000)),
+                      reinterpret_cast<void*>(uintptr_t(0x30000)),
+                      problem.m, problem.n, problem.k, nullptr};
+  const PaddedC pad = padded_c(problem, call);
+  return pad ? padded_c_problem(problem, pad.block_rows) : problem;
+}
+
 std::string padded_c_reason(const Problem& problem, PaddedC pad) {
   const int64_t blocks = (problem.m + pad.block_rows - 1) / pad.block_rows;
   return "N=" + std::to_string(problem.n) +

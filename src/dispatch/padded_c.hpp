@@ -34,6 +34,11 @@ inline constexpr int64_t kPaddedCBlockAlign = 128;
 // kernels compute (the tables and the model know no ragged N, and their neighbours are these).
 Problem padded_c_problem(const Problem& problem, int64_t rows);
 
+// The problem dispatch decides for hgemmRun's call of `problem` (pointers as aligned as
+// cudaMalloc's): where that call runs through a padded C, its first block's problem (N rounded up
+// to 8), else `problem` itself. What `hgemm tune` tunes, so that dispatch finds its entry.
+Problem padded_c_decided(const Problem& problem);
+
 // Why, in explain's words: "N=50257 is no multiple of 8: C computed in a copy with rows of 50264
 // columns, 8 blocks of 256 rows, then copied into C".
 std::string padded_c_reason(const Problem& problem, PaddedC pad);

@@ -75,6 +75,20 @@ TEST(PaddedC, LargeCopiesRunInBlocksOfWholeTilesThatFitTheScratch) {
   EXPECT_EQ(block.k, 768);
 }
 
+TEST(PaddedC, TheDecidedProblemIsTheFirstBlocksWithNRoundedUp) {
+  const Problem one{300, 50257, 768, Layout::kTN, Accum::kF32};
+  const Problem decided = dispatch::padded_c_decided(one);
+  EXPECT_EQ(decided.name(), "300x50264x768_tn_f32");
+  const Problem blocks{2048, 50257, 768, Layout::kTN, Accum::kF16};
+  EXPECT_EQ(dispatch::padded_c_decided(blocks).name(), "256x50264x768_tn_f16");
+  // Calls that run in place are decided as given.
+  for (const Problem& p : {Problem{300, 50257, 768, Layout::kNN, Accum::kF32},
+                           Problem{16, 50257, 768, Layout::kTN, Accum::kF32},
+                           Problem{300, 50264, 768, Layout::kTN, Accum::kF32},
+                           Problem{300, 1001, 1001, Layout::kTN, Accum::kF32}})
+    EXPECT_EQ(dispatch::padded_c_decided(p).name(), p.name());
+}
+
 TEST(PaddedC, ABlockReadsItsRowsOfAAndWritesThePaddedCopy) {
   const Problem p{600, 1001, 512, Layout::kTN, Accum::kF16};
   void* copy = reinterpret_cast<void*>(uintptr_t(0x70000));

@@ -184,6 +184,36 @@ TEST(UserTable, TuneMergesItsWinnersIntoTheUserTable) {
   EXPECT_NE(both.output.find("one accumulation"), std::string::npos) << both.output;
 }
 
+// A TN call whose N is no multiple of 8 runs on a padded copy of C, and dispatch decides for the
+// copy's problem (N rounded up to 8): tuning the given shape would write an entry dispatch never
+// reads. NN (B's rows are N) runs the given shape in place, and so is tuned as given.
+TEST(UserTable, TuneTunesTheProblemDispatchDecidesForARaggedN) {
+  TempDir dir;
+  const std::string user = dir.file("user.table");
+  const CliResult r = run_cli("tune --measurer synthetic --shape 300x50257x768,300x50264x768 "
+                              "--layout tn,nn --acc f32 --budget 2 --db " + dir.file("db.jsonl") +
+                              " --user-table " + user);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("300x50257x768_tn_f32 runs on a padded copy of C (N % 8 != 0): tuning "
+                          "300x50264x768_tn_f32, the problem dispatch decides for it"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("300x50257x768_nn_f32 runs on a padded copy"), std::string::npos)
+      << r.output;
+  // The rounded-up TN shape once (also given as such), and the NN shapes as given.
+  EXPECT_NE(r.output.find("3 of 3 shape x layout x acc tuned"), std::string::npos) << r.output;
+  const dispatch::Table back = dispatch::load_table(user);
+  auto has = [&](int64_t n, Layout layout) {
+    for (const auto& e : back.entries)
+      if (e.m == 300 && e.n == n && e.k == 768 && e.layout == layout) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(50264, Layout::kTN));
+  EXPECT_FALSE(has(50257, Layout::kTN));
+  EXPECT_TRUE(has(50257, Layout::kNN));
+  EXPECT_TRUE(has(50264, Layout::kNN));
+}
+
 TEST(UserTable, DbExportMergesIntoTheDefaultUserTable) {
   TempDir dir;
   write(dir.file("db.jsonl"), kHeader + measurement(128, kConfig, 150.0));
