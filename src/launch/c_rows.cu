@@ -11,8 +11,8 @@ void launch_compact_c_rows(const void* src, void* dst, int64_t ld_dst, int64_t r
                            cudaStream_t stream, bool programmatic) {
   if (rows <= 0 || n <= 0) return;
   // Enough blocks of 16-byte pieces to cover a row (one more piece than n / 8 where C's row starts
-  // off a 16-byte boundary), and about as many rows at once as fill every SM of the largest
-  // parts several times over; each block then strides over rows.
+  // off a 16-byte boundary), and rows for about 2048 blocks in all, twice what an H100's 132 SMs
+  // hold at once; each block strides over the rows beyond its own.
   constexpr int64_t kResidentBlocks = 2048;
   constexpr int64_t kMaxGridY = 65535;
   const int64_t piece_blocks = (n / 8 + 2 + kernels::kCompactThreads - 1) / kernels::kCompactThreads;
