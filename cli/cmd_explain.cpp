@@ -43,12 +43,8 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
                safety-net")
 )";
 
-// 256-byte aligned stand-ins: dispatch looks only at the pointers' alignment.
 GemmArgs stand_in_args(const Problem& problem, bool a_col_major) {
-  GemmArgs args{reinterpret_cast<const void*>(uintptr_t(0x10000)),
-                reinterpret_cast<const void*>(uintptr_t(0x20000)),
-                reinterpret_cast<void*>(uintptr_t(0x30000)),
-                problem.m, problem.n, problem.k, nullptr};
+  GemmArgs args = hgemm::stand_in_args(problem);
   args.a_col_major = a_col_major;
   return args;
 }

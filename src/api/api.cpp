@@ -389,11 +389,7 @@ Explanation explain(const Problem& problem) {
   if (Status s = problem.validate(); !s.ok()) raise(s);
   const DeviceInfo* device = nullptr;
   if (Status s = query_current_device(&device); !s.ok()) raise(s);
-  // Stand-ins as aligned as cudaMalloc's: dispatch looks only at the pointers' alignment.
-  const GemmArgs args{reinterpret_cast<const void*>(uintptr_t(0x10000)),
-                      reinterpret_cast<const void*>(uintptr_t(0x20000)),
-                      reinterpret_cast<void*>(uintptr_t(0x30000)),
-                      problem.m, problem.n, problem.k, nullptr};
+  const GemmArgs args = stand_in_args(problem);
   if (const std::optional<dispatch::Decision> padded = padded_c_decision(problem, args, *device))
     return {padded->config, std::string(dispatch::to_string(padded->source)), padded->reason};
   dispatch::Decision d;

@@ -28,11 +28,7 @@ Problem padded_c_problem(const Problem& problem, int64_t rows) {
 }
 
 Problem padded_c_decided(const Problem& problem) {
-  const GemmArgs call{reinterpret_cast<const void*>(uintptr_t(0x10000)),
-                      reinterpret_cast<const void*>(uintptr_t(0x20000)),
-                      reinterpret_cast<void*>(uintptr_t(0x30000)),
-                      problem.m, problem.n, problem.k, nullptr};
-  const PaddedC pad = padded_c(problem, call);
+  const PaddedC pad = padded_c(problem, stand_in_args(problem));
   return pad ? padded_c_problem(problem, pad.block_rows) : problem;
 }
 

@@ -71,6 +71,15 @@ struct GemmArgs {
   }
 };
 
+// `problem`'s call with 256-byte aligned stand-ins for its matrices, never dereferenced: what
+// dispatch decides for buffers as aligned as cudaMalloc's (it looks only at their alignment), in
+// explanations, tuning and the tests.
+inline GemmArgs stand_in_args(const Problem& problem) {
+  return {reinterpret_cast<const void*>(uintptr_t(0x10000)),
+          reinterpret_cast<const void*>(uintptr_t(0x20000)),
+          reinterpret_cast<void*>(uintptr_t(0x30000)), problem.m, problem.n, problem.k, nullptr};
+}
+
 // Why `config` cannot run `problem` for its layout, accumulation or element type (every kernel
 // is compiled for one of each), or empty when it can. The families' can_implement and dispatch's
 // rules say it in these words.

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "../unit/stand_in_args.hpp"
 #include "core/promoted.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/table.hpp"
 #include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "launch/sm90_jit.hpp"
 #include "promoted_fixture.hpp"
@@ -155,7 +155,7 @@ TEST(PromotedCatalog, DispatchRunsTheRewriteFromATableAndRefusesOneItLacks) {
   EXPECT_EQ(parsed.entries[0].config.name(), fixture::kPromoted);
 
   const dispatch::LoadedTable user(parsed, "promoted.table", d);
-  const dispatch::Decision got = dispatch::decide(p, args_for(p), d, {&user, &none});
+  const dispatch::Decision got = dispatch::decide(p, stand_in_args(p), d, {&user, &none});
   EXPECT_EQ(got.config.name(), fixture::kPromoted) << got.reason;
   EXPECT_EQ(got.source, dispatch::Source::kUserTable);
   ASSERT_NE(got.instance, nullptr);
@@ -168,7 +168,7 @@ TEST(PromotedCatalog, DispatchRunsTheRewriteFromATableAndRefusesOneItLacks) {
   const dispatch::Table other = dispatch::parse_table(
       dispatch::format_table(fixture::table_naming(missing, {p}, d)), "other.table");
   const dispatch::LoadedTable foreign(other, "other.table", d);
-  const dispatch::Decision fallback = dispatch::decide(p, args_for(p), d, {&none, &foreign});
+  const dispatch::Decision fallback = dispatch::decide(p, stand_in_args(p), d, {&none, &foreign});
   EXPECT_TRUE(fallback.config.source.empty()) << fallback.config.name();
   EXPECT_EQ(fallback.source, dispatch::Source::kHeuristic);
   EXPECT_NE(fallback.reason.find("no promoted source 'not_in_this_build'"), std::string::npos)

@@ -18,6 +18,7 @@
 #include "dispatch/dispatch.hpp"
 #include "dispatch/rules.hpp"
 #include "hgemm/hgemm.hpp"
+#include "launch/launch.hpp"
 #include "launch/sm80_decode_catalog.hpp"
 #include "registry/registry.hpp"
 #include "tuner/space/space.hpp"
@@ -51,10 +52,11 @@ hgemm::DeviceInfo h100() {
   return d;
 }
 
+// The aligned stand-ins, or `a` to misalign A.
 hgemm::GemmArgs args_for(Problem const& p, uintptr_t a = 0x10000) {
-  // Never dereferenced: 256-byte aligned stand-ins (or `a` to misalign A).
-  return {reinterpret_cast<void const*>(a), reinterpret_cast<void const*>(uintptr_t(0x20000)),
-          reinterpret_cast<void*>(uintptr_t(0x30000)), p.m, p.n, p.k, nullptr};
+  hgemm::GemmArgs args = hgemm::stand_in_args(p);
+  args.a = reinterpret_cast<void const*>(a);
+  return args;
 }
 
 // Dispatch with no table at all: what an untuned device sees.

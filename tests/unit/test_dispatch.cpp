@@ -11,7 +11,6 @@
 #include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "registry/registry.hpp"
-#include "stand_in_args.hpp"
 #include "tuner/space/space.hpp"
 
 namespace {
@@ -28,7 +27,7 @@ TEST(Dispatch, SmallOutputLongKSplitsK) {
   const DeviceInfo d = h100();
   for (Accum acc : {Accum::kF32, Accum::kF16}) {
     const Problem p{256, 128, 16384, Layout::kTN, acc};
-    const dispatch::Decision& c = dispatch::select(p, args_for(p), d);
+    const dispatch::Decision& c = dispatch::select(p, stand_in_args(p), d);
     ASSERT_NE(c.instance, nullptr);
     EXPECT_GT(c.config.split_k, 1) << c.config.name();
     EXPECT_TRUE(c.config.validate().ok()) << c.config.name();
@@ -44,7 +43,7 @@ TEST(Dispatch, LargeShapesDoNotSplit) {
   const DeviceInfo d = h100();
   for (int64_t s : {4096, 8192}) {
     const Problem p{s, s, s, Layout::kTN, Accum::kF32};
-    const dispatch::Decision& c = dispatch::select(p, args_for(p), d);
+    const dispatch::Decision& c = dispatch::select(p, stand_in_args(p), d);
     EXPECT_EQ(c.config.family, Family::kSm90Ws) << c.config.name();
     EXPECT_EQ(c.config.split_k, 1) << c.config.name();
   }
@@ -53,7 +52,7 @@ TEST(Dispatch, LargeShapesDoNotSplit) {
 TEST(Dispatch, ShortKDoesNotSplit) {
   const DeviceInfo d = h100();
   const Problem p{128, 128, 256, Layout::kNN, Accum::kF32};
-  EXPECT_EQ(dispatch::select(p, args_for(p), d).config.split_k, 1);
+  EXPECT_EQ(dispatch::select(p, stand_in_args(p), d).config.split_k, 1);
 }
 
 TEST(Dispatch, SplitReductionIsCharged) {
@@ -151,7 +150,7 @@ TEST(DispatchTableEntry, CompiledLegalEntryRunsWithItsRuntimeArguments) {
   advice.group_size = 2;
   const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kTN, Accum::kF32};
   const OneEntryTables t = shipped_entry(p, advice, true, d);
-  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
+  const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, t.tables());
   EXPECT_EQ(c.config, advice) << c.config.name();
   EXPECT_EQ(c.instance, registry::find(advice));
   EXPECT_EQ(c.source, dispatch::Source::kShippedTable) << c.reason;
@@ -169,7 +168,7 @@ TEST(DispatchTableEntry, UncompiledOrIllegalEntryFallsBackToTheHeuristic) {
   ASSERT_EQ(registry::find(uncompiled), nullptr) << uncompiled.name();
   const Problem p{kAdvisedM, kAdvisedN, kAdvisedK, Layout::kNN, Accum::kF32};
   const OneEntryTables t = shipped_entry(p, uncompiled, true, d);
-  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
+  const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, t.tables());
   EXPECT_NE(c.config, uncompiled);
   EXPECT_NE(c.instance, nullptr);
   EXPECT_EQ(c.source, dispatch::Source::kHeuristic) << c.reason;
@@ -181,13 +180,15 @@ TEST(DispatchTableEntry, EntryBlindToSplitKYieldsToAHeuristicSplit) {
   const Problem p{256, 128, 16384 + 256, Layout::kTN, Accum::kF32};
   const KernelConfig advice = sm90_config(Layout::kTN);
   const OneEntryTables blind_tables = shipped_entry(p, advice, false, d);
-  const dispatch::Decision blind = dispatch::decide(p, args_for(p), d, blind_tables.tables());
+  const dispatch::Decision blind =
+      dispatch::decide(p, stand_in_args(p), d, blind_tables.tables());
   EXPECT_GT(blind.config.split_k, 1) << blind.config.name();
   EXPECT_EQ(blind.source, dispatch::Source::kHeuristic) << blind.reason;
 
   // The same entry from a search that did try split-K is taken.
   const OneEntryTables informed_tables = shipped_entry(p, advice, true, d);
-  const dispatch::Decision informed = dispatch::decide(p, args_for(p), d, informed_tables.tables());
+  const dispatch::Decision informed =
+      dispatch::decide(p, stand_in_args(p), d, informed_tables.tables());
   EXPECT_EQ(informed.config, advice) << informed.config.name();
 }
 
@@ -199,7 +200,7 @@ TEST(DispatchTableEntry, UserEntryWinsOverShipped) {
   OneEntryTables t = shipped_entry(p, shipped, true, d);
   OneEntryTables u = shipped_entry(p, user, true, d);
   const dispatch::Tables both{&u.shipped, &t.shipped};
-  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, both);
+  const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, both);
   EXPECT_EQ(c.config, user) << c.config.name();
   EXPECT_EQ(c.source, dispatch::Source::kUserTable) << c.reason;
 
@@ -209,7 +210,7 @@ TEST(DispatchTableEntry, UserEntryWinsOverShipped) {
   shipped_two.entries.push_back({q.m, q.n, q.k, q.layout, shipped, true});
   const dispatch::LoadedTable shipped_table(shipped_two, "shipped.table", d);
   const dispatch::Decision other =
-      dispatch::decide(q, args_for(q), d, {&u.shipped, &shipped_table});
+      dispatch::decide(q, stand_in_args(q), d, {&u.shipped, &shipped_table});
   EXPECT_EQ(other.config, shipped) << other.config.name();
   EXPECT_EQ(other.source, dispatch::Source::kShippedTable) << other.reason;
 }
@@ -224,7 +225,7 @@ TEST(DispatchTableEntry, TableOfAnotherDeviceIsNotUsed) {
   const dispatch::LoadedTable other(*t.shipped.table(), "other.table", d);
   EXPECT_FALSE(other.usable());
   EXPECT_NE(other.status().find("114 SMs"), std::string::npos) << other.status();
-  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, {&t.user, &other});
+  const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, {&t.user, &other});
   EXPECT_EQ(c.source, dispatch::Source::kHeuristic) << c.reason;
 }
 
@@ -237,7 +238,7 @@ TEST(DispatchBf16, RunsTheTwinOfTheTablesFp16Winner) {
   Problem bf16 = f16;
   bf16.dtype = DType::kBF16;
   const OneEntryTables t = shipped_entry(f16, advice, true, d);
-  const dispatch::Decision c = dispatch::decide(bf16, args_for(bf16), d, t.tables());
+  const dispatch::Decision c = dispatch::decide(bf16, stand_in_args(bf16), d, t.tables());
   KernelConfig twin = advice;
   twin.dtype = DType::kBF16;
   EXPECT_EQ(c.config, twin) << c.config.name();
@@ -259,8 +260,8 @@ TEST(DispatchBf16, EveryRuleAnswersWithItsFp16AnswersTwin) {
   for (const Problem& f16 : shapes) {
     Problem bf16 = f16;
     bf16.dtype = DType::kBF16;
-    const dispatch::Decision a = dispatch::decide(f16, args_for(f16), d, {});
-    const dispatch::Decision b = dispatch::decide(bf16, args_for(bf16), d, {});
+    const dispatch::Decision a = dispatch::decide(f16, stand_in_args(f16), d, {});
+    const dispatch::Decision b = dispatch::decide(bf16, stand_in_args(bf16), d, {});
     KernelConfig twin = a.config;
     twin.dtype = DType::kBF16;
     EXPECT_EQ(b.config, twin) << bf16.name() << ": " << b.config.name() << " vs " << a.config.name();
@@ -274,13 +275,13 @@ TEST(DispatchBf16, NothingCompiledRunsWhatTmaCannotReadAndSelectSaysWhy) {
   const DeviceInfo d = h100();
   // K % 8 != 0: no TMA row stride, and the sm80 catalog that takes such fp16 calls is fp16 only.
   Problem p{512, 512, 70, Layout::kTN, Accum::kF32};
-  EXPECT_EQ(dispatch::select(p, args_for(p), d).config.family, Family::kSm80Mma);
+  EXPECT_EQ(dispatch::select(p, stand_in_args(p), d).config.family, Family::kSm80Mma);
   p.dtype = DType::kBF16;
   std::string why;
-  EXPECT_EQ(dispatch::try_select(p, args_for(p), d, &why), nullptr);
+  EXPECT_EQ(dispatch::try_select(p, stand_in_args(p), d, &why), nullptr);
   EXPECT_NE(why.find("no compiled kernel implements"), std::string::npos) << why;
   try {
-    dispatch::select(p, args_for(p), d);
+    dispatch::select(p, stand_in_args(p), d);
     ADD_FAILURE() << "select ran " << p.name();
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), HGEMM_ERROR_NOT_SUPPORTED);
@@ -288,7 +289,7 @@ TEST(DispatchBf16, NothingCompiledRunsWhatTmaCannotReadAndSelectSaysWhy) {
   }
   // The same shape with K % 8 == 0 runs on a bf16 kernel.
   p.k = 72;
-  const dispatch::Decision* c = dispatch::try_select(p, args_for(p), d, &why);
+  const dispatch::Decision* c = dispatch::try_select(p, stand_in_args(p), d, &why);
   ASSERT_NE(c, nullptr) << why;
   EXPECT_EQ(c->config.dtype, DType::kBF16) << c->config.name();
 }
@@ -300,7 +301,7 @@ TEST(DispatchBatches, TheCostModelPicksAnSm90KernelOverEveryBatchsTiles) {
   for (const Problem& p : {Problem{128, 128, 64, Layout::kNN, Accum::kF32},
                            Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
                            Problem{128, 128, 16384, Layout::kTN, Accum::kF16}}) {
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     args.batch_count = 64;
     args.stride_a = p.m * p.k;
     args.stride_b = p.k * p.n;
@@ -310,12 +311,12 @@ TEST(DispatchBatches, TheCostModelPicksAnSm90KernelOverEveryBatchsTiles) {
     EXPECT_EQ(batched.config.split_k, 1) << p.name();
     EXPECT_NE(batched.reason.find("64 batches"), std::string::npos) << batched.reason;
     // The same shape alone keeps its own rules (decode for M <= 16, split-K for long K).
-    const dispatch::Decision one = dispatch::decide(p, args_for(p), d, {});
+    const dispatch::Decision one = dispatch::decide(p, stand_in_args(p), d, {});
     EXPECT_EQ(one.reason.find("batches"), std::string::npos) << one.reason;
   }
   // Batch strides TMA cannot step (not multiples of 8 elements): nothing compiled runs them.
   const Problem p{128, 128, 64, Layout::kTN, Accum::kF32};
-  GemmArgs args = args_for(p);
+  GemmArgs args = stand_in_args(p);
   args.batch_count = 3;
   args.stride_a = p.m * p.k + 4;
   args.stride_b = p.k * p.n;
@@ -339,7 +340,7 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
                            Problem{333, 4096, 4096, Layout::kTN, Accum::kF32},
                            Problem{8, 4096, 4096, Layout::kNN, Accum::kF32},
                            Problem{4096, 4096, 4096, Layout::kNN, Accum::kF32}}) {
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     const dispatch::Decision plain = dispatch::decide(p, args, d, {});
     plain_elsewhere = plain_elsewhere || !reads_c(plain.config);
     args.epilogue.beta = 1.0f;
@@ -348,7 +349,7 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
     EXPECT_TRUE(registry::can_implement(p, with_beta.config, args, d).ok()) << p.name();
     if (reads_c(plain.config)) EXPECT_EQ(with_beta.config, plain.config) << with_beta.reason;
     // Asked again without beta, the cached decision is the plain one.
-    EXPECT_EQ(dispatch::decide(p, args_for(p), d, {}).config, plain.config) << p.name();
+    EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, {}).config, plain.config) << p.name();
   }
   EXPECT_TRUE(plain_elsewhere) << "every plain pick reads C: the test checks nothing new";
 }
@@ -376,20 +377,20 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   for (const Problem& p : {Problem{1024, 1024, 1024, Layout::kTN, Accum::kF32},
                            Problem{24, 4096, 4096, Layout::kNN, Accum::kF16},
                            Problem{4096, 4096, 65536, Layout::kTN, Accum::kF32}}) {
-    const dispatch::Decision row = dispatch::decide(p, args_for(p), d, {});
-    GemmArgs args = args_for(p);
+    const dispatch::Decision row = dispatch::decide(p, stand_in_args(p), d, {});
+    GemmArgs args = stand_in_args(p);
     args.a_col_major = true;
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
     EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
     EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
     EXPECT_EQ(col.config.split_k, 1) << col.config.name();
     EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
-    EXPECT_EQ(dispatch::decide(p, args_for(p), d, {}).config, row.config) << p.name();
+    EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, {}).config, row.config) << p.name();
   }
   for (const Problem& p : {Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
                            Problem{8, 4096, 4096, Layout::kNN, Accum::kF16},
                            Problem{16, 5120, 13824, Layout::kTN, Accum::kF32}}) {
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     args.a_col_major = true;
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
     EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
@@ -399,7 +400,7 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   }
   // The sm80 catalog refuses it by name.
   const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};
-  GemmArgs args = args_for(p);
+  GemmArgs args = stand_in_args(p);
   args.a_col_major = true;
   EXPECT_GT(refusals(Family::kSm80Mma, p, args, "row-major"), 0);
 }
@@ -413,7 +414,7 @@ TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
   KernelConfig advice = *KernelConfig::parse("sm90_ws_128x128x64_s7_c1x1_w2_m4_st_sk1_f32_tn");
   ASSERT_FALSE(sm90::has_general_flavour(sm90_variant(advice))) << "the case needs a plain row";
   const OneEntryTables t = shipped_entry(p, advice, true, d);
-  GemmArgs args = args_for(p);
+  GemmArgs args = stand_in_args(p);
   args.a_col_major = true;
   const dispatch::Decision col = dispatch::decide(p, args, d, t.tables());
   EXPECT_EQ(col.config.block_m, 128);
@@ -428,13 +429,13 @@ TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
       << col.reason;
   EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
   // The row-major call takes the advice itself.
-  EXPECT_EQ(dispatch::decide(p, args_for(p), d, t.tables()).config, advice);
+  EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, t.tables()).config, advice);
 
   const Problem small{333, 8192, 28672, Layout::kTN, Accum::kF32};
   const KernelConfig swapped =
       *KernelConfig::parse("sm90_ws_176x128x64_s5_c1x1_w2_m8_st_sk1_f32_tn_swap");
   const OneEntryTables st = shipped_entry(small, swapped, true, d);
-  GemmArgs small_args = args_for(small);
+  GemmArgs small_args = stand_in_args(small);
   small_args.a_col_major = true;
   const dispatch::Decision heuristic = dispatch::decide(small, small_args, d, st.tables());
   EXPECT_EQ(heuristic.source, dispatch::Source::kHeuristic) << heuristic.reason;
@@ -452,7 +453,7 @@ TEST(DispatchGeneral, AColumnMajorAKeepsAWaveFittingWidth) {
                            "sm90_ws_128x160x64_s6_c1x1_w2_m4_st_sk1_f32_tn"}) {
     const KernelConfig advice = *KernelConfig::parse(name);
     const OneEntryTables t = shipped_entry(p, advice, true, d);
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     args.a_col_major = true;
     const dispatch::Decision col = dispatch::decide(p, args, d, t.tables());
     EXPECT_EQ(col.source, dispatch::Source::kShippedTable) << name << ": " << col.reason;
@@ -475,7 +476,7 @@ TEST(DispatchEpilogue, KernelsWithoutAGeneralFlavourRefuseBetaAndBatches) {
         inst.config.accum != p.accum || inst.config.dtype != p.dtype ||
         sm90::has_general_flavour(sm90_variant(inst.config)))
       continue;
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     if (!registry::can_implement(p, inst.config, args, d).ok()) continue;
     args.epilogue.beta = 0.5f;
     const Status s = registry::can_implement(p, inst.config, args, d);
@@ -496,7 +497,7 @@ TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
                             {333, 8192, 2048, Layout::kTN, Accum::kF32},
                             {4096, 4096, 4096, Layout::kNN, Accum::kF32}};
   for (const Problem& p : shapes) {
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     const dispatch::Decision plain = dispatch::decide(p, args, d, {});
     ASSERT_NE(plain.config.family, Family::kSm80Mma) << p.name();
     args.epilogue = {.alpha = 0.5f,
@@ -508,20 +509,20 @@ TEST(DispatchEpilogue, TheFusingFamiliesRunItTheSm80CatalogRefusesIt) {
   // The sm90 kernels fuse it with fp32 accumulators only; M <= 16 runs decode in either.
   {
     const Problem f16{333, 8192, 2048, Layout::kTN, Accum::kF16};
-    GemmArgs args = args_for(f16);
+    GemmArgs args = stand_in_args(f16);
     args.epilogue.alpha = 2.0f;
     EXPECT_EQ(dispatch::try_select(f16, args, d, nullptr), nullptr);
     const Problem decode{8, 8192, 2048, Layout::kTN, Accum::kF16};
-    args = args_for(decode);
+    args = stand_in_args(decode);
     args.epilogue.alpha = 2.0f;
     const dispatch::Decision* c = dispatch::try_select(decode, args, d, nullptr);
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->config.family, Family::kDecode);
   }
   Problem odd{512, 512, 70, Layout::kTN, Accum::kF32};
-  GemmArgs args = args_for(odd);
+  GemmArgs args = stand_in_args(odd);
   args.epilogue.activation = Activation::kRelu;
-  const KernelConfig sm80 = dispatch::select(odd, args_for(odd), d).config;
+  const KernelConfig sm80 = dispatch::select(odd, stand_in_args(odd), d).config;
   ASSERT_EQ(sm80.family, Family::kSm80Mma);
   const Status refused = registry::can_implement(odd, sm80, args, d);
   EXPECT_NE(refused.message.find("applies no epilogue"), std::string::npos) << refused.message;
@@ -584,7 +585,7 @@ TEST(DispatchRaster, TheNeighbourRuleDropsARasterThatRereadsHere) {
     const Problem tuned{1024, nk, nk, Layout::kTN, Accum::kF32};
     const Problem p{1000, nk, nk, Layout::kTN, Accum::kF32};
     const OneEntryTables t = shipped_entry(tuned, *winner, true, d);
-    const dispatch::Decision c = dispatch::decide(p, args_for(p), d, t.tables());
+    const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, t.tables());
     ASSERT_EQ(c.source, dispatch::Source::kNeighbors) << c.reason;
     // B of 8 MB stays in the L2; B of 128 MB is read once per band.
     const bool rereads = nk == 8192;
@@ -613,7 +614,7 @@ TEST(DispatchEpilogue, ShortKCooperativeWideTilesTakeThePingPongSibling) {
                             {2048, 2048, 1024, Layout::kTN, Accum::kF32}};
   int swapped = 0;
   for (const Problem& p : shapes) {
-    GemmArgs args = args_for(p);
+    GemmArgs args = stand_in_args(p);
     const dispatch::Decision plain = dispatch::decide(p, args, d, {});
     args.epilogue = {.bias = reinterpret_cast<const void*>(uintptr_t(0x40000)),
                      .activation = Activation::kGeluTanh};

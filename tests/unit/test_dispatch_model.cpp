@@ -14,13 +14,13 @@
 #include <tuple>
 #include <vector>
 
+#include "launch/launch.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/model.hpp"
 #include "dispatch/neighbors.hpp"
 #include "dispatch/table.hpp"
 #include "registry/registry.hpp"
-#include "stand_in_args.hpp"
 #include "temp_dir.hpp"
 #include "tuner/space/space.hpp"
 
@@ -72,7 +72,7 @@ std::string swap_model(double swap = -1.0) {
 dispatch::NeighborScope registry_scope(const DeviceInfo& d, const dispatch::DispatchModel* model) {
   return {&d,
           [&d](const Problem& p, const KernelConfig& c) {
-            return registry::can_implement(p, c, args_for(p), d).ok();
+            return registry::can_implement(p, c, stand_in_args(p), d).ok();
           },
           [](const KernelConfig&) { return false; }, nullptr, model};
 }
@@ -289,7 +289,7 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
       const KernelConfig& c = inst.config;
       if (!candidate(c) || !c.source.empty() || c.layout != Layout::kTN ||
           c.accum != Accum::kF32 || c.dtype != DType::kF16 ||
-          !registry::can_implement(problem, c, args_for(problem), d).ok())
+          !registry::can_implement(problem, c, stand_in_args(problem), d).ok())
         continue;
       EXPECT_GE(slots(m, c), slots(m, p->config) * (1.0 - dispatch::kWaveFitMargin) * 0.999999)
           << m << ": " << c.name() << " fills the rounds better than " << p->config.name();

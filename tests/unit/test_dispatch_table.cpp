@@ -9,13 +9,13 @@
 #include <memory>
 #include <string>
 
+#include "launch/launch.hpp"
 #include "core/file_io.hpp"
 #include "core/suite.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/table.hpp"
 #include "registry/registry.hpp"
-#include "stand_in_args.hpp"
 #include "tuner/db/database.hpp"
 #include "tuner/db/table_export.hpp"
 #include "tuner/db/tuned_table.hpp"
@@ -174,7 +174,7 @@ TEST(DispatchTable, SameWinnersAsTheHistory) {
         const Problem p{s.m, s.n, s.k, l, acc};
         if (history.find(p)) continue;
         const auto expected = history.predict(p);
-        const dispatch::Decision got = dispatch::decide(p, args_for(p), d, tables);
+        const dispatch::Decision got = dispatch::decide(p, stand_in_args(p), d, tables);
         if (got.source != dispatch::Source::kNeighbors) continue;
         ++neighbours;
         ASSERT_TRUE(expected) << p.name();
@@ -194,7 +194,7 @@ TEST(DispatchTable, LoadAndFirstLookupTime) {
   const auto loaded = std::chrono::steady_clock::now();
   const dispatch::LoadedTable none = dispatch::LoadedTable::none("", "");
   const Problem p{128, 5120, 13824, Layout::kTN, Accum::kF16};
-  const dispatch::Decision c = dispatch::decide(p, args_for(p), d, {&none, &shipped});
+  const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, {&none, &shipped});
   const auto decided = std::chrono::steady_clock::now();
   const double load_ms = std::chrono::duration<double, std::milli>(loaded - start).count();
   const double total_ms = std::chrono::duration<double, std::milli>(decided - start).count();

@@ -11,7 +11,6 @@
 #include "launch/launch.hpp"
 #include "launch/sm90_launch.hpp"
 #include "launch/workspace.hpp"
-#include "stand_in_args.hpp"
 #include "tuner/space/space.hpp"
 
 namespace {
@@ -20,43 +19,43 @@ using namespace hgemm;
 
 TEST(PaddedC, TnWithARaggedNAndMoreThanSixteenRows) {
   const Problem lm_head{64, 50257, 768, Layout::kTN, Accum::kF32};
-  EXPECT_EQ(dispatch::padded_c(lm_head, args_for(lm_head)).block_rows, 64);
+  EXPECT_EQ(dispatch::padded_c(lm_head, stand_in_args(lm_head)).block_rows, 64);
   // N % 8 == 0 runs in place; so do NN (B's rows are N), K % 8 != 0 (A's and B's rows are K) and
   // the decode family's M <= 16.
   for (const Problem& p : {Problem{64, 50264, 768, Layout::kTN, Accum::kF32},
                            Problem{64, 50257, 768, Layout::kNN, Accum::kF32},
                            Problem{64, 50257, 770, Layout::kTN, Accum::kF32},
                            Problem{16, 50257, 768, Layout::kTN, Accum::kF16}})
-    EXPECT_FALSE(dispatch::padded_c(p, args_for(p))) << p.name();
+    EXPECT_FALSE(dispatch::padded_c(p, stand_in_args(p))) << p.name();
   EXPECT_EQ(dispatch::padded_c(Problem{17, 7, 64, Layout::kTN, Accum::kF16},
-                               args_for(Problem{17, 7, 64, Layout::kTN, Accum::kF16}))
+                               stand_in_args(Problem{17, 7, 64, Layout::kTN, Accum::kF16}))
                 .block_rows,
             17);
 }
 
 TEST(PaddedC, OnlyPlainPackedCallsWithoutACallersWorkspace) {
   const Problem p{300, 4099, 4096, Layout::kTN, Accum::kF32};
-  GemmArgs bias = args_for(p);
+  GemmArgs bias = stand_in_args(p);
   bias.epilogue.bias = reinterpret_cast<const uint16_t*>(uintptr_t(0x50000));
-  GemmArgs batched = args_for(p);
+  GemmArgs batched = stand_in_args(p);
   batched.batch_count = 2;
   batched.stride_a = 300 * 4096;
   batched.stride_c = 300 * 4099;
-  GemmArgs strided = args_for(p);
+  GemmArgs strided = stand_in_args(p);
   strided.ldc = 4104;
-  GemmArgs own_scratch = args_for(p);
+  GemmArgs own_scratch = stand_in_args(p);
   own_scratch.workspace = reinterpret_cast<void*>(uintptr_t(0x60000));
   own_scratch.workspace_bytes = size_t(64) << 20;
-  GemmArgs col_a = args_for(p);
+  GemmArgs col_a = stand_in_args(p);
   col_a.a_col_major = true;
   for (const GemmArgs& a : {bias, batched, strided, own_scratch, col_a})
     EXPECT_FALSE(dispatch::padded_c(p, a));
-  EXPECT_TRUE(dispatch::padded_c(p, args_for(p)));
+  EXPECT_TRUE(dispatch::padded_c(p, stand_in_args(p)));
 }
 
 TEST(PaddedC, LargeCopiesRunInBlocksOfWholeTilesThatFitTheScratch) {
   const Problem p{2048, 50257, 768, Layout::kTN, Accum::kF32};
-  const dispatch::PaddedC pad = dispatch::padded_c(p, args_for(p));
+  const dispatch::PaddedC pad = dispatch::padded_c(p, stand_in_args(p));
   ASSERT_TRUE(pad);
   EXPECT_EQ(pad.block_rows % dispatch::kPaddedCBlockAlign, 0);
   EXPECT_LE(padded_c_bytes(pad.block_rows, p.n), kMaxWorkspaceBytes);
@@ -65,7 +64,7 @@ TEST(PaddedC, LargeCopiesRunInBlocksOfWholeTilesThatFitTheScratch) {
   EXPECT_EQ(pad.block_rows, 256);
   // Past 131064 columns not even 128 rows fit: blocks of whole 16-row groups.
   const Problem wide{300, 131073, 64, Layout::kTN, Accum::kF16};
-  EXPECT_EQ(dispatch::padded_c(wide, args_for(wide)).block_rows, 112);
+  EXPECT_EQ(dispatch::padded_c(wide, stand_in_args(wide)).block_rows, 112);
   EXPECT_EQ(dispatch::padded_c_reason(p, pad),
             "N=50257 is no multiple of 8: C computed in a copy with rows of 50264 columns, 8 "
             "blocks of 256 rows, then copied into C");
@@ -92,10 +91,10 @@ TEST(PaddedC, TheDecidedProblemIsTheFirstBlocksWithNRoundedUp) {
 TEST(PaddedC, ABlockReadsItsRowsOfAAndWritesThePaddedCopy) {
   const Problem p{600, 1001, 512, Layout::kTN, Accum::kF16};
   void* copy = reinterpret_cast<void*>(uintptr_t(0x70000));
-  const GemmArgs block = dispatch::padded_c_block(args_for(p), copy, 256, 128);
+  const GemmArgs block = dispatch::padded_c_block(stand_in_args(p), copy, 256, 128);
   EXPECT_EQ(block.a, static_cast<const void*>(reinterpret_cast<const uint16_t*>(0x10000) +
                                               256 * 512));
-  EXPECT_EQ(block.b, args_for(p).b);
+  EXPECT_EQ(block.b, stand_in_args(p).b);
   EXPECT_EQ(block.c, copy);
   EXPECT_EQ(block.m, 128);
   EXPECT_EQ(block.n, 1001);
@@ -112,10 +111,11 @@ TEST(PaddedC, TheSm90KernelsTakeARaggedNOnlyIntoThePaddedCopy) {
   ASSERT_TRUE(tn.validate().ok()) << tn.validate().message;
   const Problem p{600, 1001, 512, Layout::kTN, Accum::kF32};
   const GemmArgs padded =
-      dispatch::padded_c_block(args_for(p), reinterpret_cast<void*>(uintptr_t(0x70000)), 0, 600);
+      dispatch::padded_c_block(stand_in_args(p), reinterpret_cast<void*>(uintptr_t(0x70000)), 0,
+                               600);
   EXPECT_TRUE(sm90_check_args(tn, padded).ok()) << sm90_check_args(tn, padded).message;
   // A caller's C, packed or with room: the stores would write past its N.
-  GemmArgs callers = args_for(p);
+  GemmArgs callers = stand_in_args(p);
   EXPECT_FALSE(sm90_check_args(tn, callers).ok());
   callers.ldc = 1008;
   EXPECT_FALSE(sm90_check_args(tn, callers).ok());
@@ -133,10 +133,10 @@ TEST(PaddedC, DispatchPicksAnSm90KernelForEveryBlock) {
   device.ordinal = 0;
   for (Accum acc : {Accum::kF32, Accum::kF16}) {
     const Problem p{2048, 50257, 768, Layout::kTN, acc};
-    const dispatch::PaddedC pad = dispatch::padded_c(p, args_for(p));
+    const dispatch::PaddedC pad = dispatch::padded_c(p, stand_in_args(p));
     ASSERT_TRUE(pad);
     const GemmArgs block =
-        dispatch::padded_c_block(args_for(p), reinterpret_cast<void*>(uintptr_t(0x70000)), 0,
+        dispatch::padded_c_block(stand_in_args(p), reinterpret_cast<void*>(uintptr_t(0x70000)), 0,
                                  pad.block_rows);
     const dispatch::Decision* d = dispatch::try_select(
         dispatch::padded_c_problem(p, pad.block_rows), block, device, nullptr);
