@@ -99,15 +99,14 @@ Status validate_sm90(const KernelConfig& c) {
   // still fills whole 1 KiB swizzle periods with BK = 64.
   const bool b_k_major = sm90_b_k_major(v);
   if (cols % 16 != 0 && (!b_k_major || c.epilogue != Epilogue::kDirect || c.block_k != 64))
-    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs block_k 64"
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs direct stores (st) and "
+                                  "block_k 64"
                                 : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "
                                   "block_k 64");
   // NN's swapped A is the problem's K x N B, which TMA loads M-major in 64-row chunks of BK
   // k-rows, never multicast (the kernel's cluster along N is the config's cluster_m).
   if (c.swap_ab && c.layout == Layout::kNN && (c.block_k != 64 || c.cluster_m != 1))
     return invalid(c, "swap-AB in nn reads B M-major: block_k 64 and cluster_m 1");
-  if (c.swap_ab && c.epilogue != Epilogue::kDirect)
-    return invalid(c, "swap-AB stores C^T directly (st)");
   if (c.block_k != 32 && c.block_k != 64)
     return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
   if (c.num_stages < 2 || c.num_stages > 16) return invalid(c, "sm90 needs 2 to 16 stages");

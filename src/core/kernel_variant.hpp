@@ -264,10 +264,14 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   g.b_swizzle = g.b_chunk * 2;
   g.b_box_inner = g.b_chunk;
   g.b_box_outer = g.b_k_major ? v.block_n / v.cluster_m : v.block_k / v.cluster_m;
+  // The TMA store stages each warpgroup's rows one chunk of the tile's columns at a time. With
+  // swap-AB the tile is C^T: a chunk is c_chunk rows of C, each of the warpgroup's wg_rows
+  // columns, stored transposed (stmatrix .trans) as one box of 64 columns per m64 atom, each row
+  // of it one 128-byte swizzle line.
   g.c_chunk = swizzle_chunk_elems(v.block_n);
-  g.c_swizzle = g.c_chunk * 2;
-  g.c_box_inner = g.c_chunk;
-  g.c_box_outer = g.wg_rows;
+  g.c_swizzle = v.swap_ab ? 128 : g.c_chunk * 2;
+  g.c_box_inner = v.swap_ab ? 64 : g.c_chunk;
+  g.c_box_outer = v.swap_ab ? g.c_chunk : g.wg_rows;
   return g;
 }
 

@@ -168,10 +168,11 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
     tail.swizzle_bytes = uint32_t(g.b_tail_swizzle);
     params.tma_b_tail = sm90::tensor_map(tail);
   }
+  // C as stored, M x N: with swap-AB the kernel's n rows and m columns.
   if (g.tma_store)
     params.tma_c = sm90::tensor_map({.base = args.c,
-                                     .rows = uint64_t(m),
-                                     .cols = uint64_t(n),
+                                     .rows = uint64_t(swap ? n : m),
+                                     .cols = uint64_t(swap ? m : n),
                                      .row_stride = uint64_t(ld_c),
                                      .batches = uint64_t(batches),
                                      .batch_stride = uint64_t(stride_c),

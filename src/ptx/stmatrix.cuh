@@ -14,4 +14,15 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t m0, uint
                : "memory");
 }
 
+// The same four matrices stored transposed: lane i supplies the address of row i%8 of matrix
+// i/8's transpose, 16 bytes holding column i%8 of that matrix (swap-AB's C^T tile written into
+// C's orientation).
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t row_addr, uint32_t m0, uint32_t m1,
+                                                  uint32_t m2, uint32_t m3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                   row_addr),
+               "r"(m0), "r"(m1), "r"(m2), "r"(m3)
+               : "memory");
+}
+
 }  // namespace hgemm::ptx

@@ -199,8 +199,7 @@ struct Traits {
                 "each CTA multicasts whole 8-row swizzle atoms (sm90_cluster_parts_ok)");
   static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
                 "accumulators within the consumers' registers (sm90_max_acc_regs)");
-  static_assert(!kSwapAB || (kBKMajor && !kTmaStore),
-                "swap-AB needs a K-major B (the problem's A) and stores C^T directly");
+  static_assert(!kSwapAB || kBKMajor, "swap-AB needs a K-major B (the problem's A)");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
   static_assert(kAKMajor || (kClusterN == 1 && (kGeneral || kSwapAB)),
                 "M-major A (the general kernel's column-major A, or swap-AB's NN B) is never "
@@ -646,15 +645,27 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
           staging + ((chunk_count + i) % Traits::kCBuffers) * Traits::kCBufferBytes;
 #pragma unroll
       for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
-        const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
 #pragma unroll
         for (int jj = 0; jj < Traits::kCChunk / kColsPerStore; ++jj) {
-          const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
           const int j = (chunk * Traits::kCChunk) / 8 + 2 * jj;  // 8-column group in the tile
-          const uint32_t offset = kernels::swizzle_offset<Traits::kCSwizzle>(
-              uint32_t(row * Traits::kCChunk * 2 + col * 2));
-          ptx::stmatrix_x4(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
-                           packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+          if constexpr (Traits::kSwapAB) {
+            // The tile is C^T: the chunk's kCChunk tile columns are rows of C, stored transposed
+            // into one (kCChunk, 64) box per atom, each row one 128-byte swizzle line.
+            const int c_row = jj * kColsPerStore + (quad / 2) * 8 + lane % 8;
+            const int c_col = warp_in_wg * 16 + (quad % 2) * 8;
+            const uint32_t offset = mt * Traits::kCChunk * 128 +
+                                    kernels::swizzle_offset<Traits::kCSwizzle>(
+                                        uint32_t(c_row * 128 + c_col * 2));
+            ptx::stmatrix_x4_trans(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
+                                   packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+          } else {
+            const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
+            const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
+            const uint32_t offset = kernels::swizzle_offset<Traits::kCSwizzle>(
+                uint32_t(row * Traits::kCChunk * 2 + col * 2));
+            ptx::stmatrix_x4(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
+                             packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+          }
         }
       }
     }
@@ -667,10 +678,21 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
         const uint32_t buffer =
             staging + ((chunk_count + i) % Traits::kCBuffers) * Traits::kCBufferBytes;
         const int col = n_origin + (pass * kChunksPerPass + i) * Traits::kCChunk;
-        if (batch < 0)
+        if constexpr (Traits::kSwapAB) {
+          // C's rows are the tile's columns, C's columns its rows: a box per atom.
+#pragma unroll
+          for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
+            const uint32_t box = buffer + mt * Traits::kCChunk * 128;
+            if (batch < 0)
+              ptx::tma_store_2d(tma_c, box, m_origin + mt * 64, col);
+            else
+              ptx::tma_store_3d(tma_c, box, m_origin + mt * 64, col, batch);
+          }
+        } else if (batch < 0) {
           ptx::tma_store_2d(tma_c, buffer, col, m_origin);
-        else
+        } else {
           ptx::tma_store_3d(tma_c, buffer, col, m_origin, batch);
+        }
       }
       ptx::tma_store_commit();
     }
