@@ -538,7 +538,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
         const std::string shared =
             pick->shared_weights
                 ? "; its twin that multicasts each weight tile to a pair of token tiles"
-                : "";
+            : pick->tma_store ? "; its twin that stores C through TMA"
+                              : "";
         const std::string raster =
             pick->wave_fit
                 ? "; replaced by the wave rule's tile, whose rounds over the SMs cover less "

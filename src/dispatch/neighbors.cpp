@@ -263,11 +263,19 @@ void fit_m_with_swap(const Problem& problem, Prediction* pick, const NeighborSco
   }
 }
 
+// A swap-AB tile that stores C through TMA: the twin store_through_tma gives a direct-store
+// pick, never a candidate of its own where the rules rank tiles (the dispatch model was fitted
+// before these existed, and the wave rule would weigh the twins' shallower rings).
+bool swap_tma_twin(const KernelConfig& c) {
+  return c.family == Family::kSm90Ws && c.swap_ab && c.epilogue == Epilogue::kTmaStore;
+}
+
 // A catalog sm90 instance (not a promoted rewrite) built for the problem's layout, accumulation
-// and element type: what the dispatch model and the wave rule choose among.
+// and element type, other than a swap-AB TMA-store twin: what the dispatch model and the wave
+// rule choose among.
 bool catalog_sm90_for(const KernelConfig& c, const Problem& problem) {
   return c.family == Family::kSm90Ws && c.source.empty() && c.layout == problem.layout &&
-         c.accum == problem.accum && c.dtype == problem.dtype;
+         c.accum == problem.accum && c.dtype == problem.dtype && !swap_tma_twin(c);
 }
 
 struct WaveSlots {
@@ -493,6 +501,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
     if (std::optional<Prediction> pick = model_pick(problem, scope)) {
       fit_waves(problem, &*pick, scope);
       share_weights(problem, &*pick, scope);
+      store_through_tma(problem, &*pick, scope);
       return pick;
     }
   if (rule == NeighborRule::kTransfer) {
@@ -520,6 +529,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
       fit_m_with_swap(problem, &*pick, scope);
       fit_waves(problem, &*pick, scope);
       share_weights(problem, &*pick, scope);
+      store_through_tma(problem, &*pick, scope);
     }
     return pick;
   }
@@ -560,6 +570,29 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 }
 
 }  // namespace
+
+// An unsplit swap-AB pick with direct stores and no cluster: the same tile storing C through TMA
+// (the deepest ring compiled for it), where that is compiled and can run here. Against the
+// direct stores, interleaved over twelve llm shapes of 15-1200 tokens, the twins ran 1.036 (fp32)
+// and 1.034 (fp16) as fast, 1.19-1.21 at 300x50264x768 where C is large against K, none below
+// 0.976 (bench/results/2026-11-29-h200-swap-tma-store, docs/notes/2026-11-29-swap-tma-store.md).
+// Split picks keep their stores (their reduction's stores were not timed with the twin), and so
+// do clustered ones (the weight-sharing twins have none).
+void store_through_tma(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  const KernelConfig& base = pick->config;
+  if (base.family != Family::kSm90Ws || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
+      base.split_k != 1 || base.cluster_m != 1 || base.cluster_n != 1)
+    return;
+  KernelConfig twin = base;
+  twin.epilogue = Epilogue::kTmaStore;
+  for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
+    twin.num_stages = *it;
+    if (!registry::compiled_ahead(twin) || !scope.allows(problem, twin)) continue;
+    pick->config = twin;
+    pick->tma_store = true;
+    return;
+  }
+}
 
 std::optional<Prediction> predict_from_neighbors(const Problem& problem,
                                                  const std::vector<TunedPoint>& points,

@@ -48,7 +48,8 @@
 //            neighbors.cpp) replaces it. Last, in TN, a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
-//            (share_weights in neighbors.cpp)
+//            (share_weights in neighbors.cpp). Last, an unsplit swap-AB pick with direct stores
+//            becomes its compiled twin that stores C through TMA (store_through_tma)
 #pragma once
 
 #include <functional>
@@ -172,6 +173,7 @@ struct Prediction {
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
   bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
   bool shared_weights = false;  // its cluster twin that multicasts the weight tile (share_weights)
+  bool tma_store = false;       // its swap-AB twin that stores C through TMA (store_through_tma)
   // The pick's raster order and group size were a neighbour's, which would re-read an operand
   // here (raster_rereads): they are the defaults instead.
   bool default_raster = false;
@@ -184,6 +186,11 @@ std::optional<Prediction> predict_from_neighbors(const Problem& problem,
                                                  const std::vector<TunedPoint>& points,
                                                  NeighborRule rule, const NeighborScope& scope,
                                                  bool leave_out_self = false);
+
+// An unsplit, unclustered swap-AB pick with direct stores becomes the same tile storing C
+// through TMA, where that twin is compiled and `scope` allows it (pick->tma_store says so); any
+// other pick stays. The last step of the transfer rule (neighbors.cpp says what it measured).
+void store_through_tma(const Problem& problem, Prediction* pick, const NeighborScope& scope);
 
 // How far apart two problems' shapes are for borrowing tuned winners: squared log2 distance over
 // M, N and K (layout and accumulation are the caller's to match).

@@ -260,6 +260,42 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (M <= 80) 1-7% slower at five of six (bench/results/2026-11-29-h200-weight-sharing).
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // The swap-AB tiles of 80 tokens and more whose width is a multiple of 16, storing C through
+    // TMA: each warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
+    // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
+    // each C row half a sector per instruction. The deepest ring that fits beside the staging.
+    // Against each st twin, interleaved (bench/results/2026-11-29-h200-swap-tma-store): 1.036
+    // (fp32) and 1.034 (fp16) over twelve shapes, 300x50264x768 1.19-1.21, 300x2048x8192 1.03-1.08,
+    // none below 0.976. Dispatch reaches them through its TMA-store rule (neighbors.cpp,
+    // store_through_tma), not as candidates of their own.
+    {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 144, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 160, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
     // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token
     // tiles, as in cuBLASLt's clusters. TN only (an NN swap reads its weights M-major, which

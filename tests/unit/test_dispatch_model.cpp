@@ -327,10 +327,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
 // weights of kShareWeightsMinElements or more, becomes its twin that multicasts the weight tile
 // to each pair (cluster_m 2), with either accumulation; not where the pairs would pad a token
 // tile, not for smaller weights, not in NN (no such twin).
-TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
-  const DeviceInfo d = h100();
-  // Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
-  // model's one fastest config.
+// Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
+// model's one fastest config.
+dispatch::DispatchModel tokens80_model() {
   auto tree = [](const char* feature, double threshold, double left, double right) {
     return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
            std::to_string(left) + " " + std::to_string(right) + "\n";
@@ -339,10 +338,14 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
                             tree("swap_ab", 0.5, 0, -1) + tree("block_n", 128, 1, 0) +
                             tree("block_n", 160, 0, 1) + tree("cluster_size", 2, 0, 1) +
                             tree("log2_splits", 0.5, 0, 1);
-  const dispatch::DispatchModel model = dispatch::parse_model(
-      header() + "layout tn trees 7 depth 1 base 0\n" + trees +
-          "layout nn trees 7 depth 1 base 0\n" + trees,
-      "tokens80.model");
+  return dispatch::parse_model(header() + "layout tn trees 7 depth 1 base 0\n" + trees +
+                                   "layout nn trees 7 depth 1 base 0\n" + trees,
+                               "tokens80.model");
+}
+
+TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = tokens80_model();
   const dispatch::NeighborScope scope = registry_scope(d, &model);
   auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout) {
     const Points tuned{{300, 4096, 4096, layout, Accum::kF32},
@@ -381,6 +384,63 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
   EXPECT_TRUE(p16->shared_weights && p16->config.swap_ab && p16->config.block_m == 80 &&
               p16->config.cluster_m == 2 && p16->config.accum == Accum::kF16)
       << p16->config.name();
+}
+
+TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = tokens80_model();
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  const Points tuned{{300, 4096, 4096, Layout::kTN, Accum::kF32},
+                     {300, 4096, 4096, Layout::kNN, Accum::kF32},
+                     {300, 4096, 4096, Layout::kTN, Accum::kF16}};
+  auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout, Accum accum) {
+    const auto p = dispatch::predict_from_neighbors({m, n, k, layout, accum}, tuned.points,
+                                                    dispatch::NeighborRule::kTransfer, scope);
+    EXPECT_TRUE(p && p->modeled) << m << "x" << n << "x" << k;
+    return p;
+  };
+  // The model's 80x128 with direct stores, in both layouts and accumulations: its twin, the
+  // deepest compiled ring, the rest of the config kept.
+  for (const auto& [layout, accum] : {std::pair{Layout::kTN, Accum::kF32},
+                                      std::pair{Layout::kNN, Accum::kF32},
+                                      std::pair{Layout::kTN, Accum::kF16}}) {
+    const auto p = pick(230, 5120, 6144, layout, accum);
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->tma_store) << p->config.name();
+    EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 80 && p->config.block_n == 128 &&
+                p->config.epilogue == Epilogue::kTmaStore && p->config.num_stages == 8 &&
+                p->config.split_k == 1 && p->config.cluster_m == 1 &&
+                p->config.layout == layout && p->config.accum == accum)
+        << p->config.name();
+    EXPECT_TRUE(registry::compiled_ahead(p->config)) << p->config.name();
+  }
+  // Where the weight-sharing twin multicasts (a cluster), the stores stay direct.
+  const auto shared = pick(150, 10240, 8192, Layout::kTN, Accum::kF32);
+  ASSERT_TRUE(shared);
+  EXPECT_TRUE(shared->shared_weights && !shared->tma_store &&
+              shared->config.epilogue == Epilogue::kDirect)
+      << shared->config.name();
+}
+
+TEST(DispatchStoreThroughTma, NoTwinForAWidthOf8Mod16OrASplitPick) {
+  const DeviceInfo d = h100();
+  const dispatch::NeighborScope scope = registry_scope(d, nullptr);
+  // A tuned shape whose winner is the 104-wide swap tile: TMA stores need widths of 16.
+  KernelConfig c104 = *KernelConfig::parse("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  KernelConfig c112_split =
+      *KernelConfig::parse("sm90_ws_112x128x64_s7_c1x1_w2_m8_st_sk2_f32_tn_swap");
+  for (const KernelConfig& winner : {c104, c112_split}) {
+    dispatch::Prediction p{winner, {}, false, false, false};
+    dispatch::store_through_tma({300, 4096, 4096, Layout::kTN, Accum::kF32}, &p, scope);
+    EXPECT_FALSE(p.tma_store) << winner.name();
+    EXPECT_EQ(p.config, winner) << p.config.name();
+  }
+  // The same 112-wide tile unsplit does take its twin.
+  KernelConfig c112 = c112_split;
+  c112.split_k = 1;
+  dispatch::Prediction p{c112, {}, false, false, false};
+  dispatch::store_through_tma({300, 4096, 4096, Layout::kTN, Accum::kF32}, &p, scope);
+  EXPECT_TRUE(p.tma_store && p.config.epilogue == Epilogue::kTmaStore) << p.config.name();
 }
 
 TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {
