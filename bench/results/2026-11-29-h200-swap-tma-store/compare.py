@@ -1,10 +1,13 @@
-"""Figures of this folder's README: python3 compare.py [twins|ab]
+"""Figures of this folder's README: python3 compare.py [twins|groups]
 
 twins: each swap-AB tile with direct stores (st) against its TMA-store twin and cublaslt-best,
 interleaved in one `hgemm bench` per shape (twins/bench.tgz).
-ab: dispatch before (ref) and after (new) the TMA-store rule, alternated (ab/, scripts/ab-compare).
+groups: llm-fresh and llm-heldout by token count, each side's faster layout against its own
+interleaved cublaslt-best, ref (5bca1ef) and new (c89ad58) per round (suites/).
+The A/B summaries: scripts/ab-compare changed|suites [--acc f16] --impl hgemm --baseline cublaslt-best
 """
 import csv
+import gzip
 import io
 import math
 import os
@@ -40,11 +43,38 @@ def twins():
             print(f"{acc}: st/tma geomean {geomean(ratios):.3f}, min {min(ratios):.3f}\n")
 
 
+GROUPS = [("M <= 16", 1, 16), ("17-128", 17, 128), ("129-400", 129, 400),
+          ("401-1023", 401, 1023), (">= 1024", 1024, 1 << 40)]
+
+
+def faster_layout(path):
+    with gzip.open(path, "rt") as f:
+        rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))
+                if r["disposition"] == "passed"]
+    t = {(int(r["m"]), int(r["n"]), int(r["k"]), r["layout"], r["impl"]): float(r["ms"])
+         for r in rows}
+    shapes = sorted({key[:3] for key in t})
+    return {s: min(t[s + (l, "cublaslt-best")] for l in ("tn", "nn")) /
+               min(t[s + (l, "hgemm")] for l in ("tn", "nn")) for s in shapes}
+
+
+def groups():
+    for suite, acc, rounds in (("llm-fresh", "f32", 2), ("llm-heldout", "f32", 2),
+                               ("llm-fresh", "f16", 1), ("llm-heldout", "f16", 1)):
+        print(f"{suite} {acc}, faster layout, ref -> new per round")
+        runs = {(side, r): faster_layout(os.path.join(HERE, "suites",
+                                                      f"ab-run-{suite}-{side}-{r}-{acc}.csv.gz"))
+                for side in ("ref", "new") for r in range(1, rounds + 1)}
+        for label, lo, hi in [("all", 1, 1 << 40)] + GROUPS:
+            cells = []
+            for r in range(1, rounds + 1):
+                ref = [x for s, x in runs[("ref", r)].items() if lo <= s[0] <= hi]
+                new = [x for s, x in runs[("new", r)].items() if lo <= s[0] <= hi]
+                cells.append(f"{geomean(ref):.3f} -> {geomean(new):.3f}")
+            print(f"  {label:9s} ({len(ref):3d}): " + ", ".join(cells))
+        print()
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "twins"
-    if what == "twins":
-        twins()
-    else:
-        os.execvp(os.path.join(HERE, "..", "..", "..", "scripts", "ab-compare"),
-                  ["ab-compare", os.path.join(HERE, "ab"), "--impl", "hgemm", "--baseline",
-                   "cublaslt-best", "--picks"])
+    {"twins": twins, "groups": groups}[what]()
