@@ -1,7 +1,8 @@
-"""Figures of this folder's README: python3 compare.py [twins|groups]
+"""Figures of this folder's README: python3 compare.py [twins|groups|split]
 
 twins: each swap-AB tile with direct stores (st) against its TMA-store twin and cublaslt-best,
 interleaved in one `hgemm bench` per shape (twins/bench.tgz).
+split: split-K swap-AB picks, st against the twin at the same split (split/).
 groups: llm-fresh and llm-heldout by token count, each side's faster layout against its own
 interleaved cublaslt-best, ref (5bca1ef) and new (c89ad58) per round (suites/).
 The A/B summaries: scripts/ab-compare changed|suites [--acc f16] --impl hgemm --baseline cublaslt-best
@@ -21,26 +22,37 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def pair(text):
+    """One bench's st config, its TMA twin and cublaslt-best: (label, st/tma), printed."""
+    rows = list(csv.DictReader(l for l in io.StringIO(text) if not l.startswith("#")))
+    assert all(r["disposition"] == "passed" for r in rows)
+    t = {}
+    for r in rows:
+        kind = "cb" if r["impl"] == "cublaslt-best" else "tma" if "_tma_" in r["impl"] else "st"
+        t[kind] = (float(r["ms"]) * 1e3, r["impl"])
+    r0 = rows[0]
+    shape = f"{r0['m']}x{r0['n']}x{r0['k']} {r0['layout']} {r0['acc']}"
+    st, tma, cb = t["st"][0], t["tma"][0], t["cb"][0]
+    tile = t["st"][1].split("sm90_ws_")[1].split("_c1x1")[0] + "_" + t["st"][1].split("_")[-4]
+    print(f"{shape:24s} {tile:20s} st {st:6.1f} tma {tma:6.1f} cublaslt-best {cb:6.1f} us"
+          f"  st/tma {st / tma:.3f}  cublaslt-best/st {cb / st:.3f}  /tma {cb / tma:.3f}")
+    return st / tma
+
+
 def twins():
     with tarfile.open(os.path.join(HERE, "twins", "bench.tgz")) as tar:
         for acc in ("f32", "f16"):
-            ratios = []
-            for i in range(1, 13):
-                text = tar.extractfile(f"bench-{acc}-{i}.csv").read().decode()
-                rows = list(csv.DictReader(l for l in io.StringIO(text) if not l.startswith("#")))
-                assert all(r["disposition"] == "passed" for r in rows)
-                t = {}
-                for r in rows:
-                    kind = ("cb" if r["impl"] == "cublaslt-best"
-                            else "tma" if "_tma_" in r["impl"] else "st")
-                    t[kind] = (float(r["ms"]) * 1e3, r["impl"])
-                shape = f"{rows[0]['m']}x{rows[0]['n']}x{rows[0]['k']}"
-                st, tma, cb = t["st"][0], t["tma"][0], t["cb"][0]
-                ratios.append(st / tma)
-                tile = t["st"][1].split("sm90_ws_")[1].split("_c1x1")[0]
-                print(f"{acc} {shape:15s} {tile:16s} st {st:6.1f} tma {tma:6.1f} cublaslt-best {cb:6.1f} us"
-                      f"  st/tma {st / tma:.3f}  cublaslt-best/st {cb / st:.3f}  /tma {cb / tma:.3f}")
+            ratios = [pair(tar.extractfile(f"bench-{acc}-{i}.csv").read().decode())
+                      for i in range(1, 13)]
             print(f"{acc}: st/tma geomean {geomean(ratios):.3f}, min {min(ratios):.3f}\n")
+
+
+def split():
+    ratios = []
+    for i in range(1, 17):
+        with gzip.open(os.path.join(HERE, "split", f"split-{i}.csv.gz"), "rt") as f:
+            ratios.append(pair(f.read()))
+    print(f"split picks: st/tma geomean {geomean(ratios):.3f}, min {min(ratios):.3f}")
 
 
 GROUPS = [("M <= 16", 1, 16), ("17-128", 17, 128), ("129-400", 129, 400),
@@ -77,4 +89,4 @@ def groups():
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "twins"
-    {"twins": twins, "groups": groups}[what]()
+    {"twins": twins, "groups": groups, "split": split}[what]()
