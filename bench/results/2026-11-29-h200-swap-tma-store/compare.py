@@ -1,7 +1,8 @@
-"""Figures of this folder's README: python3 compare.py [twins|groups|split]
+"""Figures of this folder's README: python3 compare.py [twins|groups|split|plain]
 
 twins: each swap-AB tile with direct stores (st) against its TMA-store twin and cublaslt-best,
 interleaved in one `hgemm bench` per shape (twins/bench.tgz).
+plain: the wave rule's 128x160 and 192x192 direct-store tiles against TMA-store twins (plain/).
 split: split-K swap-AB picks, st against the twin at the same split (split/).
 groups: llm-fresh and llm-heldout by token count, each side's faster layout against its own
 interleaved cublaslt-best, ref (5bca1ef) and new (c89ad58) per round (suites/).
@@ -47,6 +48,31 @@ def twins():
             print(f"{acc}: st/tma geomean {geomean(ratios):.3f}, min {min(ratios):.3f}\n")
 
 
+def plain():
+    """The wave rule's direct-store tiles against their TMA-store twins (plain/)."""
+    ratios = {}
+    for i in range(1, 14):
+        with gzip.open(os.path.join(HERE, "plain", f"plain-{i}.csv.gz"), "rt") as f:
+            rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+        assert all(r["disposition"] == "passed" for r in rows)
+        t = {}
+        for r in rows:
+            n = r["impl"]
+            kind = ("cb" if n == "cublaslt-best" else "st" if "_st_" in n
+                    else "tma-c2x1" if "_c2x1_" in n else "tma")
+            t[kind] = float(r["ms"]) * 1e3
+        tile = "192x192" if "192x192" in rows[0]["impl"] + rows[1]["impl"] else "128x160"
+        r0 = rows[0]
+        cells = [f"{k} {t['st'] / t[k]:.3f}" for k in ("tma", "tma-c2x1") if k in t]
+        for k in ("tma", "tma-c2x1"):
+            if k in t:
+                ratios.setdefault((tile, k), []).append(t["st"] / t[k])
+        print(f"{r0['m']}x{r0['n']}x{r0['k']} {r0['layout']} {tile}: st {t['st']:.1f} us, st over "
+              + ", ".join(cells) + f"; cublaslt-best/st {t['cb'] / t['st']:.3f}")
+    for (tile, k), v in ratios.items():
+        print(f"{tile} {k}: st over twin geomean {geomean(v):.3f}")
+
+
 def split():
     ratios = []
     for i in range(1, 17):
@@ -89,4 +115,4 @@ def groups():
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "twins"
-    {"twins": twins, "groups": groups, "split": split}[what]()
+    {"twins": twins, "groups": groups, "split": split, "plain": plain}[what]()
