@@ -263,11 +263,12 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // The swap-AB tiles of 80 tokens and more whose width is a multiple of 16, storing C through
     // TMA: each warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
     // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
-    // each C row half a sector per instruction. The deepest ring that fits beside the staging.
-    // Against each st twin, interleaved (bench/results/2026-11-29-h200-swap-tma-store): 1.036
-    // (fp32) and 1.034 (fp16) over twelve shapes, 300x50264x768 1.19-1.21, 300x2048x8192 1.03-1.08,
-    // none below 0.976. Dispatch reaches them through its TMA-store rule (neighbors.cpp,
-    // store_through_tma), not as candidates of their own.
+    // each C row half a sector per instruction. Each runs its direct-store tile's ring, or the
+    // deepest that fits beside the staging. Against each st twin, interleaved
+    // (bench/results/2026-11-29-h200-swap-tma-store): 1.036 (fp32) and 1.034 (fp16) over twelve
+    // shapes, 300x50264x768 1.19-1.21, 300x2048x8192 1.03-1.08, none below 0.976. Dispatch
+    // reaches them through its TMA-store rule (neighbors.cpp, store_through_tma), not as
+    // candidates of their own.
     {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,

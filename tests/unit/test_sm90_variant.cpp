@@ -59,6 +59,36 @@ TEST(Sm90Variant, EveryEntryIsLegalAndRoundTrips) {
   }
 }
 
+// Dispatch's TMA-store step (dispatch/neighbors.cpp, store_through_tma) turns a swap-AB pick with
+// direct stores into its twin: every twin the catalog compiles has that direct-store tile beside
+// it, and runs its ring, or the deepest one that fits beside the C staging where that is less.
+TEST(Sm90Variant, EverySwapAbTmaTwinHasItsDirectStoreTileAndItsRingWhereItFits) {
+  int twins = 0;
+  for (Sm90Variant const& v : hgemm::sm90::kCatalog) {
+    if (!v.swap_ab || v.epilogue != Epilogue::kTmaStore) continue;
+    ++twins;
+    const KernelConfig twin = hgemm::to_config(v);
+    int direct_stages = 0;
+    for (Sm90Variant const& w : hgemm::sm90::kCatalog) {
+      Sm90Variant same = w;
+      same.epilogue = Epilogue::kTmaStore;
+      same.num_stages = v.num_stages;
+      if (w.epilogue == Epilogue::kDirect && same == v) direct_stages = w.num_stages;
+    }
+    ASSERT_GT(direct_stages, 0) << "no direct-store tile for " << twin.name();
+    EXPECT_LE(v.num_stages, direct_stages) << twin.name();
+    if (v.num_stages < direct_stages) {
+      Sm90Variant deeper = v;
+      ++deeper.num_stages;
+      EXPECT_NE(hgemm::to_config(deeper).validate().message.find("shared memory"),
+                std::string::npos)
+          << hgemm::to_config(deeper).name();
+    }
+  }
+  // Fourteen tiles, each in both layouts and accumulations and in bf16 (TN and NN).
+  EXPECT_EQ(twins, 14 * 6);
+}
+
 TEST(Sm90Variant, GeometryOfTheWorkhorse) {
   constexpr Sm90Variant tn{.block_m = 128, .block_n = 256, .block_k = 64, .num_stages = 3,
                            .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1,
