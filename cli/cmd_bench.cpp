@@ -13,12 +13,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -761,7 +761,9 @@ int run_bench(const Settings& s, const Args& raw) {
       }
 
       std::vector<bench::ResultRow> rows;
-      std::map<std::string, double> first_mode_ms;
+      // In the order the entries ran (--impl's, then layouts), which the summary line keeps: a
+      // map's name order put a config's TMA-store twin before it and read as the reverse.
+      std::vector<std::pair<std::string, double>> first_mode_ms;
       for (bench::Mode mode : s.modes) {
         // Every entry that still needs this mode's row and passed verification is timed in one
         // interleaved measurement, so that all of them share the card's clock state.
@@ -832,7 +834,7 @@ int run_bench(const Settings& s, const Args& raw) {
             }
           }
           if (mode == s.modes.front() && row.timed())
-            first_mode_ms[e.impl->name + "/" + row.layout] = row.ms;
+            first_mode_ms.emplace_back(e.impl->name + "/" + row.layout, row.ms);
           rows.push_back(std::move(row));
         }
         if (timing_failed) require_healthy_device();
