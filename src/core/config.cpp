@@ -96,11 +96,12 @@ Status validate_sm90(const KernelConfig& c) {
                                 : "sm90 block_n must be a multiple of 8 from 16 to 256 (wgmma N "
                                   "steps)");
   // stmatrix stores and N-major B chunks come in 16 columns; a K-major B tile of 8 mod 16 rows
-  // still fills whole 1 KiB swizzle periods with BK = 64.
+  // still fills whole 1 KiB swizzle periods with BK = 64. A swap-AB TMA store stages such a
+  // tile's columns (C's rows) 8 at a time (stmatrix .x2 .trans, sm90_geometry's c_chunk).
   const bool b_k_major = sm90_b_k_major(v);
-  if (cols % 16 != 0 && (!b_k_major || c.epilogue != Epilogue::kDirect || c.block_k != 64))
-    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs direct stores (st) and "
-                                  "block_k 64"
+  if (cols % 16 != 0 &&
+      (!b_k_major || (c.epilogue != Epilogue::kDirect && !c.swap_ab) || c.block_k != 64))
+    return invalid(c, c.swap_ab ? "sm90 swap-AB block_m of 8 mod 16 needs block_k 64"
                                 : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "
                                   "block_k 64");
   // NN's swapped A is the problem's K x N B, which TMA loads M-major in 64-row chunks of BK

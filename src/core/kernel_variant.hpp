@@ -232,7 +232,7 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   g.num_threads = 128 * (v.num_consumer_wgs + 1);
   g.tma_store = v.epilogue == Epilogue::kTmaStore;
   g.smem = sm90_smem_plan(v.block_m, v.block_n, v.block_k, v.num_stages, g.tma_store, g.ping_pong,
-                          sm90_reduce_bytes(v));
+                          sm90_reduce_bytes(v), v.swap_ab);
   g.smem_bytes = g.smem.dynamic_bytes;
   g.cluster_size = v.cluster_m * v.cluster_n;
   g.b_k_major = sm90_b_k_major(v);
@@ -267,8 +267,8 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   // The TMA store stages each warpgroup's rows one chunk of the tile's columns at a time. With
   // swap-AB the tile is C^T: a chunk is c_chunk rows of C, each of the warpgroup's wg_rows
   // columns, stored transposed (stmatrix .trans) as one box of 64 columns per m64 atom, each row
-  // of it one 128-byte swizzle line.
-  g.c_chunk = swizzle_chunk_elems(v.block_n);
+  // of it one 128-byte swizzle line; a width of 8 mod 16 goes 8 rows of C at a time.
+  g.c_chunk = sm90_c_chunk_elems(v.block_n, v.swap_ab);
   g.c_swizzle = v.swap_ab ? 128 : g.c_chunk * 2;
   g.c_box_inner = v.swap_ab ? 64 : g.c_chunk;
   g.c_box_outer = v.swap_ab ? g.c_chunk : g.wg_rows;

@@ -14,6 +14,13 @@ constexpr int swizzle_chunk_elems(int extent) {
   return extent % 64 == 0 ? 64 : extent % 32 == 0 ? 32 : 16;
 }
 
+// The TMA-store epilogue's chunk of a tile's block_n columns. A swap-AB tile's columns are rows
+// of C, staged transposed (stmatrix .trans) into 128-byte lines of C's columns, so a width of
+// 8 mod 16 goes 8 at a time (stmatrix .x2), every other width in its swizzle chunk.
+constexpr int sm90_c_chunk_elems(int block_n, bool swap_ab) {
+  return swap_ab && block_n % 16 != 0 ? 8 : swizzle_chunk_elems(block_n);
+}
+
 // The sm90 family's layout: an operand ring, the TMA-store epilogue's C staging, the buffer
 // through which a second warpgroup's accumulators reach the first (reduce_bytes, where two
 // warpgroups take a 64-row tile's k-blocks in turn), 1 KiB of barriers (the storage is padded to
@@ -36,14 +43,15 @@ struct Sm90SmemPlan {
 };
 
 constexpr Sm90SmemPlan sm90_smem_plan(int block_m, int block_n, int block_k, int num_stages,
-                                      bool tma_store, bool ping_pong, int reduce_bytes = 0) {
+                                      bool tma_store, bool ping_pong, int reduce_bytes = 0,
+                                      bool swap_ab = false) {
   constexpr int kBarrierBytes = 1024;
   constexpr int kAlignSlack = 1024;
   Sm90SmemPlan p;
   p.operand_bytes = num_stages * (block_m + block_n) * block_k * 2;
   p.reduce_bytes = reduce_bytes;
   if (tma_store) {
-    p.staging_chunk_elems = swizzle_chunk_elems(block_n);
+    p.staging_chunk_elems = sm90_c_chunk_elems(block_n, swap_ab);
     const int chunks = block_n / p.staging_chunk_elems;
     const int tiles = ping_pong ? 2 : 1;
     const int whole_tile = tiles * block_m * block_n * 2;

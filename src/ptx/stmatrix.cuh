@@ -25,4 +25,12 @@ __device__ __forceinline__ void stmatrix_x4_trans(uint32_t row_addr, uint32_t m0
                : "memory");
 }
 
+// Two matrices stored transposed (lanes 0-15 supply the addresses, as above): the 8 tile
+// columns of a swap-AB chunk of 8 rows of C.
+__device__ __forceinline__ void stmatrix_x2_trans(uint32_t row_addr, uint32_t m0, uint32_t m1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row_addr),
+               "r"(m0), "r"(m1)
+               : "memory");
+}
+
 }  // namespace hgemm::ptx

@@ -215,12 +215,17 @@ TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
   EXPECT_TRUE(nn.validate().ok()) << nn.validate().message;
   nn.cluster_m = 2;
   EXPECT_NE(nn.validate().message.find("M-major"), std::string::npos) << nn.validate().message;
-  // The TMA store stages C^T's columns as rows of C (stmatrix .trans) in 16-row steps: a
-  // block_m of 8 mod 16 stores directly.
+  // The TMA store stages C^T's columns as rows of C (stmatrix .trans) in 16-row steps, or 8
+  // (.x2) for a block_m of 8 mod 16, which still needs 64-deep k-blocks.
   KernelConfig tma = c;
   tma.epilogue = Epilogue::kTmaStore;
   EXPECT_TRUE(tma.validate().ok()) << tma.validate().message;
   tma.block_m = 88;
+  EXPECT_TRUE(tma.validate().ok()) << tma.validate().message;
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(tma)).c_chunk, 8);
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(tma)).c_box_outer, 8);
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(c)).c_chunk, 16);
+  tma.block_k = 32;
   EXPECT_NE(tma.validate().message.find("8 mod 16"), std::string::npos) << tma.validate().message;
   KernelConfig rows = c;
   rows.block_n = 96;  // N is wgmma's M under swap-AB

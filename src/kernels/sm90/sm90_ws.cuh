@@ -183,9 +183,9 @@ struct Traits {
                 "block_m is 64, 128, 192 or 256");
   static_assert(kBlockN % 8 == 0 && kBlockN >= 8 && kBlockN <= 256,
                 "block_n is a multiple of 8 up to 256");
-  static_assert(kBlockN % 16 == 0 || (kBKMajor && !kTmaStore),
-                "a block_n of 8 mod 16 needs a K-major B and direct stores (stmatrix and N-major "
-                "chunks come in 16 columns)");
+  static_assert(kBlockN % 16 == 0 || (kBKMajor && (!kTmaStore || kSwapAB)),
+                "a block_n of 8 mod 16 needs a K-major B and direct stores, or swap-AB's TMA "
+                "store of 8 rows of C a chunk (stmatrix and N-major chunks come in 16 columns)");
   static_assert(kBlockK == 32 || kBlockK == 64, "block_k is 32 or 64 (one 64B/128B swizzle row)");
   static_assert(kNumStages >= 2 && kNumStages <= 16, "2..16 stages");
   static_assert(kNumConsumerWgs >= 1 && kNumConsumerWgs <= 3, "1 to 3 consumer warpgroups");
@@ -628,7 +628,10 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
   const int lane = thread_in_wg % 32;
   const uint32_t barrier_id = 1 + wg_idx;
   const int quad = lane / 8;  // which of the four 8x8 matrices this lane addresses
-  constexpr int kColsPerStore = 16;  // one stmatrix.x4 covers 16 columns of 16 rows
+  // One stmatrix.x4 covers 16 columns of 16 rows; a swap-AB chunk of 8 columns (C rows), one .x2.
+  constexpr int kColsPerStore = Traits::kCChunk < 16 ? Traits::kCChunk : 16;
+  static_assert(kColsPerStore == 16 || (Traits::kSwapAB && kColsPerStore == 8),
+                "C chunks of 16 columns, or of 8 rows of C in a swap-AB tile");
   static_assert(kChunksPerPass == 1 || (Traits::kCWholeTile && kChunksPerPass == Traits::kCChunks),
                 "a pass stores one chunk, or the whole staged tile");
 #pragma unroll
@@ -651,13 +654,18 @@ __device__ __forceinline__ void store_tile_tma(PackedTile<Traits> const& packed,
           if constexpr (Traits::kSwapAB) {
             // The tile is C^T: the chunk's kCChunk tile columns are rows of C, stored transposed
             // into one (kCChunk, 64) box per atom, each row one 128-byte swizzle line.
-            const int c_row = jj * kColsPerStore + (quad / 2) * 8 + lane % 8;
+            // With 8 rows a chunk (.x2) lanes 16-31 address nothing; they compute the same rows.
+            const int c_row =
+                jj * kColsPerStore + (kColsPerStore == 16 ? (quad / 2) * 8 : 0) + lane % 8;
             const int c_col = warp_in_wg * 16 + (quad % 2) * 8;
             const uint32_t offset = mt * Traits::kCChunk * 128 +
                                     kernels::swizzle_offset<Traits::kCSwizzle>(
                                         uint32_t(c_row * 128 + c_col * 2));
-            ptx::stmatrix_x4_trans(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
-                                   packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+            if constexpr (kColsPerStore == 16)
+              ptx::stmatrix_x4_trans(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1],
+                                     packed[mt][2 * j + 2], packed[mt][2 * j + 3]);
+            else
+              ptx::stmatrix_x2_trans(buffer + offset, packed[mt][2 * j], packed[mt][2 * j + 1]);
           } else {
             const int row = mt * 64 + warp_in_wg * 16 + (quad % 2) * 8 + lane % 8;
             const int col = jj * kColsPerStore + (quad / 2) * 8;  // inside the chunk
