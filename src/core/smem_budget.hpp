@@ -58,7 +58,11 @@ constexpr Sm90SmemPlan sm90_smem_plan(int block_m, int block_n, int block_k, int
     const bool whole_fits =
         p.operand_bytes + reduce_bytes + whole_tile + kBarrierBytes + kAlignSlack <=
         kMaxSmemPerBlock;
-    p.staging_buffers = whole_fits ? chunks : chunks >= 2 ? 2 : 1;
+    // Chunks of 8 rows of C (a swap-AB width of 8 mod 16) are staged whole or not at all: double
+    // buffered, 104x128 waited on 13 stores a tile and ran 0.93 of its direct stores where the
+    // whole tile at one stage less ran 1.05 (bench/results/2026-11-29-h200-swap-tma-store-8).
+    const bool whole = whole_fits || p.staging_chunk_elems == 8;
+    p.staging_buffers = whole ? chunks : chunks >= 2 ? 2 : 1;
     // Cooperative warpgroups own block_m / wgs rows of each buffer, so the total is per tile.
     p.staging_bytes = tiles * p.staging_buffers * block_m * p.staging_chunk_elems * 2;
   }

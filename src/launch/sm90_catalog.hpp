@@ -260,8 +260,8 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (M <= 80) 1-7% slower at five of six (bench/results/2026-11-29-h200-weight-sharing).
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    // The swap-AB tiles of 80 tokens and more whose width is a multiple of 16, storing C through
-    // TMA: each warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
+    // The swap-AB tiles of 80 tokens and more that dispatch picks, storing C through TMA: each
+    // warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
     // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
     // each C row half a sector per instruction. Each runs its direct-store tile's ring, or the
     // deepest that fits beside the staging. Against each st twin, interleaved
@@ -296,6 +296,18 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    // Widths of 8 mod 16 stage C 8 rows at a time (stmatrix .x2 .trans), the whole tile: 104x128
+    // at one stage less than its direct stores. Against each st twin over nineteen calls of the
+    // llm suites (bench/results/2026-11-29-h200-swap-tma-store-8): 104 1.047, 72 1.085, 136 1.036,
+    // 40 1.022.
+    {{.block_m = 64, .block_n = 40, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 64, .block_n = 136, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 104, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
     // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token

@@ -422,25 +422,32 @@ TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
       << shared->config.name();
 }
 
-TEST(DispatchStoreThroughTma, NoTwinForAWidthOf8Mod16OrASplitPick) {
+TEST(DispatchStoreThroughTma, NoTwinForATileWithoutOneOrASplitPick) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope = registry_scope(d, nullptr);
-  // A tuned shape whose winner is the 104-wide swap tile: TMA stores need widths of 16.
-  KernelConfig c104 = *KernelConfig::parse("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  // A tuned shape whose winner is a swap tile with no twin in the catalog (168 wide), or split.
+  KernelConfig c168 = *KernelConfig::parse("sm90_ws_168x64x64_s7_c1x1_w1_m8_st_sk1_f32_tn_swap");
   KernelConfig c112_split =
       *KernelConfig::parse("sm90_ws_112x128x64_s7_c1x1_w2_m8_st_sk2_f32_tn_swap");
-  for (const KernelConfig& winner : {c104, c112_split}) {
+  for (const KernelConfig& winner : {c168, c112_split}) {
     dispatch::Prediction p{winner, {}, false, false, false};
     dispatch::store_through_tma({300, 4096, 4096, Layout::kTN, Accum::kF32}, &p, scope);
     EXPECT_FALSE(p.tma_store) << winner.name();
     EXPECT_EQ(p.config, winner) << p.config.name();
   }
-  // The same 112-wide tile unsplit does take its twin.
+  // The same 112-wide tile unsplit does take its twin, and 104 wide (8 mod 16) its twin at the
+  // one ring that stages its whole tile, a stage shallower.
   KernelConfig c112 = c112_split;
   c112.split_k = 1;
   dispatch::Prediction p{c112, {}, false, false, false};
   dispatch::store_through_tma({300, 4096, 4096, Layout::kTN, Accum::kF32}, &p, scope);
   EXPECT_TRUE(p.tma_store && p.config.epilogue == Epilogue::kTmaStore) << p.config.name();
+  const KernelConfig c104 =
+      *KernelConfig::parse("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk1_f32_nn_swap");
+  dispatch::Prediction q{c104, {}, false, false, false};
+  dispatch::store_through_tma({900, 4096, 4096, Layout::kNN, Accum::kF32}, &q, scope);
+  EXPECT_TRUE(q.tma_store) << q.config.name();
+  EXPECT_EQ(q.config.name(), "sm90_ws_104x128x64_s6_c1x1_w2_m8_tma_sk1_f32_nn_swap");
 }
 
 TEST(DispatchModel, AModelOfAnotherTableIsNotUsed) {

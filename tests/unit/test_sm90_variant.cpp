@@ -85,8 +85,8 @@ TEST(Sm90Variant, EverySwapAbTmaTwinHasItsDirectStoreTileAndItsRingWhereItFits) 
           << hgemm::to_config(deeper).name();
     }
   }
-  // Fourteen tiles, each in both layouts and accumulations and in bf16 (TN and NN).
-  EXPECT_EQ(twins, 14 * 6);
+  // Eighteen tiles, each in both layouts and accumulations and in bf16 (TN and NN).
+  EXPECT_EQ(twins, 18 * 6);
 }
 
 TEST(Sm90Variant, GeometryOfTheWorkhorse) {
@@ -221,10 +221,23 @@ TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
   tma.epilogue = Epilogue::kTmaStore;
   EXPECT_TRUE(tma.validate().ok()) << tma.validate().message;
   tma.block_m = 88;
+  tma.num_stages = 7;  // beside its whole staged tile (below)
   EXPECT_TRUE(tma.validate().ok()) << tma.validate().message;
   EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(tma)).c_chunk, 8);
   EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(tma)).c_box_outer, 8);
   EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(c)).c_chunk, 16);
+  // Its 8-row chunks are staged whole: 104 wide over 128 rows fits six stages beside them, not
+  // the seven of its direct stores.
+  KernelConfig staged = tma;
+  staged.block_m = 104;
+  staged.block_n = 128;
+  staged.num_consumer_wgs = 2;
+  staged.num_stages = 6;
+  EXPECT_TRUE(staged.validate().ok()) << staged.validate().message;
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(staged)).smem.staging_bytes, 104 * 128 * 2);
+  staged.num_stages = 7;
+  EXPECT_NE(staged.validate().message.find("shared memory"), std::string::npos)
+      << staged.validate().message;
   tma.block_k = 32;
   EXPECT_NE(tma.validate().message.find("8 mod 16"), std::string::npos) << tma.validate().message;
   KernelConfig rows = c;
