@@ -47,6 +47,12 @@ inline constexpr int kModelFormat = 1;
 // (docs/notes/2026-11-29-dispatch-model.md).
 inline constexpr int64_t kModelMinM = 17;
 inline constexpr int64_t kModelMaxM = 1023;
+// The widest swap-AB tiles the shipped models were fitted on: 224 tokens, 192 rows of N. Past
+// them the trees extrapolate; ranking the wave rule's 232x128 and 96x256 (added after the fit),
+// the model picked 96x256 split four ways at 94x4096x7168 NN (-15%) and unsplit at 450x5120x3072
+// NN (-4%) (bench/results/2026-11-29-h200-swap-tma-store-8/wide).
+inline constexpr int kModelMaxSwapTokens = 224;
+inline constexpr int kModelMaxSwapRows = 192;
 
 // The model's inputs for an sm90 `config` at `problem`'s shape on `device` (its SM count), in the
 // order of model_feature_names(); scripts/fit-dispatch-model computes the same, operation for

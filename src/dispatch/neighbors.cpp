@@ -467,7 +467,7 @@ bool shares_n_k(const Problem& problem, const Near& near) {
 }
 
 // The dispatch model's fastest config among the compiled sm90 configs of the problem's layout,
-// accumulation and element type, each at the power-of-two splits split_candidates allows (the
+// accumulation and element type, within the tiles it was fitted on (kModelMaxSwapTokens), each at the power-of-two splits split_candidates allows (the
 // tuner's split axis, what the model was fitted on) and the default raster; ties keep the
 // catalog's order. nullopt where none is legal.
 std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope& scope) {
@@ -476,6 +476,8 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& base = inst.config;
     if (!catalog_sm90_for(base, problem)) continue;
+    if (base.swap_ab && (base.block_m > kModelMaxSwapTokens || base.block_n > kModelMaxSwapRows))
+      continue;
     for (int split : split_candidates(problem, base, *scope.device)) {
       if ((split & (split - 1)) != 0) continue;
       KernelConfig c = base;

@@ -260,6 +260,17 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (M <= 80) 1-7% slower at five of six (bench/results/2026-11-29-h200-weight-sharing).
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // cuBLASLt's widest swap-AB tiles at 900-2500 tokens, where the wave rule (neighbors.cpp,
+    // fit_waves) fits rounds with them: 232 tokens over 128 rows of N (900 = 4 x 225, 2500 over
+    // 3072 = 11 x 24 tiles, two rounds) and 96 over 256 (1200 over 5120 = 13 x 20). Through the
+    // JIT against cublaslt-best on sixteen llm-fresh shapes
+    // (bench/results/2026-11-29-h200-swap-tma-store-8/probe): 900x8192x4608 0.907 -> 0.989 and
+    // 2500x3072x8192 0.896 -> 0.992 (232x128, its TMA-store twin), 1200x5120x5120 0.935 -> 1.015
+    // (96x256). No spills; 112 over 256 spilled (152-232 B) and was left out.
+    {{.block_m = 128, .block_n = 232, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 256, .block_n = 96, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // The swap-AB tiles of 80 tokens and more that dispatch picks, storing C through TMA: each
     // warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
     // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
@@ -308,6 +319,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {{.block_m = 128, .block_n = 104, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 232, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 256, .block_n = 96, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
     // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token

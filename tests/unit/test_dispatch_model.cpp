@@ -422,6 +422,43 @@ TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
       << shared->config.name();
 }
 
+TEST(DispatchModel, RanksOnlyTheSwapTilesItWasFittedOn) {
+  const DeviceInfo d = h100();
+  auto tree = [](const char* feature, double threshold, double left, double right) {
+    return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
+           std::to_string(left) + " " + std::to_string(right) + "\n";
+  };
+  // Trees that make the widest swap tiles fastest: past 224 tokens, or past 192 rows of N.
+  for (const auto& [feature, bound] :
+       {std::pair{"block_m", dispatch::kModelMaxSwapTokens},
+        std::pair{"block_n", dispatch::kModelMaxSwapRows}}) {
+    const std::string trees = tree("swap_ab", 0.5, 0, -1) + tree(feature, bound, 0, -2);
+    const dispatch::DispatchModel model = dispatch::parse_model(
+        header() + "layout tn trees 2 depth 1 base 0\n" + trees +
+            "layout nn trees 2 depth 1 base 0\n" + trees,
+        "widest.model");
+    const dispatch::NeighborScope scope = registry_scope(d, &model);
+    const Points tuned{{300, 4096, 4096, Layout::kNN, Accum::kF32}};
+    // The catalog has such tiles (232 x 128 and 96 x 256), so the rule is what keeps them out.
+    EXPECT_TRUE(std::any_of(registry::instances().begin(), registry::instances().end(),
+                            [&](const KernelInstance& inst) {
+                              const KernelConfig& c = inst.config;
+                              return c.swap_ab && c.layout == Layout::kNN &&
+                                     c.accum == Accum::kF32 &&
+                                     (std::string(feature) == "block_m" ? c.block_m : c.block_n) >
+                                         bound;
+                            }))
+        << feature;
+    const auto p = dispatch::predict_from_neighbors({450, 5120, 3072, Layout::kNN, Accum::kF32},
+                                                    tuned.points, dispatch::NeighborRule::kTransfer,
+                                                    scope);
+    ASSERT_TRUE(p && p->modeled) << feature;
+    EXPECT_TRUE(p->config.swap_ab) << p->config.name();
+    EXPECT_LE(p->config.block_m, dispatch::kModelMaxSwapTokens) << p->config.name();
+    EXPECT_LE(p->config.block_n, dispatch::kModelMaxSwapRows) << p->config.name();
+  }
+}
+
 TEST(DispatchStoreThroughTma, NoTwinForATileWithoutOneOrASplitPick) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope = registry_scope(d, nullptr);
