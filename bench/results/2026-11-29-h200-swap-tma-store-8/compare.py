@@ -1,10 +1,11 @@
-"""Figures of this folder's README: python3 compare.py [twins|probe|groups]
+"""Figures of this folder's README: python3 compare.py [twins|probe [FOLDER]|groups]
 
 twins: each swap-AB tile of a width 8 mod 16 with direct stores (st) against its TMA-store twin
 and cublaslt-best, in one `hgemm bench` per call (twins/round1.tgz: the twin at the st tile's
 ring; twins/round2.tgz: three rounds, 104x128 also at one stage less).
 probe: wide swap-AB tiles through the JIT beside dispatch and cublaslt-best on sixteen llm-fresh
-TN fp32 shapes, two rounds (probe/probe.tgz).
+TN fp32 shapes, two rounds (probe/probe.tgz); `probe probe-cublas-tiles`: cuBLASLt's own tile for
+ten of llm-fresh's worst calls, both layouts, two rounds.
 groups: llm-fresh and llm-heldout by token count, each side's faster layout against its own
 interleaved cublaslt-best: suites/ (ref 5ee03d4, new with every wide-tile pick) and final/
 (24d3ab7, the committed rule).
@@ -67,12 +68,12 @@ def twins():
         print(f"{part} {tile:22s} {len(xs):2d} calls, st over twin geomean {geomean(xs):.3f}")
 
 
-def probe():
+def probe(folder="probe"):
     shapes = collections.defaultdict(lambda: collections.defaultdict(list))
     picks = {}
-    for _, text in members(os.path.join(HERE, "probe", "probe.tgz")):
+    for _, text in members(os.path.join(HERE, folder, "probe.tgz")):
         for r in rows(text):
-            key = (int(r["m"]), int(r["n"]), int(r["k"]))
+            key = (int(r["m"]), int(r["n"]), int(r["k"]), r["layout"])
             shapes[key][r["impl"]].append(float(r["ms"]))
             if r["impl"] == "hgemm":
                 picks[key] = short(r["detail"].split(",")[0])
@@ -81,7 +82,7 @@ def probe():
     for key in sorted(shapes):
         mean = {i: sum(v) / len(v) for i, v in shapes[key].items()}
         cb = mean["cublaslt-best"]
-        line = f"{key[0]}x{key[1]}x{key[2]:<6d} dispatch {cb / mean['hgemm']:.3f}"
+        line = f"{key[0]}x{key[1]}x{key[2]:<6d} {key[3]} dispatch {cb / mean['hgemm']:.3f}"
         for impl in sorted(i for i in mean if i.startswith("config:")):
             tile = short(impl) + ("_tma" if "_tma_" in impl else "_st")
             line += f"  {tile} {cb / mean[impl]:.3f}"
@@ -114,4 +115,5 @@ def groups():
 
 
 if __name__ == "__main__":
-    {"twins": twins, "probe": probe, "groups": groups}[sys.argv[1] if len(sys.argv) > 1 else "groups"]()
+    {"twins": twins, "probe": probe, "groups": groups}[sys.argv[1] if len(sys.argv) > 1 else "groups"](
+        *sys.argv[2:])
