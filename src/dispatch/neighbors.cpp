@@ -467,9 +467,10 @@ bool shares_n_k(const Problem& problem, const Near& near) {
 }
 
 // The dispatch model's fastest config among the compiled sm90 configs of the problem's layout,
-// accumulation and element type, within the tiles it was fitted on (kModelMaxSwapTokens), each at the power-of-two splits split_candidates allows (the
-// tuner's split axis, what the model was fitted on) and the default raster; ties keep the
-// catalog's order. nullopt where none is legal.
+// accumulation and element type, within the swap-AB tiles it was fitted on (kModelMaxSwapTokens,
+// kModelMaxSwapRows), each at the power-of-two splits split_candidates allows (the tuner's split
+// axis, what the model was fitted on) and the default raster; ties keep the catalog's order.
+// nullopt where none is legal.
 std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope& scope) {
   std::optional<Prediction> best;
   double best_score = std::numeric_limits<double>::infinity();
