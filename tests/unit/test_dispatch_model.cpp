@@ -67,6 +67,19 @@ std::string swap_model(double swap = -1.0) {
          "\nlayout nn trees 1 depth 1 base 0\n" + tree + "\n";
 }
 
+// One tree of depth 1: `feature` at or below `threshold` scores `left`, above it `right`.
+std::string stump(const char* feature, double threshold, double left, double right) {
+  return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
+         std::to_string(left) + " " + std::to_string(right) + "\n";
+}
+
+// A model of `count` depth-1 trees (`trees`, stump lines), the same for both layouts.
+dispatch::DispatchModel stumps_model(const std::string& trees, int count, const char* name) {
+  const std::string layout = " trees " + std::to_string(count) + " depth 1 base 0\n";
+  return dispatch::parse_model(
+      header() + "layout tn" + layout + trees + "layout nn" + layout + trees, name);
+}
+
 // A rule's scope over the compiled catalog on device `d` (which must outlive it): legal where a
 // compiled instance can run the problem, nothing blocked.
 dispatch::NeighborScope registry_scope(const DeviceInfo& d, const dispatch::DispatchModel* model) {
@@ -330,17 +343,11 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
 // Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
 // model's one fastest config.
 dispatch::DispatchModel tokens80_model() {
-  auto tree = [](const char* feature, double threshold, double left, double right) {
-    return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
-           std::to_string(left) + " " + std::to_string(right) + "\n";
-  };
-  const std::string trees = tree("block_m", 80, 0, -1) + tree("block_m", 88, 0, 1) +
-                            tree("swap_ab", 0.5, 0, -1) + tree("block_n", 128, 1, 0) +
-                            tree("block_n", 160, 0, 1) + tree("cluster_size", 2, 0, 1) +
-                            tree("log2_splits", 0.5, 0, 1);
-  return dispatch::parse_model(header() + "layout tn trees 7 depth 1 base 0\n" + trees +
-                                   "layout nn trees 7 depth 1 base 0\n" + trees,
-                               "tokens80.model");
+  const std::string trees = stump("block_m", 80, 0, -1) + stump("block_m", 88, 0, 1) +
+                            stump("swap_ab", 0.5, 0, -1) + stump("block_n", 128, 1, 0) +
+                            stump("block_n", 160, 0, 1) + stump("cluster_size", 2, 0, 1) +
+                            stump("log2_splits", 0.5, 0, 1);
+  return stumps_model(trees, 7, "tokens80.model");
 }
 
 TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
@@ -424,19 +431,12 @@ TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
 
 TEST(DispatchModel, RanksOnlyTheSwapTilesItWasFittedOn) {
   const DeviceInfo d = h100();
-  auto tree = [](const char* feature, double threshold, double left, double right) {
-    return std::to_string(feature_index(feature)) + " | " + std::to_string(threshold) + " | " +
-           std::to_string(left) + " " + std::to_string(right) + "\n";
-  };
   // Trees that make the widest swap tiles fastest: past 224 tokens, or past 192 rows of N.
   for (const auto& [feature, bound] :
        {std::pair{"block_m", dispatch::kModelMaxSwapTokens},
         std::pair{"block_n", dispatch::kModelMaxSwapRows}}) {
-    const std::string trees = tree("swap_ab", 0.5, 0, -1) + tree(feature, bound, 0, -2);
-    const dispatch::DispatchModel model = dispatch::parse_model(
-        header() + "layout tn trees 2 depth 1 base 0\n" + trees +
-            "layout nn trees 2 depth 1 base 0\n" + trees,
-        "widest.model");
+    const dispatch::DispatchModel model = stumps_model(
+        stump("swap_ab", 0.5, 0, -1) + stump(feature, bound, 0, -2), 2, "widest.model");
     const dispatch::NeighborScope scope = registry_scope(d, &model);
     const Points tuned{{300, 4096, 4096, Layout::kNN, Accum::kF32}};
     // The catalog has such tiles (232 x 128 and 96 x 256), so the rule is what keeps them out.
