@@ -350,6 +350,45 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   pick->wave_fit = true;
 }
 
+// Below the wave rule's token counts (kSmallMFitMinM <= M < kWaveFitMinM), fp32 accumulation: the
+// cost model's cheapest compiled swap-AB tile with direct stores and no cluster, over every width
+// and every height of N (each at the splits split_candidates allows), replaces the pick where it
+// costs kSmallMFitMargin less. The dispatch model was fitted on direct-store times and ranks the
+// swap tiles' widths at a fixed height; cuBLASLt's choice at llm-fresh's worst such calls (48x64
+// at 94x4096x7168, 104x64 at 300x2560x4096, 80x64 at 150x3072x8192) ran level with it through the
+// JIT with TMA stores where dispatch's ran 0.80-0.91, and the formula ranks those first
+// (bench/results/2026-11-29-h200-swap-tma-store-8/probe-cublas-tiles).
+void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  // A pick that multicasts its weights (share_weights) stays: the cost model does not see the
+  // L2 traffic that saves.
+  if (problem.m < kSmallMFitMinM || problem.m >= kWaveFitMinM || problem.accum != Accum::kF32 ||
+      pick->config.family != Family::kSm90Ws || pick->shared_weights)
+    return;
+  const DeviceInfo& device = *scope.device;
+  std::optional<KernelConfig> best;
+  double best_cost = cost(problem, pick->config, scope) * (1.0 - kSmallMFitMargin);
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& base = inst.config;
+    if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
+        base.cluster_m != 1 || base.cluster_n != 1)
+      continue;
+    for (int split : split_candidates(problem, base, device)) {
+      if ((split & (split - 1)) != 0) continue;
+      KernelConfig c = base;
+      c.split_k = split;
+      if (!scope.allows(problem, c)) continue;
+      const double c_cost = cost(problem, c, scope);
+      if (c_cost < best_cost) {
+        best = c;
+        best_cost = c_cost;
+      }
+    }
+  }
+  if (!best) return;
+  pick->config = *best;
+  pick->small_m_fit = true;
+}
+
 // A TN swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
 // at least kShareWeightsMinElements: the same tile with its weight tile multicast to each pair
 // of token tiles (problem cluster_m 2), where that is compiled, for either accumulation. Each
@@ -504,6 +543,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
     if (std::optional<Prediction> pick = model_pick(problem, scope)) {
       fit_waves(problem, &*pick, scope);
       share_weights(problem, &*pick, scope);
+      fit_small_m(problem, &*pick, scope);
       store_through_tma(problem, &*pick, scope);
       return pick;
     }
@@ -532,6 +572,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
       fit_m_with_swap(problem, &*pick, scope);
       fit_waves(problem, &*pick, scope);
       share_weights(problem, &*pick, scope);
+      fit_small_m(problem, &*pick, scope);
       store_through_tma(problem, &*pick, scope);
     }
     return pick;

@@ -86,6 +86,11 @@ inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
+// fit_small_m: from this many tokens (the probe's calls ran 94 and more; below, the cost model
+// prefers 8- and 16-token tiles that re-read the weights, unmeasured), below kWaveFitMinM, where
+// the cost model's swap-AB tile costs this much less than the pick.
+inline constexpr int64_t kSmallMFitMinM = 80;
+inline constexpr double kSmallMFitMargin = 0.10;
 // The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
 // of fp16), where a TN swap-AB tile's weight multicast measured faster.
 inline constexpr int64_t kShareWeightsMinElements = int64_t(32) << 20;
@@ -172,6 +177,7 @@ struct Prediction {
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
   bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
+  bool small_m_fit = false;  // replaced by the cost model's swap-AB tile below kWaveFitMinM
   bool shared_weights = false;  // its cluster twin that multicasts the weight tile (share_weights)
   bool tma_store = false;       // its swap-AB twin that stores C through TMA (store_through_tma)
   // The pick's raster order and group size were a neighbour's, which would re-read an operand

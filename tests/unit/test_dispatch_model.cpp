@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "launch/launch.hpp"
+#include "dispatch/cost.hpp"
 #include "dispatch/dispatch.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/model.hpp"
@@ -456,6 +457,46 @@ TEST(DispatchModel, RanksOnlyTheSwapTilesItWasFittedOn) {
     EXPECT_TRUE(p->config.swap_ab) << p->config.name();
     EXPECT_LE(p->config.block_m, dispatch::kModelMaxSwapTokens) << p->config.name();
     EXPECT_LE(p->config.block_n, dispatch::kModelMaxSwapRows) << p->config.name();
+  }
+}
+
+TEST(DispatchSmallM, TheCostModelsSwapTileOverAnyHeightReplacesAPickItFindsDearer) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = tokens80_model();
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  const Points tuned{{300, 4096, 4096, Layout::kTN, Accum::kF32},
+                     {300, 4096, 4096, Layout::kTN, Accum::kF16}};
+  auto pick = [&](int64_t m, Accum accum) {
+    const auto p = dispatch::predict_from_neighbors({m, 4096, 7168, Layout::kTN, accum},
+                                                    tuned.points, dispatch::NeighborRule::kTransfer,
+                                                    scope);
+    EXPECT_TRUE(p && p->modeled) << m;
+    return p;
+  };
+  // 94 tokens over 4096 x 7168 weights: the model's 80x128 makes 2 x 32 tiles for 132 SMs;
+  // cuBLASLt's 48 tokens over 64 rows makes 2 x 64, and the cost model prefers it by more than
+  // the margin. It then stores through its TMA twin where the catalog has one (not at 48).
+  const auto p = pick(94, Accum::kF32);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->small_m_fit) << p->config.name();
+  EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 48 && p->config.block_n == 64 &&
+              p->config.cluster_m == 1 && p->config.split_k == 1)
+      << p->config.name();
+  KernelConfig modeled = p->config;
+  modeled.block_m = 80;
+  modeled.block_n = 128;
+  modeled.num_consumer_wgs = 2;
+  modeled.num_stages = 8;
+  const Problem problem{94, 4096, 7168, Layout::kTN, Accum::kF32};
+  EXPECT_LT(dispatch::estimate_cost(problem, p->config, d),
+            (1.0 - dispatch::kSmallMFitMargin) * dispatch::estimate_cost(problem, modeled, d));
+  // Below kSmallMFitMinM tokens, and with fp16 accumulation, the model's pick stands.
+  for (const auto& [m, accum] : {std::pair{dispatch::kSmallMFitMinM - 1, Accum::kF32},
+                                 std::pair{int64_t(94), Accum::kF16}}) {
+    const auto q = pick(m, accum);
+    ASSERT_TRUE(q);
+    EXPECT_FALSE(q->small_m_fit) << m << " " << q->config.name();
+    EXPECT_EQ(q->config.block_m, 80) << q->config.name();
   }
 }
 

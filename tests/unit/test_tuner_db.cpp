@@ -1043,8 +1043,10 @@ TEST(TunerDb, TransferRuleFitsMWithASwapTile) {
   EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kSiblings), narrow);
   EXPECT_EQ(table.predict_nearest(eighty, NeighborRule::kTransfer), swap80);
   EXPECT_EQ(table.predict(eighty), swap80);
-  // 128 rows in two 80-wide tiles would pad more than the 64-row tile does.
-  EXPECT_EQ(table.predict({128, 4000, 4096, Layout::kTN, Accum::kF32}), narrow);
+  // 128 rows in two 80-wide tiles would pad more than the 64-row tile does, so the area rule keeps
+  // it; from kSmallMFitMinM tokens the cost model's swap-AB tile over any height of N then takes
+  // over (fit_small_m): two 80-wide tiles over 64 rows make 126 CTAs where 64x128 makes 64.
+  EXPECT_EQ(table.predict({128, 4000, 4096, Layout::kTN, Accum::kF32}), swap80);
   // No swap-AB tile is compiled for NN here, so NN keeps its pick.
   Database nn = db;
   KernelConfig narrow_nn = narrow;
