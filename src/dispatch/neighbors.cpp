@@ -351,20 +351,21 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 }
 
 // Below the wave rule's token counts (kSmallMFitMinM <= M < kWaveFitMinM), fp32 accumulation: the
-// cost model's cheapest compiled swap-AB tile with direct stores and no cluster, over every width
-// and every height of N (each at the splits split_candidates allows), replaces the pick where it
-// costs kSmallMFitMargin less. The dispatch model was fitted on direct-store times and ranks the
-// swap tiles' widths at a fixed height; cuBLASLt's choice at llm-fresh's worst such calls (48x64
-// at 94x4096x7168, 104x64 at 300x2560x4096, 80x64 at 150x3072x8192) ran level with it through the
-// JIT with TMA stores where dispatch's ran 0.80-0.91, and the formula ranks those first
-// (bench/results/2026-11-29-h200-swap-tma-store-8/probe-cublas-tiles).
+// cost model's cheapest compiled swap-AB tile with direct stores, no cluster and K unsplit, over
+// every width and every height of N, replaces the pick where it costs kSmallMFitMargin less.
+// The dispatch model was fitted on direct-store times and ranks the swap tiles' widths at a
+// fixed height; cuBLASLt's choice at llm-fresh's worst such calls (48x64 at 94x4096x7168, 104x64
+// at 300x2560x4096, 80x64 at 150x3072x8192, all unsplit) ran level with it through the JIT with
+// TMA stores where dispatch's ran 0.80-0.91, and the formula ranks those first
+// (bench/results/2026-11-29-h200-swap-tma-store-8/probe-cublas-tiles). Unsplit: where the
+// formula chose a split, the two such picks the H100 history measured (`hgemm db loo`) ran 2-4%
+// below transfer's.
 void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   // A pick that multicasts its weights (share_weights) stays: the cost model does not see the
   // L2 traffic that saves.
   if (problem.m < kSmallMFitMinM || problem.m >= kWaveFitMinM || problem.accum != Accum::kF32 ||
       pick->config.family != Family::kSm90Ws || pick->shared_weights)
     return;
-  const DeviceInfo& device = *scope.device;
   std::optional<KernelConfig> best;
   double best_cost = cost(problem, pick->config, scope) * (1.0 - kSmallMFitMargin);
   for (const KernelInstance& inst : registry::instances()) {
@@ -372,16 +373,11 @@ void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& 
     if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
         base.cluster_m != 1 || base.cluster_n != 1)
       continue;
-    for (int split : split_candidates(problem, base, device)) {
-      if ((split & (split - 1)) != 0) continue;
-      KernelConfig c = base;
-      c.split_k = split;
-      if (!scope.allows(problem, c)) continue;
-      const double c_cost = cost(problem, c, scope);
-      if (c_cost < best_cost) {
-        best = c;
-        best_cost = c_cost;
-      }
+    if (!scope.allows(problem, base)) continue;
+    const double c_cost = cost(problem, base, scope);
+    if (c_cost < best_cost) {
+      best = base;
+      best_cost = c_cost;
     }
   }
   if (!best) return;
