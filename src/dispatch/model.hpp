@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/device.hpp"
@@ -53,6 +54,13 @@ inline constexpr int64_t kModelMaxM = 1023;
 // NN (-4%) (bench/results/2026-11-29-h200-swap-tma-store-8/wide).
 inline constexpr int kModelMaxSwapTokens = 224;
 inline constexpr int kModelMaxSwapRows = 192;
+// Swap-AB tiles (tokens, rows of N) the catalog gained after that fit, inside its extent: the
+// model ranks them with K unsplit only. Split, it picked 152x128 two ways at 150x5120x32768 NN
+// (0.81 of the 80x192 split two ways it replaced) and 96x192 four ways at 96x5120x27648 TN
+// (0.95); its unsplit picks of them gained up to 28% (96x5120x3072 TN)
+// (bench/results/2026-11-30-h200-small-m-rounds).
+inline constexpr std::pair<int, int> kModelUnsplitOnlySwapTiles[] = {{104, 64}, {152, 128},
+                                                                     {96, 192}};
 
 // The model's inputs for an sm90 `config` at `problem`'s shape on `device` (its SM count), in the
 // order of model_feature_names(); scripts/fit-dispatch-model computes the same, operation for

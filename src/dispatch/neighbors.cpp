@@ -352,7 +352,8 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 
 // Below the wave rule's token counts (kSmallMFitMinM <= M < kWaveFitMinM), fp32 accumulation: the
 // cost model's cheapest compiled swap-AB tile with direct stores, no cluster and K unsplit, over
-// every width and every height of N, replaces the pick where it costs kSmallMFitMargin less.
+// every width from kSmallMFitMinTokens and every height of N, replaces the pick where it costs
+// kSmallMFitMargin less.
 // The dispatch model was fitted on direct-store times and ranks the swap tiles' widths at a
 // fixed height; cuBLASLt's choice at llm-fresh's worst such calls (48x64 at 94x4096x7168, 104x64
 // at 300x2560x4096, 80x64 at 150x3072x8192, all unsplit) ran level with it through the JIT with
@@ -371,7 +372,7 @@ void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& 
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& base = inst.config;
     if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
-        base.cluster_m != 1 || base.cluster_n != 1)
+        base.cluster_m != 1 || base.cluster_n != 1 || base.block_m < kSmallMFitMinTokens)
       continue;
     if (!scope.allows(problem, base)) continue;
     const double c_cost = cost(problem, base, scope);
@@ -514,8 +515,13 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
     if (!catalog_sm90_for(base, problem)) continue;
     if (base.swap_ab && (base.block_m > kModelMaxSwapTokens || base.block_n > kModelMaxSwapRows))
       continue;
+    const bool unsplit_only =
+        base.swap_ab && std::any_of(std::begin(kModelUnsplitOnlySwapTiles),
+                                    std::end(kModelUnsplitOnlySwapTiles), [&](auto tile) {
+                                      return tile == std::pair{base.block_m, base.block_n};
+                                    });
     for (int split : split_candidates(problem, base, *scope.device)) {
-      if ((split & (split - 1)) != 0) continue;
+      if ((split & (split - 1)) != 0 || (unsplit_only && split > 1)) continue;
       KernelConfig c = base;
       c.split_k = split;
       if (!scope.allows(problem, c)) continue;

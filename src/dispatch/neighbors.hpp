@@ -91,6 +91,10 @@ inline constexpr double kWaveFitMargin = 0.02;
 // the cost model's swap-AB tile costs this much less than the pick.
 inline constexpr int64_t kSmallMFitMinM = 80;
 inline constexpr double kSmallMFitMargin = 0.10;
+// Its narrowest tile: 32 tokens over 64 rows, which the formula ranked first at 256x576x7168 NN,
+// ran 0.83 of the 64x128 split four ways it replaced, and at 96x5120x5120 NN 0.71 of the 104x64
+// that replaced it (bench/results/2026-11-30-h200-small-m-rounds).
+inline constexpr int kSmallMFitMinTokens = 48;
 // The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
 // of fp16), where a TN swap-AB tile's weight multicast measured faster.
 inline constexpr int64_t kShareWeightsMinElements = int64_t(32) << 20;

@@ -460,6 +460,30 @@ TEST(DispatchModel, RanksOnlyTheSwapTilesItWasFittedOn) {
   }
 }
 
+TEST(DispatchModel, RanksTheTilesAddedAfterItsFitWithKUnsplitOnly) {
+  const DeviceInfo d = h100();
+  // Trees that favour swap tiles, K split, and 152 tokens most of all.
+  const dispatch::DispatchModel model = stumps_model(
+      stump("swap_ab", 0.5, 0, -1) + stump("log2_splits", 0.5, 0, -2) +
+          stump("block_m", 151.5, 0, -1) + stump("block_m", 152.5, 0, 1),
+      4, "split152.model");
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  const Points tuned{{300, 4096, 4096, Layout::kNN, Accum::kF32}};
+  const Problem problem{150, 5120, 32768, Layout::kNN, Accum::kF32};
+  KernelConfig split152 =
+      *KernelConfig::parse("sm90_ws_152x128x64_s6_c1x1_w2_m8_st_sk1_f32_nn_swap");
+  ASSERT_TRUE(registry::compiled_ahead(split152));
+  split152.split_k = 2;
+  ASSERT_TRUE(scope.allows(problem, split152));
+  const auto p = dispatch::predict_from_neighbors(problem, tuned.points,
+                                                  dispatch::NeighborRule::kTransfer, scope);
+  ASSERT_TRUE(p && p->modeled);
+  // The trees' favourite, 152 tokens split two ways, is left out; the pick is another split.
+  EXPECT_GT(p->config.split_k, 1) << p->config.name();
+  for (const auto& [tokens, rows] : dispatch::kModelUnsplitOnlySwapTiles)
+    EXPECT_FALSE(p->config.block_m == tokens && p->config.block_n == rows) << p->config.name();
+}
+
 TEST(DispatchSmallM, TheCostModelsSwapTileOverAnyHeightReplacesAPickItFindsDearer) {
   const DeviceInfo d = h100();
   const dispatch::DispatchModel model = tokens80_model();
@@ -498,6 +522,28 @@ TEST(DispatchSmallM, TheCostModelsSwapTileOverAnyHeightReplacesAPickItFindsDeare
     EXPECT_FALSE(q->small_m_fit) << m << " " << q->config.name();
     EXPECT_EQ(q->config.block_m, 80) << q->config.name();
   }
+}
+
+TEST(DispatchSmallM, NoTileNarrowerThanItsMinimumTokens) {
+  const DeviceInfo d = h100();
+  // The model picks no swap tile; the formula then ranks 32 tokens over 64 rows first at
+  // 256 x 576 x 7168, cheaper than the pick by more than the margin, and only the minimum width
+  // keeps it out (it ran 0.83 of the pick there).
+  const dispatch::DispatchModel model = dispatch::parse_model(swap_model(1.0), "noswap.model");
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  const Points tuned{{300, 4096, 4096, Layout::kNN, Accum::kF32}};
+  const Problem problem{256, 576, 7168, Layout::kNN, Accum::kF32};
+  const KernelConfig narrow =
+      *KernelConfig::parse("sm90_ws_32x64x64_s12_c1x1_w2_m8_st_sk1_f32_nn_swap");
+  ASSERT_TRUE(registry::compiled_ahead(narrow));
+  ASSERT_LT(narrow.block_m, dispatch::kSmallMFitMinTokens);
+  const auto p = dispatch::predict_from_neighbors(problem, tuned.points,
+                                                  dispatch::NeighborRule::kTransfer, scope);
+  ASSERT_TRUE(p && p->modeled);
+  EXPECT_LT(dispatch::estimate_cost(problem, narrow, d),
+            (1.0 - dispatch::kSmallMFitMargin) * dispatch::estimate_cost(problem, p->config, d))
+      << p->config.name();
+  if (p->config.swap_ab) EXPECT_GE(p->config.block_m, dispatch::kSmallMFitMinTokens);
 }
 
 TEST(DispatchStoreThroughTma, NoTwinForATileWithoutOneOrASplitPick) {
