@@ -64,13 +64,17 @@ constexpr const char* kHelp = R"(usage: hgemm db <show|stats|export|merge|predic
                                   policy's pick) and both predictions; no GPU needed. --rank:
                                   then the saved policy's rank, probability and score of every
                                   candidate (all) or of those whose names contain one of LIST
-  loo [PATH] [--table FILE] [--rule LIST] [--worst N] [--model FILE]
+  loo [PATH] [--table FILE] [--rule LIST] [--worst N] [--model FILE] [--twins-as-direct]
                                   scores the rules for untuned shapes (nearest, cost, scaled,
                                   siblings, transfer) offline: each measured problem of FILE
                                   (default PATH) left out of its own neighbours, each pick scored
                                   by FILE's measurement of it there (its speedup over the best
                                   measured config's); --worst N lists each rule's N worst
-                                  problems with the pick and the best; no GPU needed
+                                  problems with the pick and the best; --twins-as-direct scores
+                                  a swap-AB pick that stores C through TMA, where FILE never
+                                  measured it, by its direct-store tile's measurement (the twins
+                                  ran 1.036 as fast; histories before them have none); no GPU
+                                  needed
 
   HGEMM_JIT=1: configs outside the catalog count as dispatch then sees them (hgemm jit --help)
   PATH defaults to --db, then $HGEMM_DB, then data/tuned/<this gpu>-<acc>.jsonl
@@ -361,7 +365,8 @@ int predict(const std::string& path, Accum accum, const std::vector<Shape>& shap
 
 int loo(const std::string& path, const std::string& table_path,
         const std::vector<NeighborRule>& rules, const std::optional<Layout>& layout,
-        size_t worst, std::shared_ptr<const dispatch::DispatchModel> model) {
+        size_t worst, std::shared_ptr<const dispatch::DispatchModel> model,
+        bool twins_as_direct) {
   const Database db = load_reporting(path, false);
   const Database table = table_path == path ? db : load_reporting(table_path, false);
   print_header(path, db);
@@ -371,7 +376,8 @@ int loo(const std::string& path, const std::string& table_path,
                 model->source.c_str());
   TunedTable neighbours = table_of(db);
   neighbours.set_model(std::move(model));
-  const std::vector<RuleScore> scores = leave_one_out(neighbours, table, rules, layout);
+  const std::vector<RuleScore> scores =
+      leave_one_out(neighbours, table, rules, layout, twins_as_direct);
   std::printf("%-9s %9s %8s %6s %9s %8s %9s %9s | %7s %9s %9s\n", "rule", "problems", "covered",
               "best", "ratio", "within2%", "speedup", "ceiling", "common", "ratio", "speedup");
   for (const RuleScore& s : scores)
@@ -396,14 +402,20 @@ int loo(const std::string& path, const std::string& table_path,
       "a problem's configs ran at different clocks), over the covered problems (those whose "
       "pick was measured there); speedup: the picks' over cuBLASLt; ceiling: the best measured "
       "config's; common: the problems every rule covered\n");
+  if (twins_as_direct)
+    for (const RuleScore& s : scores)
+      std::printf("%s: %d of the %d covered picks are TMA-store twins scored by their "
+                  "direct-store tile's measurement\n",
+                  std::string(to_string(s.rule)).c_str(), s.as_direct, s.covered);
   for (const RuleScore& s : scores) {
     if (worst == 0) break;
     std::printf("\n%s, the %zu worst covered problems (ratio, pick, best measured):\n",
                 std::string(to_string(s.rule)).c_str(), std::min(worst, s.picks.size()));
     for (size_t i = 0; i < s.picks.size() && i < worst; ++i) {
       const PickScore& p = s.picks[i];
-      std::printf("  %-24s %7.4f  %-52s %s\n", p.problem.name().c_str(), p.ratio, p.pick.c_str(),
-                  p.best.c_str());
+      std::printf("  %-24s %7.4f  %-52s %s%s%s\n", p.problem.name().c_str(), p.ratio,
+                  p.pick.c_str(), p.best.c_str(), p.scored_as.empty() ? "" : "  scored as ",
+                  p.scored_as.c_str());
     }
   }
   return db.errors.empty() && table.errors.empty() ? 0 : 1;
@@ -448,7 +460,7 @@ int cmd_db(const Args& raw) {
   try {
     ParsedArgs args(raw, {"db", "acc", "layout", "out", "format", "shape", "suite", "table", "rule",
                           "rank", "worst", "model"},
-                    {"help", "user-table"});
+                    {"help", "user-table", "twins-as-direct"});
     const auto& pos = args.positional();
     if (args.flag("help") || pos.empty()) {
       std::fputs(kHelp, pos.empty() && !args.flag("help") ? stderr : stdout);
@@ -476,6 +488,8 @@ int cmd_db(const Args& raw) {
       throw ArgError("--user-table belongs to export");
     if (args.get("rank") && sub != "predict") throw ArgError("--rank belongs to predict");
     if (args.get("worst") && sub != "loo") throw ArgError("--worst belongs to loo");
+    if (args.flag("twins-as-direct") && sub != "loo")
+      throw ArgError("--twins-as-direct belongs to loo");
     if (args.get("model") && sub != "loo" && sub != "predict")
       throw ArgError("--model belongs to predict and loo");
     std::shared_ptr<const dispatch::DispatchModel> model;
@@ -527,7 +541,8 @@ int cmd_db(const Args& raw) {
       const long long worst = args.int_or("worst", 0);
       if (worst < 0) throw ArgError("--worst takes a count of problems, 0 or more, got " +
                                     std::to_string(worst));
-      return loo(path, args.get_or("table", path), rules, layout, size_t(worst), model);
+      return loo(path, args.get_or("table", path), rules, layout, size_t(worst), model,
+                 args.flag("twins-as-direct"));
     }
     if (sub == "stats") return stats(path);
     if (args.flag("user-table")) {

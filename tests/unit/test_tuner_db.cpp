@@ -1204,6 +1204,41 @@ TEST(TunerDb, LeaveOneOutScoresPicksByTheirMeasurements) {
   EXPECT_EQ(leave_one_out(table, db, {NeighborRule::kNearest}, Layout::kNN)[0].problems, 0);
 }
 
+// --twins-as-direct: a swap-AB TMA-store twin the table never measured at a problem is scored
+// there by its direct-store tile; without it the problem is not covered.
+TEST(TunerDb, LeaveOneOutScoresAnUnmeasuredTwinByItsDirectStoreTileWhenAsked) {
+  KernelConfig twin = sm90(128, 128, 64, 5, 2, 1, 1, Epilogue::kTmaStore, Layout::kTN, Accum::kF32);
+  twin.swap_ab = true;
+  KernelConfig direct = twin;
+  direct.epilogue = Epilogue::kDirect;
+  direct.num_stages = 6;
+  const KernelConfig narrow =
+      sm90(64, 128, 32, 8, 1, 1, 1, Epilogue::kDirect, Layout::kTN, Accum::kF32);
+  const SearchSpace space({twin, direct, narrow}, nominal_device("NVIDIA H100 80GB HBM3", 132));
+  auto at = LooTiles::at;
+  Database db;
+  db.header = kH100;
+  // 4096: the twin wins; 8192: the direct-store tile wins, the twin was never timed there.
+  db.records = {timed_record(at(4096), twin, 10, 11), timed_record(at(4096), direct, 11, 11),
+                timed_record(at(8192), direct, 20, 22), timed_record(at(8192), narrow, 25, 22)};
+  const TunedTable table(db, space, /*exact=*/true);
+  const RuleScore plain = leave_one_out(table, db, {NeighborRule::kNearest})[0];
+  EXPECT_EQ(plain.covered, 1);  // 4096, whose pick (8192's winner, direct) was timed there
+  EXPECT_EQ(plain.as_direct, 0);
+  const RuleScore as_direct =
+      leave_one_out(table, db, {NeighborRule::kNearest}, std::nullopt, true)[0];
+  EXPECT_EQ(as_direct.covered, 2);
+  EXPECT_EQ(as_direct.as_direct, 1);
+  // 8192 takes 4096's twin, scored by direct's 20 us there: the best measured, ratio 1.
+  const auto it = std::find_if(as_direct.picks.begin(), as_direct.picks.end(),
+                               [&](const PickScore& p) { return p.problem.name() == at(8192).name(); });
+  ASSERT_NE(it, as_direct.picks.end());
+  EXPECT_EQ(it->pick, twin.name());
+  EXPECT_EQ(it->scored_as, direct.name());
+  EXPECT_NEAR(it->ratio, 1.0, 1e-12);
+  EXPECT_EQ(as_direct.best, 1);
+}
+
 // The scores compare speedups, each time over its own interleaved reference: a config timed
 // while the card ran a faster clock has the lower time but is not the better one.
 TEST(TunerDb, LeaveOneOutRanksConfigsByTheirSpeedupsNotTheirTimes) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
+#include "dispatch/neighbors.hpp"
 #include "tuner/ablation.hpp"
 
 namespace hgemm::tuner {
@@ -21,6 +23,19 @@ struct Scored {
   double speedup = 0, best_speedup = 0;
   bool best = false;
 };
+
+// The measured direct-store tile of a swap-AB TMA-store twin `pick`, deepest ring first.
+template <typename ByConfig>
+auto direct_store_tile(const KernelConfig& pick, const ByConfig& by_config) {
+  if (!pick.swap_ab || pick.epilogue != Epilogue::kTmaStore) return by_config.end();
+  KernelConfig direct = pick;
+  direct.epilogue = Epilogue::kDirect;
+  for (auto it = std::rbegin(dispatch::kSm90Stages); it != std::rend(dispatch::kSm90Stages); ++it) {
+    direct.num_stages = *it;
+    if (auto found = by_config.find(direct.name()); found != by_config.end()) return found;
+  }
+  return by_config.end();
+}
 
 struct Sums {
   int n = 0, best = 0, within = 0;
@@ -40,7 +55,7 @@ struct Sums {
 
 std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Database& table,
                                      const std::vector<NeighborRule>& rules,
-                                     std::optional<Layout> layout) {
+                                     std::optional<Layout> layout, bool twins_as_direct) {
   // Per problem (by name, which orders them deterministically), per config: the mean time.
   std::map<std::string, std::pair<Problem, std::map<std::string, Timed>>> measured;
   for (const Record& r : current_records(table.records)) {
@@ -68,14 +83,19 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
       if (it->second.speedup() > fastest->second.speedup()) fastest = it;
     for (size_t r = 0; r < rules.size(); ++r) {
       const auto pick = neighbours.predict_nearest(problem, rules[r], /*leave_out_self=*/true);
-      const auto it = pick ? by_config.find(pick->name()) : by_config.end();
+      auto it = pick ? by_config.find(pick->name()) : by_config.end();
+      std::string scored_as;
+      if (it == by_config.end() && pick && twins_as_direct) {
+        it = direct_store_tile(*pick, by_config);
+        if (it != by_config.end()) scored_as = it->first;
+      }
       if (it == by_config.end()) {
         scored[r].push_back(std::nullopt);
         continue;
       }
       scored[r].push_back(Scored{
-          PickScore{problem, it->first, fastest->first,
-                    it->second.speedup() / fastest->second.speedup()},
+          PickScore{problem, pick->name(), fastest->first,
+                    it->second.speedup() / fastest->second.speedup(), scored_as},
           it->second.speedup(), fastest->second.speedup(), it == fastest});
     }
   }
@@ -92,6 +112,7 @@ std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Databas
     for (size_t p = 0; p < n; ++p) {
       if (!scored[r][p]) continue;
       covered.add(*scored[r][p]);
+      s.as_direct += !scored[r][p]->pick.scored_as.empty();
       s.picks.push_back(scored[r][p]->pick);
       if (!common[p]) continue;
       shared.add(*scored[r][p]);

@@ -22,6 +22,7 @@ struct PickScore {
   std::string pick;
   std::string best;
   double ratio = 0;
+  std::string scored_as;  // the direct-store tile whose measurement scored a TMA-store twin
 };
 
 struct RuleScore {
@@ -29,6 +30,7 @@ struct RuleScore {
   int problems = 0;  // problems with at least one passing measurement in the table
   int covered = 0;   // of those, where the rule's pick was measured
   int best = 0;      // of the covered, where the pick was the best measured config
+  int as_direct = 0;  // of the covered, TMA-store twins scored by their direct-store tile
   // Over the covered problems, geometric means of: the pick's speedup over the best measured
   // config's, each time over its own interleaved cuBLASLt reference (1 is perfect; speedups, not
   // times, because a problem's configs were timed at different clocks); the pick's speedup; the
@@ -51,9 +53,15 @@ struct RuleScore {
 // `neighbours` gives the tuned winners (built from a database that may hold the table's
 // problems: each one's own entry is left out); `table` gives the measurements that score the
 // picks, averaged per (problem, config) over passing records as TunedTable does. Only the
-// table's problems of `layout` (when given) are scored.
+// table's problems of `layout` (when given) are scored. With `twins_as_direct`, a swap-AB pick
+// that stores C through TMA and was not measured there is scored by its direct-store tile's
+// measurement (the deepest ring measured): dispatch turns unclustered unsplit swap-AB picks into
+// such twins, which histories tuned before them never measured; the twins ran 0.976-1.21 of
+// their direct stores (1.036 geomean, bench/results/2026-11-29-h200-swap-tma-store), so the
+// score is about a lower bound.
 std::vector<RuleScore> leave_one_out(const TunedTable& neighbours, const Database& table,
                                      const std::vector<NeighborRule>& rules,
-                                     std::optional<Layout> layout = std::nullopt);
+                                     std::optional<Layout> layout = std::nullopt,
+                                     bool twins_as_direct = false);
 
 }  // namespace hgemm::tuner
