@@ -535,6 +535,16 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
   return best;
 }
 
+// The rules that fit the model's or transfer's pick to this problem, in their order: rounds of
+// the SMs (from kWaveFitMinM tokens), the weights multicast to paired token tiles, the cost
+// model's swap-AB tile (below kWaveFitMinM), then the TMA-store twin of what remains.
+void fit_to_problem(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  fit_waves(problem, pick, scope);
+  share_weights(problem, pick, scope);
+  fit_small_m(problem, pick, scope);
+  store_through_tma(problem, pick, scope);
+}
+
 // predict_from_neighbors over `near` (nearest_first's answer), so that a rule built on another
 // (transfer on siblings on cost) does not scan and sort the table again.
 std::optional<Prediction> predict(const Problem& problem, const Near& near, NeighborRule rule,
@@ -543,10 +553,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
   if (rule == NeighborRule::kTransfer && scope.model && problem.m >= kModelMinM &&
       problem.m <= kModelMaxM && scope.model->has(problem.layout) && !shares_n_k(problem, near))
     if (std::optional<Prediction> pick = model_pick(problem, scope)) {
-      fit_waves(problem, &*pick, scope);
-      share_weights(problem, &*pick, scope);
-      fit_small_m(problem, &*pick, scope);
-      store_through_tma(problem, &*pick, scope);
+      fit_to_problem(problem, &*pick, scope);
       return pick;
     }
   if (rule == NeighborRule::kTransfer) {
@@ -572,10 +579,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
     }
     if (pick) {
       fit_m_with_swap(problem, &*pick, scope);
-      fit_waves(problem, &*pick, scope);
-      share_weights(problem, &*pick, scope);
-      fit_small_m(problem, &*pick, scope);
-      store_through_tma(problem, &*pick, scope);
+      fit_to_problem(problem, &*pick, scope);
     }
     return pick;
   }
