@@ -1230,8 +1230,9 @@ TEST(TunerDb, LeaveOneOutScoresAnUnmeasuredTwinByItsDirectStoreTileWhenAsked) {
   EXPECT_EQ(as_direct.covered, 2);
   EXPECT_EQ(as_direct.as_direct, 1);
   // 8192 takes 4096's twin, scored by direct's 20 us there: the best measured, ratio 1.
-  const auto it = std::find_if(as_direct.picks.begin(), as_direct.picks.end(),
-                               [&](const PickScore& p) { return p.problem.name() == at(8192).name(); });
+  const auto it =
+      std::find_if(as_direct.picks.begin(), as_direct.picks.end(),
+                   [&](const PickScore& p) { return p.problem.name() == at(8192).name(); });
   ASSERT_NE(it, as_direct.picks.end());
   EXPECT_EQ(it->pick, twin.name());
   EXPECT_EQ(it->scored_as, direct.name());
