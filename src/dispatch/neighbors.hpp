@@ -75,8 +75,12 @@ inline constexpr int kNeighbors = 8;
 inline constexpr int kCarriedConfigs = 32;
 // The wave rule (fit_waves): from this many tokens, among cooperative tiles of at least this
 // area (128 x 96) and side (72-token tiles ran 5-14% below the others per slot), swap-AB ones
-// charged this much more per slot (they ran ~6% below the others per tile at 1100-3300 tokens;
-// any charge from 0.90 to 1.0 chose within 0.6% as well there). Only where the pick runs at
+// that store C directly charged this much more per slot (they ran ~6% below the others per tile
+// at 1100-3300 tokens; any charge from 0.90 to 1.0 chose within 0.6% as well there). Swap-AB
+// tiles with a TMA-store twin, which runs in their place, are not charged: at 600-1150 tokens
+// the twins ran level with the cooperative tiles per slot or better, and without the charge the
+// rule's picks there ran 3.3% faster over the 16 probed calls it changed
+// (bench/results/2026-11-30-h200-mid-m-probe). Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
 // part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
 // takes kWaveFitMargin fewer slots.
