@@ -280,7 +280,7 @@ bool catalog_sm90_for(const KernelConfig& c, const Problem& problem) {
 
 struct WaveSlots {
   int64_t rounds;
-  double slots;  // rounds x tile area, swap-AB without a TMA-store twin charged kWaveFitSwapCost
+  double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost (see wave_slots)
 };
 
 // Whether the tile stores C through TMA, or has a compiled twin that does (at any ring depth):
@@ -297,15 +297,16 @@ bool stores_through_tma(KernelConfig c) {
 
 // The wave rule's measure of a cooperative tile of two or three warpgroups, unsplit, at
 // `problem`: the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
-// tile's area, swap-AB tiles that store C directly (no TMA twin) charged kWaveFitSwapCost more.
-// nullopt for any other tile.
+// tile's area, swap-AB tiles charged kWaveFitSwapCost more unless they store C through TMA (or
+// have a twin that does) and cover at least kWaveFitTwinMinArea. nullopt for any other tile.
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
       c.num_consumer_wgs < 2 || c.split_k != 1 || device.sm_count <= 0)
     return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
-  const bool charged = c.swap_ab && !stores_through_tma(c);
+  const bool charged = c.swap_ab && (c.block_m * c.block_n < kWaveFitTwinMinArea ||
+                                     !stores_through_tma(c));
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *
                                (charged ? kWaveFitSwapCost : 1.0)};
 }

@@ -266,7 +266,8 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   };
   // Written out here rather than shared with the rule: rounds of tiles (clusters whole) over
   // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost where it stores
-  // C directly and the catalog has no twin that stores it through TMA.
+  // C directly and the catalog has no twin that stores it through TMA, or is smaller than
+  // kWaveFitTwinMinArea.
   auto rounds = [&](int64_t m, const KernelConfig& c) {
     auto blocks = [](int64_t extent, int tile, int cluster) {
       return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
@@ -284,7 +285,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
                        });
   };
   auto slots = [&](int64_t m, const KernelConfig& c) {
-    const bool charged = c.swap_ab && c.epilogue == Epilogue::kDirect && !tma_twin(c);
+    const bool charged =
+        c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea ||
+                      (c.epilogue == Epilogue::kDirect && !tma_twin(c)));
     return double(rounds(m, c)) * c.block_m * c.block_n *
            (charged ? dispatch::kWaveFitSwapCost : 1.0);
   };
