@@ -79,10 +79,10 @@ inline constexpr int kCarriedConfigs = 32;
 // at 1100-3300 tokens; any charge from 0.90 to 1.0 chose within 0.6% as well there). Swap-AB
 // tiles with a TMA-store twin, which runs in their place, are not charged from
 // kWaveFitTwinMinArea: at 600-1150 tokens those twins ran level with the cooperative tiles per
-// slot or better (bench/results/2026-11-30-h200-mid-m-probe), and uncharged they ran 1-9% faster
-// than the picks they replaced (bench/results/2026-11-30-h200-wave-swap-twins); the 112x128
-// twin, with the least reuse per byte loaded, lost 0-5% in all six calls it took uncharged
-// there, and keeps the charge. Only where the pick runs at
+// slot or better (bench/results/2026-11-30-h200-mid-m-probe), and uncharged they ran 3.7% faster
+// over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins); the
+// 112x128 twin, with the least reuse per row loaded, lost 0-5% in all six calls it took
+// uncharged there, and keeps the charge. Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
 // part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
 // takes kWaveFitMargin fewer slots.
