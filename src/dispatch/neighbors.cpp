@@ -280,20 +280,35 @@ bool catalog_sm90_for(const KernelConfig& c, const Problem& problem) {
 
 struct WaveSlots {
   int64_t rounds;
-  double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost
+  double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost (see wave_slots)
 };
+
+// Whether the tile stores C through TMA, or has a compiled twin that does (at any ring depth):
+// the twin store_through_tma runs in its place where it can.
+bool stores_through_tma(KernelConfig c) {
+  if (c.epilogue == Epilogue::kTmaStore) return true;
+  c.epilogue = Epilogue::kTmaStore;
+  for (int stages : kSm90Stages) {
+    c.num_stages = stages;
+    if (registry::compiled_ahead(c)) return true;
+  }
+  return false;
+}
 
 // The wave rule's measure of a cooperative tile of two or three warpgroups, unsplit, at
 // `problem`: the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
-// tile's area, swap-AB tiles charged kWaveFitSwapCost more. nullopt for any other tile.
+// tile's area, swap-AB tiles charged kWaveFitSwapCost more unless they store C through TMA (or
+// have a twin that does) and cover at least kWaveFitTwinMinArea. nullopt for any other tile.
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
       c.num_consumer_wgs < 2 || c.split_k != 1 || device.sm_count <= 0)
     return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
-  return WaveSlots{rounds,
-                   double(rounds) * c.block_m * c.block_n * (c.swap_ab ? kWaveFitSwapCost : 1.0)};
+  const bool charged = c.swap_ab && (c.block_m * c.block_n < kWaveFitTwinMinArea ||
+                                     !stores_through_tma(c));
+  return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *
+                               (charged ? kWaveFitSwapCost : 1.0)};
 }
 
 // The tiles the wave rule may choose: at least kWaveFitMinArea and kWaveFitMinSide. From a few

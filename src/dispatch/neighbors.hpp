@@ -75,8 +75,14 @@ inline constexpr int kNeighbors = 8;
 inline constexpr int kCarriedConfigs = 32;
 // The wave rule (fit_waves): from this many tokens, among cooperative tiles of at least this
 // area (128 x 96) and side (72-token tiles ran 5-14% below the others per slot), swap-AB ones
-// charged this much more per slot (they ran ~6% below the others per tile at 1100-3300 tokens;
-// any charge from 0.90 to 1.0 chose within 0.6% as well there). Only where the pick runs at
+// that store C directly charged this much more per slot (they ran ~6% below the others per tile
+// at 1100-3300 tokens; any charge from 0.90 to 1.0 chose within 0.6% as well there). Swap-AB
+// tiles with a TMA-store twin, which runs in their place, are not charged from
+// kWaveFitTwinMinArea: at 600-1150 tokens those twins ran level with the cooperative tiles per
+// slot or better (bench/results/2026-11-30-h200-mid-m-probe), and uncharged they ran 3.7% faster
+// over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins); the
+// 112x128 twin, with the least reuse per row loaded, lost 0-5% in all six calls it took
+// uncharged there, and keeps the charge. Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
 // part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
 // takes kWaveFitMargin fewer slots.
@@ -84,6 +90,7 @@ inline constexpr int64_t kWaveFitMinM = 512;
 inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
+inline constexpr int kWaveFitTwinMinArea = 128 * 128;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
 // fit_small_m: from this many tokens (the probe's calls ran 94 and more; below, the cost model

@@ -265,7 +265,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
                                             tuned.points, dispatch::NeighborRule::kTransfer, scope);
   };
   // Written out here rather than shared with the rule: rounds of tiles (clusters whole) over
-  // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost.
+  // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost where it stores
+  // C directly and the catalog has no twin that stores it through TMA, or is smaller than
+  // kWaveFitTwinMinArea.
   auto rounds = [&](int64_t m, const KernelConfig& c) {
     auto blocks = [](int64_t extent, int tile, int cluster) {
       return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
@@ -273,9 +275,21 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
     const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(5120, c.block_n, c.cluster_n);
     return (tiles + d.sm_count - 1) / d.sm_count;
   };
+  auto tma_twin = [](KernelConfig c) {
+    c.epilogue = Epilogue::kTmaStore;
+    return std::any_of(registry::instances().begin(), registry::instances().end(),
+                       [&](const KernelInstance& inst) {
+                         KernelConfig t = inst.config;
+                         t.num_stages = c.num_stages;
+                         return t == c;
+                       });
+  };
   auto slots = [&](int64_t m, const KernelConfig& c) {
+    const bool charged =
+        c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea ||
+                      (c.epilogue == Epilogue::kDirect && !tma_twin(c)));
     return double(rounds(m, c)) * c.block_m * c.block_n *
-           (c.swap_ab ? dispatch::kWaveFitSwapCost : 1.0);
+           (charged ? dispatch::kWaveFitSwapCost : 1.0);
   };
   auto measured = [](const KernelConfig& c) {
     return c.family == Family::kSm90Ws && c.schedule == Schedule::kCooperative &&
