@@ -375,9 +375,10 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 // 64x136 at 520x2048, 64x200 at 780x2048). The compiled one that stores C through TMA (or has
 // the twin that does), at least kWaveFitMinSide tokens wide, that runs one round and takes
 // kWaveFitMargin fewer slots (tile_slots) than the pick, whatever the pick's kind, replaces it
-// (ties to the wider). Over the 90 probed calls (llm-tune's narrow layers at 520-1050 tokens,
-// bench/results/2026-11-30-h200-narrow-swap-probe) this took 11 picks, 20% faster as a whole
-// (0.956 -> 0.977 of cublaslt-best over all 90). Two rounds of narrower tiles ran well below
+// (ties to the wider). Over the 90 probed calls (llm-tune's narrow layers at 520-1050 tokens)
+// it changes 15 picks; with the six suite calls it changes, all 21 ran faster, interleaved
+// against main over three rounds: NN +15-17%, TN +11-12%, 0.91 -> 1.04 of cublaslt-best
+// (bench/results/2026-11-30-h200-narrow-swap, docs/notes/2026-11-30-narrow-swap.md). Two rounds of narrower tiles ran well below
 // one round of wider ones there (at 780x2048x4096 TN 104 tokens in two rounds 0.80, 176 0.53,
 // 232 in one 0.92, 200 through the JIT 1.03); without the
 // margin, or with the 64-row tiles uncharged, the rule took 144x128 twins' places at 1050
