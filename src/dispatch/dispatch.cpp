@@ -544,6 +544,9 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
             pick->wave_fit
                 ? "; replaced by the wave rule's tile, whose rounds over the SMs cover less "
                   "area (default raster)"
+            : pick->narrow_swap_fit
+                ? "; replaced by a swap-AB tile over 64 rows of N whose rounds over the SMs cover "
+                  "less area (default raster)"
             : pick->small_m_fit
                 ? "; replaced by the cost model's swap-AB tile over any height of N, cheaper by "
                   "more than its margin (default raster)"

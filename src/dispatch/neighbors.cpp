@@ -295,20 +295,24 @@ bool stores_through_tma(KernelConfig c) {
   return false;
 }
 
-// The wave rule's measure of a cooperative tile of two or three warpgroups, unsplit, at
-// `problem`: the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
+// The wave rules' measure of an unsplit sm90 tile at `problem` (wave_slots: of a cooperative
+// tile of two or three warpgroups, fit_waves' kind): the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
 // tile's area, swap-AB tiles charged kWaveFitSwapCost more unless they store C through TMA (or
 // have a twin that does) and cover at least kWaveFitTwinMinArea. nullopt for any other tile.
-std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
+std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
-  if (c.family != Family::kSm90Ws || c.schedule != Schedule::kCooperative ||
-      c.num_consumer_wgs < 2 || c.split_k != 1 || device.sm_count <= 0)
-    return std::nullopt;
+  if (c.family != Family::kSm90Ws || c.split_k != 1 || device.sm_count <= 0) return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
   const bool charged = c.swap_ab && (c.block_m * c.block_n < kWaveFitTwinMinArea ||
                                      !stores_through_tma(c));
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *
                                (charged ? kWaveFitSwapCost : 1.0)};
+}
+
+std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
+                                    const DeviceInfo& device) {
+  if (c.schedule != Schedule::kCooperative || c.num_consumer_wgs < 2) return std::nullopt;
+  return tile_slots(problem, c, device);
 }
 
 // The tiles the wave rule may choose: at least kWaveFitMinArea and kWaveFitMinSide. From a few
@@ -363,6 +367,49 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   if (!best) return;
   pick->config = *best;
   pick->wave_fit = true;
+}
+
+// The wave rule over swap-AB tiles of one warpgroup and 64 rows of N, where N is narrow
+// (kNarrowSwapMaxN) and M from kWaveFitMinM to kNarrowSwapMaxM tokens, fp32: there 4-5 such
+// tiles per 64 rows fill one round of the SMs with a width that covers M closely (cuBLASLt runs
+// 64x136 at 520x2048, 64x200 at 780x2048). The compiled one that stores C through TMA (or has
+// the twin that does), at least kWaveFitMinSide tokens wide, that runs one round and takes
+// kWaveFitMargin fewer slots (tile_slots) than the pick, whatever the pick's kind, replaces it
+// (ties to the wider). Over the 90 probed calls (llm-tune's narrow layers at 520-1050 tokens)
+// it changes 15 picks; with the six suite calls it changes, all 21 ran faster, interleaved
+// against main over three rounds: NN +15-17%, TN +11-12%, 0.91 -> 1.04 of cublaslt-best
+// (bench/results/2026-11-30-h200-narrow-swap, docs/notes/2026-11-30-narrow-swap.md). Two rounds of narrower tiles ran well below
+// one round of wider ones there (at 780x2048x4096 TN 104 tokens in two rounds 0.80, 176 0.53,
+// 232 in one 0.92, 200 through the JIT 1.03); without the
+// margin, or with the 64-row tiles uncharged, the rule took 144x128 twins' places at 1050
+// tokens and lost up to 8%.
+void fit_narrow_swap(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  if (problem.m < kWaveFitMinM || problem.m > kNarrowSwapMaxM || problem.n > kNarrowSwapMaxN ||
+      problem.accum != Accum::kF32)
+    return;
+  const DeviceInfo& device = *scope.device;
+  const std::optional<WaveSlots> own = tile_slots(problem, pick->config, device);
+  if (!own || own->rounds > kWaveFitMaxRounds) return;
+  std::optional<KernelConfig> best;
+  double best_slots = own->slots * (1.0 - kWaveFitMargin);
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& c = inst.config;
+    if (!catalog_sm90_for(c, problem) || !c.swap_ab || c.num_consumer_wgs != 1 ||
+        c.block_n != 64 || c.block_m < kWaveFitMinSide || c.cluster_m != 1 ||
+        c.cluster_n != 1 || c.split_k != 1 || !stores_through_tma(c))
+      continue;
+    const std::optional<WaveSlots> w = tile_slots(problem, c, device);
+    if (!w || w->rounds != 1) continue;
+    const bool fewer = w->slots < best_slots ||
+                       (best && w->slots == best_slots && c.block_m > best->block_m);
+    if (!fewer || !scope.allows(problem, c)) continue;
+    best = c;
+    best_slots = w->slots;
+  }
+  if (!best) return;
+  pick->config = *best;
+  pick->wave_fit = false;  // what runs is this rule's tile, not fit_waves'
+  pick->narrow_swap_fit = true;
 }
 
 // Below the wave rule's token counts (kSmallMFitMinM <= M < kWaveFitMinM), fp32 accumulation: the
@@ -551,10 +598,11 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
 }
 
 // The rules that fit the model's or transfer's pick to this problem, in their order: rounds of
-// the SMs (from kWaveFitMinM tokens), the weights multicast to paired token tiles, the cost
+// the SMs (from kWaveFitMinM tokens; then 64-row swap-AB tiles at narrow N), the weights multicast to paired token tiles, the cost
 // model's swap-AB tile (below kWaveFitMinM), then the TMA-store twin of what remains.
 void fit_to_problem(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   fit_waves(problem, pick, scope);
+  fit_narrow_swap(problem, pick, scope);
   share_weights(problem, pick, scope);
   fit_small_m(problem, pick, scope);
   store_through_tma(problem, pick, scope);

@@ -45,7 +45,9 @@
 //            accumulation, where the pick (transfer's or the model's) is a cooperative tile of
 //            two or more warpgroups that runs at most kWaveFitMaxRounds rounds, the compiled
 //            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
-//            neighbors.cpp) replaces it. Last, in TN, a swap-AB pick
+//            neighbors.cpp) replaces it; to kNarrowSwapMaxM tokens at N up to
+//            kNarrowSwapMaxN, the same over 64-row swap-AB tiles against any unsplit pick
+//            (fit_narrow_swap). Last, in TN, a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
 //            (share_weights in neighbors.cpp). Last, an unsplit swap-AB pick with direct stores
@@ -93,6 +95,10 @@ inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
 inline constexpr int kWaveFitTwinMinArea = 128 * 128;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
+// fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the
+// probe's range: 520-1050 tokens, N 1536-3072).
+inline constexpr int64_t kNarrowSwapMaxM = 1050;
+inline constexpr int64_t kNarrowSwapMaxN = 3072;
 // fit_small_m: from this many tokens (the probe's calls ran 94 and more; below, the cost model
 // prefers 8- and 16-token tiles that re-read the weights, unmeasured), below kWaveFitMinM, where
 // the cost model's swap-AB tile costs this much less than the pick.
@@ -188,6 +194,7 @@ struct Prediction {
   bool transferred = false;  // chosen by its times at the neighbours, not as a neighbour's winner
   bool modeled = false;      // the dispatch model's fastest catalog config (no point had N, K)
   bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
+  bool narrow_swap_fit = false;  // replaced by a 64-row swap-AB tile that fills the rounds better
   bool small_m_fit = false;  // replaced by the cost model's swap-AB tile below kWaveFitMinM
   bool shared_weights = false;  // its cluster twin that multicasts the weight tile (share_weights)
   bool tma_store = false;       // its swap-AB twin that stores C through TMA (store_through_tma)

@@ -351,6 +351,91 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   EXPECT_FALSE(p16->wave_fit) << p16->config.name();
 }
 
+// The wave rule over 64-row swap-AB tiles (fit_narrow_swap): at fp32 shapes of no table with
+// kWaveFitMinM to kNarrowSwapMaxM tokens and N up to kNarrowSwapMaxN, no compiled swap-AB tile of
+// one warpgroup over 64 rows of N that stores C through TMA and runs one round takes
+// kWaveFitMargin fewer slots than the final pick, whatever its kind; the rule replaced some picks and their twins store
+// through TMA; past its bounds it replaces none.
+TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
+  const DeviceInfo d = h100();
+  const dispatch::NeighborScope scope = registry_scope(d, nullptr);
+  auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout) {
+    const Points tuned{{2048, n, k, layout, Accum::kF32}, {4096, n, k, layout, Accum::kF32}};
+    const auto p = dispatch::predict_from_neighbors({m, n, k, layout, Accum::kF32}, tuned.points,
+                                                    dispatch::NeighborRule::kTransfer, scope);
+    EXPECT_TRUE(p) << m << "x" << n << "x" << k;
+    return p;
+  };
+  // Written out here: rounds of tiles (clusters whole; a swap-AB tile's block_m spans M) over
+  // the SMs times the tile's area, swap-AB under 128x128 or without a TMA store charged.
+  auto slots = [&](int64_t m, int64_t n, const KernelConfig& c) {
+    auto blocks = [](int64_t extent, int tile, int cluster) {
+      return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
+    };
+    const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(n, c.block_n, c.cluster_n);
+    const int64_t rounds = (tiles + d.sm_count - 1) / d.sm_count;
+    KernelConfig twin = c;
+    twin.epilogue = Epilogue::kTmaStore;
+    bool tma = c.epilogue == Epilogue::kTmaStore;
+    for (const KernelInstance& inst : registry::instances()) {
+      KernelConfig t = inst.config;
+      t.num_stages = twin.num_stages;
+      tma = tma || t == twin;
+    }
+    const bool charged = c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
+    return std::pair(rounds, double(rounds) * c.block_m * c.block_n *
+                                 (charged ? dispatch::kWaveFitSwapCost : 1.0));
+  };
+  auto narrow = [](const KernelConfig& c) {
+    return c.swap_ab && c.num_consumer_wgs == 1 && c.block_n == 64 &&
+           c.block_m >= dispatch::kWaveFitMinSide && c.cluster_m == 1 && c.cluster_n == 1 &&
+           c.split_k == 1;
+  };
+  int replaced = 0;
+  for (const Layout layout : {Layout::kTN, Layout::kNN})
+    for (const int64_t n : {1536, 2048, 2816, 3072})
+      for (int64_t m = dispatch::kWaveFitMinM; m <= dispatch::kNarrowSwapMaxM; m += 58) {
+        const Problem problem{m, n, 2048, layout, Accum::kF32};
+        const auto p = pick(m, n, 2048, layout);
+        if (!p) continue;
+        if (p->narrow_swap_fit) {
+          ++replaced;
+          EXPECT_TRUE(narrow(p->config) && p->config.epilogue == Epilogue::kTmaStore)
+              << problem.name() << ": " << p->config.name();
+        }
+        if (p->config.family != Family::kSm90Ws || p->config.split_k != 1) continue;
+        const auto [rounds, own] = slots(m, n, p->config);
+        if (rounds > dispatch::kWaveFitMaxRounds) continue;
+        for (const KernelInstance& inst : registry::instances()) {
+          const KernelConfig& c = inst.config;
+          if (!narrow(c) || c.epilogue != Epilogue::kTmaStore || !c.source.empty() ||
+              c.layout != layout || c.accum != Accum::kF32 || c.dtype != DType::kF16 ||
+              !registry::can_implement(problem, c, stand_in_args(problem), d).ok())
+            continue;
+          const auto [c_rounds, c_slots] = slots(m, n, c);
+          if (c_rounds != 1) continue;
+          EXPECT_GE(c_slots, own * (1.0 - dispatch::kWaveFitMargin) * 0.999999)
+              << problem.name() << ": " << c.name() << " fills the rounds better than "
+              << p->config.name();
+        }
+      }
+  EXPECT_GT(replaced, 3);
+  // Past the bounds in M and N, below kWaveFitMinM, and with fp16 accumulation: none.
+  for (const auto& [m, n] : {std::pair<int64_t, int64_t>{dispatch::kNarrowSwapMaxM + 50, 2048},
+                             {640, dispatch::kNarrowSwapMaxN + 1024},
+                             {dispatch::kWaveFitMinM - 12, 2048}}) {
+    const auto p = pick(m, n, 2048, Layout::kTN);
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->narrow_swap_fit) << m << "x" << n << ": " << p->config.name();
+  }
+  const Points tuned16{{2048, 2048, 2048, Layout::kTN, Accum::kF16}};
+  const auto p16 =
+      dispatch::predict_from_neighbors({640, 2048, 2048, Layout::kTN, Accum::kF16},
+                                       tuned16.points, dispatch::NeighborRule::kTransfer, scope);
+  ASSERT_TRUE(p16);
+  EXPECT_FALSE(p16->narrow_swap_fit) << p16->config.name();
+}
+
 // The weight-sharing rule (share_weights): a TN swap-AB pick whose token tiles pair up, at
 // weights of kShareWeightsMinElements or more, becomes its twin that multicasts the weight tile
 // to each pair (cluster_m 2), with either accumulation; not where the pairs would pad a token
