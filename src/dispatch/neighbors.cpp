@@ -568,7 +568,7 @@ bool shares_n_k(const Problem& problem, const Near& near) {
 // accumulation and element type, within the swap-AB tiles it was fitted on (kModelMaxSwapTokens,
 // kModelMaxSwapRows), each at the power-of-two splits split_candidates allows (the tuner's split
 // axis, what the model was fitted on) and the default raster; ties keep the catalog's order.
-// nullopt where none is legal.
+// Ranked by model_score. nullopt where none is legal.
 std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope& scope) {
   std::optional<Prediction> best;
   double best_score = std::numeric_limits<double>::infinity();
@@ -587,7 +587,7 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
       KernelConfig c = base;
       c.split_k = split;
       if (!scope.allows(problem, c)) continue;
-      const std::optional<double> score = scope.model->predict(problem, c, *scope.device);
+      const std::optional<double> score = model_score(problem, c, scope);
       if (score && *score < best_score) {
         best_score = *score;
         best = Prediction{c, problem, false, false, true};
@@ -683,6 +683,20 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 }
 
 }  // namespace
+
+// The model knows the direct stores only. Below kSmallMFitMinM tokens the credit would trade
+// splits for unsplit 40-token tiles of 48-80 CTAs over K of 8192-32768 (40x3072x8192,
+// 40x5120x32768 in llm-fresh), where the model's error, not the stores, decides.
+std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
+                                  const NeighborScope& scope) {
+  if (!scope.model) return std::nullopt;
+  std::optional<double> score = scope.model->predict(problem, config, *scope.device);
+  const bool runs_twin = config.swap_ab && config.epilogue == Epilogue::kDirect &&
+                         config.split_k == 1 && config.cluster_m == 1 && config.cluster_n == 1 &&
+                         stores_through_tma(config);
+  if (score && problem.m >= kSmallMFitMinM && runs_twin) *score -= kModelTmaTwinCredit;
+  return score;
+}
 
 // An unsplit swap-AB pick with direct stores and no cluster: the same tile storing C through TMA
 // (the deepest ring compiled for it), where that is compiled and can run here. Against the
