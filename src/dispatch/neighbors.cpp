@@ -684,7 +684,10 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 
 }  // namespace
 
-// The model knows the direct stores only. Below kSmallMFitMinM tokens the credit would trade
+// The model knows the direct stores only. Not where the tile's CTAs fill less than
+// kModelTmaTwinCreditMinFill of the SMs: there the unsplit tile leaves SMs idle over all of K,
+// which the forest does not see (150x5120x32768 NN: 80x128 in 80 CTAs ran 19% below the split
+// it replaced). Below kSmallMFitMinM tokens the credit would trade
 // splits for unsplit 40-token tiles of 48-80 CTAs over K of 8192-32768 (40x3072x8192,
 // 40x5120x32768 in llm-fresh), where the model's error, not the stores, decides.
 std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
@@ -694,7 +697,10 @@ std::optional<double> model_score(const Problem& problem, const KernelConfig& co
   const bool runs_twin = config.swap_ab && config.epilogue == Epilogue::kDirect &&
                          config.split_k == 1 && config.cluster_m == 1 && config.cluster_n == 1 &&
                          stores_through_tma(config);
-  if (score && problem.m >= kSmallMFitMinM && runs_twin) *score -= kModelTmaTwinCredit;
+  if (score && problem.m >= kSmallMFitMinM && runs_twin &&
+      tile_waves(problem, config, *scope.device).ctas >=
+          kModelTmaTwinCreditMinFill * scope.device->sm_count)
+    *score -= kModelTmaTwinCredit;
   return score;
 }
 

@@ -495,7 +495,8 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
 
 // The model ranks a config whose TMA-store twin will run in its place (swap-AB, direct stores,
 // unsplit, unclustered, twin compiled) kModelTmaTwinCredit faster than the forest's score, from
-// kSmallMFitMinM tokens: a split pick (which keeps its direct stores) must beat the twin by more.
+// kSmallMFitMinM tokens and where its CTAs fill kModelTmaTwinCreditMinFill of the SMs: a split
+// pick (which keeps its direct stores) must beat the twin by more.
 TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
   const DeviceInfo d = h100();
   const dispatch::DispatchModel model = dispatch::parse_model(swap_model(), "swap.model");
@@ -511,7 +512,7 @@ TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
     EXPECT_TRUE(forest && ranked) << c.name();
     return forest && ranked ? *forest - *ranked : -1.0;
   };
-  const Problem at150{150, 5120, 16384, Layout::kNN, Accum::kF32};
+  const Problem at150{150, 8192, 16384, Layout::kNN, Accum::kF32};
   const KernelConfig twin_direct = config("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_nn_swap");
   EXPECT_NEAR(credit(at150, twin_direct), dispatch::kModelTmaTwinCredit, 1e-12);
   // Split, clustered, already TMA stores, no compiled twin (48x64), not swap-AB, or below
@@ -523,12 +524,18 @@ TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
         config("sm90_ws_48x64x64_s12_c1x1_w1_m8_st_sk1_f32_nn_swap"),
         config("sm90_ws_128x128x64_s7_c1x1_w2_m8_st_sk1_f32_nn")})
     EXPECT_EQ(credit(at150, c), 0.0) << c.name();
-  const Problem at150_tn{150, 5120, 16384, Layout::kTN, Accum::kF32};
+  const Problem at150_tn{150, 8192, 16384, Layout::kTN, Accum::kF32};
   EXPECT_EQ(credit(at150_tn, config("sm90_ws_80x128x64_s8_c2x1_w2_m8_st_sk1_f32_tn_swap")), 0.0);
   EXPECT_NEAR(credit(at150_tn, config("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap")),
               dispatch::kModelTmaTwinCredit, 1e-12);
-  const Problem at60{dispatch::kSmallMFitMinM - 20, 5120, 16384, Layout::kNN, Accum::kF32};
+  const Problem at60{dispatch::kSmallMFitMinM - 20, 8192, 16384, Layout::kNN, Accum::kF32};
   EXPECT_EQ(credit(at60, twin_direct), 0.0);
+  // 2 x 40 tiles of 80x128 fill 80 of 132 SMs, under kModelTmaTwinCreditMinFill; 2 x 64 fill 128.
+  ASSERT_LT(80, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
+  ASSERT_GE(128, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
+  EXPECT_EQ(credit({150, 5120, 32768, Layout::kNN, Accum::kF32}, twin_direct), 0.0);
+  EXPECT_NEAR(credit({150, 8192, 29568, Layout::kNN, Accum::kF32}, twin_direct),
+              dispatch::kModelTmaTwinCredit, 1e-12);
   // Without a model there is no score.
   dispatch::NeighborScope bare = scope;
   bare.model = nullptr;
