@@ -283,6 +283,13 @@ struct WaveSlots {
   double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost (see wave_slots)
 };
 
+// The picks store_through_tma turns into their TMA-store twin (where one is compiled): sm90
+// swap-AB with direct stores, K unsplit, no cluster.
+bool takes_tma_twin(const KernelConfig& c) {
+  return c.family == Family::kSm90Ws && c.swap_ab && c.epilogue == Epilogue::kDirect &&
+         c.split_k == 1 && c.cluster_m == 1 && c.cluster_n == 1;
+}
+
 // Whether the tile stores C through TMA, or has a compiled twin that does (at any ring depth):
 // the twin store_through_tma runs in its place where it can.
 bool stores_through_tma(KernelConfig c) {
@@ -694,10 +701,8 @@ std::optional<double> model_score(const Problem& problem, const KernelConfig& co
                                   const NeighborScope& scope) {
   if (!scope.model) return std::nullopt;
   std::optional<double> score = scope.model->predict(problem, config, *scope.device);
-  const bool runs_twin = config.swap_ab && config.epilogue == Epilogue::kDirect &&
-                         config.split_k == 1 && config.cluster_m == 1 && config.cluster_n == 1 &&
-                         stores_through_tma(config);
-  if (score && problem.m >= kSmallMFitMinM && runs_twin &&
+  if (score && problem.m >= kSmallMFitMinM && takes_tma_twin(config) &&
+      stores_through_tma(config) &&
       tile_waves(problem, config, *scope.device).ctas >=
           kModelTmaTwinCreditMinFill * scope.device->sm_count)
     *score -= kModelTmaTwinCredit;
@@ -713,9 +718,7 @@ std::optional<double> model_score(const Problem& problem, const KernelConfig& co
 // do clustered ones (the weight-sharing twins have none).
 void store_through_tma(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig& base = pick->config;
-  if (base.family != Family::kSm90Ws || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
-      base.split_k != 1 || base.cluster_m != 1 || base.cluster_n != 1)
-    return;
+  if (!takes_tma_twin(base)) return;
   KernelConfig twin = base;
   twin.epilogue = Epilogue::kTmaStore;
   for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
