@@ -353,9 +353,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
 
 // The wave rule over 64-row swap-AB tiles (fit_narrow_swap): at fp32 shapes of no table with
 // kWaveFitMinM to kNarrowSwapMaxM tokens and N up to kNarrowSwapMaxN, no compiled swap-AB tile of
-// one warpgroup over 64 rows of N that stores C through TMA and runs one round takes
-// kWaveFitMargin fewer slots than the final pick, whatever its kind; the rule replaced some picks and their twins store
-// through TMA; past its bounds it replaces none.
+// one warpgroup over 64 rows of N that stores C through TMA and runs one round takes kWaveFitMargin
+// fewer slots than the final pick, whatever its kind; the rule replaced some picks and their twins
+// store through TMA; past its bounds it replaces none.
 TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope = registry_scope(d, nullptr);
@@ -382,7 +382,8 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
       t.num_stages = twin.num_stages;
       tma = tma || t == twin;
     }
-    const bool charged = c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
+    const bool charged =
+        c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
     return std::pair(rounds, double(rounds) * c.block_m * c.block_n *
                                  (charged ? dispatch::kWaveFitSwapCost : 1.0));
   };
