@@ -119,6 +119,16 @@ double cost(const Problem& problem, const KernelConfig& config, const NeighborSc
                       : estimate_cost(problem, config, *scope.device);
 }
 
+// The ring depths the catalog compiles for `tile`, shallowest first.
+std::vector<int> compiled_depths(KernelConfig tile) {
+  std::vector<int> depths;
+  for (int stages : kSm90Stages) {
+    tile.num_stages = stages;
+    if (registry::compiled_ahead(tile)) depths.push_back(stages);
+  }
+  return depths;
+}
+
 // The ring depths at which `tile` competes: those the catalog compiles for it, or, for a tile
 // only the JIT builds, the deepest one the scope allows. NOTE: not every legal depth: the cost
 // model charges a tile its ring's depth (the fill term), so with the JIT on, where every depth
@@ -127,11 +137,7 @@ double cost(const Problem& problem, const KernelConfig& config, const NeighborSc
 // c-1000x576x2048.csv). Without the JIT only compiled depths are legal, so nothing changes there.
 std::vector<int> ring_depths(const Problem& problem, KernelConfig tile,
                              const NeighborScope& scope) {
-  std::vector<int> depths;
-  for (int stages : kSm90Stages) {
-    tile.num_stages = stages;
-    if (registry::compiled_ahead(tile)) depths.push_back(stages);
-  }
+  std::vector<int> depths = compiled_depths(tile);
   if (!depths.empty()) return depths;
   for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
     tile.num_stages = *it;
@@ -288,11 +294,7 @@ struct WaveSlots {
 bool stores_through_tma(KernelConfig c) {
   if (c.epilogue == Epilogue::kTmaStore) return true;
   c.epilogue = Epilogue::kTmaStore;
-  for (int stages : kSm90Stages) {
-    c.num_stages = stages;
-    if (registry::compiled_ahead(c)) return true;
-  }
-  return false;
+  return !compiled_depths(c).empty();
 }
 
 // The wave rules' measure of an unsplit sm90 tile at `problem` (wave_slots: of a cooperative tile
@@ -699,9 +701,10 @@ void store_through_tma(const Problem& problem, Prediction* pick, const NeighborS
     return;
   KernelConfig twin = base;
   twin.epilogue = Epilogue::kTmaStore;
-  for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
+  const std::vector<int> depths = compiled_depths(twin);
+  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
     twin.num_stages = *it;
-    if (!registry::compiled_ahead(twin) || !scope.allows(problem, twin)) continue;
+    if (!scope.allows(problem, twin)) continue;
     pick->config = twin;
     pick->tma_store = true;
     return;
