@@ -119,6 +119,16 @@ double cost(const Problem& problem, const KernelConfig& config, const NeighborSc
                       : estimate_cost(problem, config, *scope.device);
 }
 
+// The ring depths the catalog compiles for `tile`, shallowest first.
+std::vector<int> compiled_depths(KernelConfig tile) {
+  std::vector<int> depths;
+  for (int stages : kSm90Stages) {
+    tile.num_stages = stages;
+    if (registry::compiled_ahead(tile)) depths.push_back(stages);
+  }
+  return depths;
+}
+
 // The ring depths at which `tile` competes: those the catalog compiles for it, or, for a tile
 // only the JIT builds, the deepest one the scope allows. NOTE: not every legal depth: the cost
 // model charges a tile its ring's depth (the fill term), so with the JIT on, where every depth
@@ -127,11 +137,7 @@ double cost(const Problem& problem, const KernelConfig& config, const NeighborSc
 // c-1000x576x2048.csv). Without the JIT only compiled depths are legal, so nothing changes there.
 std::vector<int> ring_depths(const Problem& problem, KernelConfig tile,
                              const NeighborScope& scope) {
-  std::vector<int> depths;
-  for (int stages : kSm90Stages) {
-    tile.num_stages = stages;
-    if (registry::compiled_ahead(tile)) depths.push_back(stages);
-  }
+  std::vector<int> depths = compiled_depths(tile);
   if (!depths.empty()) return depths;
   for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
     tile.num_stages = *it;
@@ -295,17 +301,14 @@ bool takes_tma_twin(const KernelConfig& c) {
 bool stores_through_tma(KernelConfig c) {
   if (c.epilogue == Epilogue::kTmaStore) return true;
   c.epilogue = Epilogue::kTmaStore;
-  for (int stages : kSm90Stages) {
-    c.num_stages = stages;
-    if (registry::compiled_ahead(c)) return true;
-  }
-  return false;
+  return !compiled_depths(c).empty();
 }
 
-// The wave rules' measure of an unsplit sm90 tile at `problem` (wave_slots: of a cooperative
-// tile of two or three warpgroups, fit_waves' kind): the rounds of tiles the SMs run (tile_waves: clusters padded whole) times the
-// tile's area, swap-AB tiles charged kWaveFitSwapCost more unless they store C through TMA (or
-// have a twin that does) and cover at least kWaveFitTwinMinArea. nullopt for any other tile.
+// The wave rules' measure of an unsplit sm90 tile at `problem` (wave_slots: of a cooperative tile
+// of two or three warpgroups, fit_waves' kind): the rounds of tiles the SMs run (tile_waves:
+// clusters padded whole) times the tile's area, swap-AB tiles charged kWaveFitSwapCost more unless
+// they store C through TMA (or have a twin that does) and cover at least kWaveFitTwinMinArea.
+// nullopt for any other tile.
 std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.split_k != 1 || device.sm_count <= 0) return std::nullopt;
@@ -377,19 +380,18 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
 }
 
 // The wave rule over swap-AB tiles of one warpgroup and 64 rows of N, where N is narrow
-// (kNarrowSwapMaxN) and M from kWaveFitMinM to kNarrowSwapMaxM tokens, fp32: there 4-5 such
-// tiles per 64 rows fill one round of the SMs with a width that covers M closely (cuBLASLt runs
-// 64x136 at 520x2048, 64x200 at 780x2048). The compiled one that stores C through TMA (or has
-// the twin that does), at least kWaveFitMinSide tokens wide, that runs one round and takes
-// kWaveFitMargin fewer slots (tile_slots) than the pick, whatever the pick's kind, replaces it
-// (ties to the wider). Over the 90 probed calls (llm-tune's narrow layers at 520-1050 tokens)
-// it changes 15 picks; with the six suite calls it changes, all 21 ran faster, interleaved
-// against main over three rounds: NN +15-17%, TN +11-12%, 0.91 -> 1.04 of cublaslt-best
-// (bench/results/2026-11-30-h200-narrow-swap, docs/notes/2026-11-30-narrow-swap.md). Two rounds of narrower tiles ran well below
-// one round of wider ones there (at 780x2048x4096 TN 104 tokens in two rounds 0.80, 176 0.53,
-// 232 in one 0.92, 200 through the JIT 1.03); without the
-// margin, or with the 64-row tiles uncharged, the rule took 144x128 twins' places at 1050
-// tokens and lost up to 8%.
+// (kNarrowSwapMaxN) and M from kWaveFitMinM to kNarrowSwapMaxM tokens, fp32: there 4-5 such tiles
+// per 64 rows fill one round of the SMs with a width that covers M closely (cuBLASLt runs 64x136 at
+// 520x2048, 64x200 at 780x2048). The compiled one that stores C through TMA (or has the twin that
+// does), at least kWaveFitMinSide tokens wide, that runs one round and takes kWaveFitMargin fewer
+// slots (tile_slots) than the pick, whatever the pick's kind, replaces it (ties to the wider). Over
+// the 90 probed calls (llm-tune's narrow layers at 520-1050 tokens) it changes 15 picks; with the
+// six suite calls it changes, all 21 ran faster, interleaved against main over three rounds: NN
+// +15-17%, TN +11-12%, 0.91 -> 1.04 of cublaslt-best (bench/results/2026-11-30-h200-narrow-swap,
+// docs/notes/2026-11-30-narrow-swap.md). Two rounds of narrower tiles ran well below one round of
+// wider ones there (at 780x2048x4096 TN 104 tokens in two rounds 0.80, 176 0.53, 232 in one 0.92,
+// 200 through the JIT 1.03); without the margin, or with the 64-row tiles uncharged, the rule took
+// 144x128 twins' places at 1050 tokens and lost up to 8%.
 void fit_narrow_swap(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   if (problem.m < kWaveFitMinM || problem.m > kNarrowSwapMaxM || problem.n > kNarrowSwapMaxN ||
       problem.accum != Accum::kF32)
@@ -604,9 +606,10 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
   return best;
 }
 
-// The rules that fit the model's or transfer's pick to this problem, in their order: rounds of
-// the SMs (from kWaveFitMinM tokens; then 64-row swap-AB tiles at narrow N), the weights multicast to paired token tiles, the cost
-// model's swap-AB tile (below kWaveFitMinM), then the TMA-store twin of what remains.
+// The rules that fit the model's or transfer's pick to this problem, in their order: rounds of the
+// SMs (from kWaveFitMinM tokens; then 64-row swap-AB tiles at narrow N), the weights multicast to
+// paired token tiles, the cost model's swap-AB tile (below kWaveFitMinM), then the TMA-store twin
+// of what remains.
 void fit_to_problem(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   fit_waves(problem, pick, scope);
   fit_narrow_swap(problem, pick, scope);
@@ -721,9 +724,10 @@ void store_through_tma(const Problem& problem, Prediction* pick, const NeighborS
   if (!takes_tma_twin(base)) return;
   KernelConfig twin = base;
   twin.epilogue = Epilogue::kTmaStore;
-  for (auto it = std::rbegin(kSm90Stages); it != std::rend(kSm90Stages); ++it) {
+  const std::vector<int> depths = compiled_depths(twin);
+  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
     twin.num_stages = *it;
-    if (!registry::compiled_ahead(twin) || !scope.allows(problem, twin)) continue;
+    if (!scope.allows(problem, twin)) continue;
     pick->config = twin;
     pick->tma_store = true;
     return;

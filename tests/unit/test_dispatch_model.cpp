@@ -249,6 +249,37 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
   EXPECT_FALSE(pick(200, 5120, 3072)->modeled);
 }
 
+// The wave rules' measure of a tile at M x N, written out here rather than shared with the rules:
+// rounds of tiles (clusters whole; a swap-AB tile's block_m spans M) over the SMs, and those
+// times the tile's area, swap-AB charged kWaveFitSwapCost where it is smaller than
+// kWaveFitTwinMinArea, or stores C directly and the catalog has no twin that stores it through
+// TMA.
+struct ExpectedSlots {
+  int64_t rounds;
+  double slots;
+};
+
+ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const KernelConfig& c) {
+  auto blocks = [](int64_t extent, int tile, int cluster) {
+    return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
+  };
+  const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(n, c.block_n, c.cluster_n);
+  const int64_t rounds = (tiles + d.sm_count - 1) / d.sm_count;
+  KernelConfig twin = c;
+  twin.epilogue = Epilogue::kTmaStore;
+  const bool tma = c.epilogue == Epilogue::kTmaStore ||
+                   std::any_of(registry::instances().begin(), registry::instances().end(),
+                               [&](const KernelInstance& inst) {
+                                 KernelConfig t = inst.config;
+                                 t.num_stages = twin.num_stages;
+                                 return t == twin;
+                               });
+  const bool charged =
+      c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
+  return {rounds,
+          double(rounds) * c.block_m * c.block_n * (charged ? dispatch::kWaveFitSwapCost : 1.0)};
+}
+
 // The wave rule (fit_waves): at an fp32 shape no table holds, transfer's cooperative pick of two
 // or more warpgroups is replaced by the compiled candidate (at least kWaveFitMinArea and
 // kWaveFitMinSide) whose rounds over the SMs cover the least area, where that is kWaveFitMargin
@@ -264,32 +295,11 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
     return dispatch::predict_from_neighbors({m, 5120, 4096, Layout::kTN, Accum::kF32},
                                             tuned.points, dispatch::NeighborRule::kTransfer, scope);
   };
-  // Written out here rather than shared with the rule: rounds of tiles (clusters whole) over
-  // the SMs, and those times the tile's area, swap-AB charged kWaveFitSwapCost where it stores
-  // C directly and the catalog has no twin that stores it through TMA, or is smaller than
-  // kWaveFitTwinMinArea.
   auto rounds = [&](int64_t m, const KernelConfig& c) {
-    auto blocks = [](int64_t extent, int tile, int cluster) {
-      return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
-    };
-    const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(5120, c.block_n, c.cluster_n);
-    return (tiles + d.sm_count - 1) / d.sm_count;
-  };
-  auto tma_twin = [](KernelConfig c) {
-    c.epilogue = Epilogue::kTmaStore;
-    return std::any_of(registry::instances().begin(), registry::instances().end(),
-                       [&](const KernelInstance& inst) {
-                         KernelConfig t = inst.config;
-                         t.num_stages = c.num_stages;
-                         return t == c;
-                       });
+    return expected_slots(d, m, 5120, c).rounds;
   };
   auto slots = [&](int64_t m, const KernelConfig& c) {
-    const bool charged =
-        c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea ||
-                      (c.epilogue == Epilogue::kDirect && !tma_twin(c)));
-    return double(rounds(m, c)) * c.block_m * c.block_n *
-           (charged ? dispatch::kWaveFitSwapCost : 1.0);
+    return expected_slots(d, m, 5120, c).slots;
   };
   auto measured = [](const KernelConfig& c) {
     return c.family == Family::kSm90Ws && c.schedule == Schedule::kCooperative &&
@@ -353,9 +363,9 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
 
 // The wave rule over 64-row swap-AB tiles (fit_narrow_swap): at fp32 shapes of no table with
 // kWaveFitMinM to kNarrowSwapMaxM tokens and N up to kNarrowSwapMaxN, no compiled swap-AB tile of
-// one warpgroup over 64 rows of N that stores C through TMA and runs one round takes
-// kWaveFitMargin fewer slots than the final pick, whatever its kind; the rule replaced some picks and their twins store
-// through TMA; past its bounds it replaces none.
+// one warpgroup over 64 rows of N that stores C through TMA and runs one round takes kWaveFitMargin
+// fewer slots than the final pick, whatever its kind; the rule replaced some picks and their twins
+// store through TMA; past its bounds it replaces none.
 TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope = registry_scope(d, nullptr);
@@ -365,26 +375,6 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
                                                     dispatch::NeighborRule::kTransfer, scope);
     EXPECT_TRUE(p) << m << "x" << n << "x" << k;
     return p;
-  };
-  // Written out here: rounds of tiles (clusters whole; a swap-AB tile's block_m spans M) over
-  // the SMs times the tile's area, swap-AB under 128x128 or without a TMA store charged.
-  auto slots = [&](int64_t m, int64_t n, const KernelConfig& c) {
-    auto blocks = [](int64_t extent, int tile, int cluster) {
-      return ((extent + tile - 1) / tile + cluster - 1) / cluster * cluster;
-    };
-    const int64_t tiles = blocks(m, c.block_m, c.cluster_m) * blocks(n, c.block_n, c.cluster_n);
-    const int64_t rounds = (tiles + d.sm_count - 1) / d.sm_count;
-    KernelConfig twin = c;
-    twin.epilogue = Epilogue::kTmaStore;
-    bool tma = c.epilogue == Epilogue::kTmaStore;
-    for (const KernelInstance& inst : registry::instances()) {
-      KernelConfig t = inst.config;
-      t.num_stages = twin.num_stages;
-      tma = tma || t == twin;
-    }
-    const bool charged = c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
-    return std::pair(rounds, double(rounds) * c.block_m * c.block_n *
-                                 (charged ? dispatch::kWaveFitSwapCost : 1.0));
   };
   auto narrow = [](const KernelConfig& c) {
     return c.swap_ab && c.num_consumer_wgs == 1 && c.block_n == 64 &&
@@ -404,7 +394,7 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
               << problem.name() << ": " << p->config.name();
         }
         if (p->config.family != Family::kSm90Ws || p->config.split_k != 1) continue;
-        const auto [rounds, own] = slots(m, n, p->config);
+        const auto [rounds, own] = expected_slots(d, m, n, p->config);
         if (rounds > dispatch::kWaveFitMaxRounds) continue;
         for (const KernelInstance& inst : registry::instances()) {
           const KernelConfig& c = inst.config;
@@ -412,7 +402,7 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
               c.layout != layout || c.accum != Accum::kF32 || c.dtype != DType::kF16 ||
               !registry::can_implement(problem, c, stand_in_args(problem), d).ok())
             continue;
-          const auto [c_rounds, c_slots] = slots(m, n, c);
+          const auto [c_rounds, c_slots] = expected_slots(d, m, n, c);
           if (c_rounds != 1) continue;
           EXPECT_GE(c_slots, own * (1.0 - dispatch::kWaveFitMargin) * 0.999999)
               << problem.name() << ": " << c.name() << " fills the rounds better than "

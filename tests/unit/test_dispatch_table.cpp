@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -186,23 +187,32 @@ TEST(DispatchTable, SameWinnersAsTheHistory) {
 
 // What the first hgemmRun adds over context creation: read and parse the table, index it, and
 // decide one untuned shape (the neighbour rule's full scan). The GPU measurement is the lead's.
+// The bound is on this thread's CPU time: the wall time of a 2-core CI machine compiling or
+// running another test beside it measured the scheduler (21.7 ms once, against 10-16 ms idle).
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
+
 TEST(DispatchTable, LoadAndFirstLookupTime) {
   const DeviceInfo d = h100();
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_ms();
   const dispatch::LoadedTable shipped(dispatch::load_table(committed(Accum::kF16)),
                                       committed(Accum::kF16), d);
-  const auto loaded = std::chrono::steady_clock::now();
+  const double cpu_loaded = thread_cpu_ms();
   const dispatch::LoadedTable none = dispatch::LoadedTable::none("", "");
   const Problem p{128, 5120, 13824, Layout::kTN, Accum::kF16};
   const dispatch::Decision c = dispatch::decide(p, stand_in_args(p), d, {&none, &shipped});
-  const auto decided = std::chrono::steady_clock::now();
-  const double load_ms = std::chrono::duration<double, std::milli>(loaded - start).count();
-  const double total_ms = std::chrono::duration<double, std::milli>(decided - start).count();
+  const double cpu_decided = thread_cpu_ms();
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("[ timing ] f16 table (%zu entries): load %.2f ms, load + first decision %.2f ms "
-              "(%s)\n",
-              shipped.table()->entries.size(), load_ms, total_ms,
-              std::string(to_string(c.source)).c_str());
-  EXPECT_LT(total_ms, 20.0);
+              "of CPU time, %.2f ms of wall time (%s)\n",
+              shipped.table()->entries.size(), cpu_loaded - cpu_start, cpu_decided - cpu_start,
+              wall_ms, std::string(to_string(c.source)).c_str());
+  EXPECT_LT(cpu_decided - cpu_start, 20.0);
 }
 
 TEST(DispatchTable, LocatesThroughHgemmDb) {
