@@ -87,8 +87,11 @@ inline constexpr int kCarriedConfigs = 32;
 // uncharged there, and keeps the charge. Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
 // part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
-// takes kWaveFitMargin fewer slots.
-inline constexpr int64_t kWaveFitMinM = 512;
+// takes kWaveFitMargin fewer slots. From 384 tokens (branch waves-from-384, unmeasured: the
+// probes behind the rule ran from 520; at 450 tokens cuBLASLt runs the tiles the rule picks
+// there, e.g. 128 rows x 152 tokens at 450x5120x5120), where fit_small_m had not fired on any
+// suite call.
+inline constexpr int64_t kWaveFitMinM = 384;
 inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
