@@ -87,8 +87,10 @@ inline constexpr int kCarriedConfigs = 32;
 // uncharged there, and keeps the charge. Only where the pick runs at
 // most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
 // part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
-// takes kWaveFitMargin fewer slots.
-inline constexpr int64_t kWaveFitMinM = 512;
+// takes kWaveFitMargin fewer slots. From 384 tokens: the probes behind the rule ran from 520, but
+// at 384-450 tokens the five calls it changed ran 2-8% faster but one (-2.5%, within the spread)
+// (bench/results/2026-11-30-h200-waves-from-384); fit_small_m had fired on no suite call there.
+inline constexpr int64_t kWaveFitMinM = 384;
 inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
