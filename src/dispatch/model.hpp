@@ -69,7 +69,8 @@ inline constexpr std::pair<int, int> kModelUnsplitOnlySwapTiles[] = {{104, 64}, 
 // picks where cuBLASLt runs an unsplit tile of the same CTA count 5-11% faster. Measured with
 // the credit everywhere (bench/results/2026-11-30-h200-model-twin-credit): TN +4-11% on all
 // five calls it changed, NN +13-14% on two, -19% on one that left 52 SMs idle (hence the fill
-// bound), -7% on one: not merged.
+// bound), -7% on one at 500 tokens (hence below kWaveFitMinM, model_score). So bounded, it changes
+// five suite calls, which ran +12%, +10%, +11%, +5% and -1% in that A/B.
 inline constexpr double kModelTmaTwinCredit = 0.035;
 // ... only where the unsplit tile's CTAs fill this much of the SMs (model_score).
 inline constexpr double kModelTmaTwinCreditMinFill = 0.7;

@@ -699,12 +699,14 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 // which the forest does not see (150x5120x32768 NN: 80x128 in 80 CTAs ran 19% below the split
 // it replaced). Below kSmallMFitMinM tokens the credit would trade
 // splits for unsplit 40-token tiles of 48-80 CTAs over K of 8192-32768 (40x3072x8192,
-// 40x5120x32768 in llm-fresh), where the model's error, not the stores, decides.
+// 40x5120x32768 in llm-fresh), where the model's error, not the stores, decides. From
+// kWaveFitMinM the wave rules weigh the twins by their rounds: the credit there swapped 128x160
+// for the 176x128 twin at 500x4608x3584 NN, 7% slower in both A/Bs.
 std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
                                   const NeighborScope& scope) {
   if (!scope.model) return std::nullopt;
   std::optional<double> score = scope.model->predict(problem, config, *scope.device);
-  if (score && problem.m >= kSmallMFitMinM && takes_tma_twin(config) &&
+  if (score && problem.m >= kSmallMFitMinM && problem.m < kWaveFitMinM && takes_tma_twin(config) &&
       stores_through_tma(config) &&
       tile_waves(problem, config, *scope.device).ctas >=
           kModelTmaTwinCreditMinFill * scope.device->sm_count)

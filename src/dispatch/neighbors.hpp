@@ -207,7 +207,8 @@ struct Prediction {
 
 // What the dispatch model ranks `config` by at `problem` (lower is faster): scope.model's
 // -log(speedup), less kModelTmaTwinCredit where the config's TMA-store twin will run in its
-// place, from kSmallMFitMinM tokens. nullopt without a model or a forest for the layout.
+// place, from kSmallMFitMinM tokens to below kWaveFitMinM. nullopt without a model or a forest
+// for the layout.
 std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
                                   const NeighborScope& scope);
 

@@ -485,8 +485,8 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
 
 // The model ranks a config whose TMA-store twin will run in its place (swap-AB, direct stores,
 // unsplit, unclustered, twin compiled) kModelTmaTwinCredit faster than the forest's score, from
-// kSmallMFitMinM tokens and where its CTAs fill kModelTmaTwinCreditMinFill of the SMs: a split
-// pick (which keeps its direct stores) must beat the twin by more.
+// kSmallMFitMinM tokens below kWaveFitMinM and where its CTAs fill kModelTmaTwinCreditMinFill of
+// the SMs: a split pick (which keeps its direct stores) must beat the twin by more.
 TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
   const DeviceInfo d = h100();
   const dispatch::DispatchModel model = dispatch::parse_model(swap_model(), "swap.model");
@@ -520,6 +520,11 @@ TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
               dispatch::kModelTmaTwinCredit, 1e-12);
   const Problem at60{dispatch::kSmallMFitMinM - 20, 8192, 16384, Layout::kNN, Accum::kF32};
   EXPECT_EQ(credit(at60, twin_direct), 0.0);
+  // From kWaveFitMinM tokens the wave rules weigh the twins, not the credit.
+  const Problem at_waves{dispatch::kWaveFitMinM, 8192, 16384, Layout::kNN, Accum::kF32};
+  EXPECT_EQ(credit(at_waves, twin_direct), 0.0);
+  EXPECT_NEAR(credit({at_waves.m - 1, 8192, 16384, Layout::kNN, Accum::kF32}, twin_direct),
+              dispatch::kModelTmaTwinCredit, 1e-12);
   // 2 x 40 tiles of 80x128 fill 80 of 132 SMs, under kModelTmaTwinCreditMinFill; 2 x 64 fill 128.
   ASSERT_LT(80, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
   ASSERT_GE(128, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
