@@ -61,6 +61,19 @@ inline constexpr int kModelMaxSwapRows = 192;
 // (bench/results/2026-11-30-h200-small-m-rounds).
 inline constexpr std::pair<int, int> kModelUnsplitOnlySwapTiles[] = {{104, 64}, {152, 128},
                                                                      {96, 192}};
+// The model was fitted on direct stores; an unsplit, unclustered swap-AB pick runs its TMA-store
+// twin instead (store_through_tma), which ran 3.6% (fp32) and 3.4% (fp16) faster than the direct
+// stores over twelve llm shapes (bench/results/2026-11-29-h200-swap-tma-store). Credited to such
+// configs in the model's ranking (-log speedup), so that a split pick (which keeps its direct
+// stores) wins only by more than that: llm-fresh's worst calls at 96-300 tokens are split swap
+// picks where cuBLASLt runs an unsplit tile of the same CTA count 5-11% faster. Measured with
+// the credit everywhere (bench/results/2026-11-30-h200-model-twin-credit): TN +4-11% on all
+// five calls it changed, NN +13-14% on two, -19% on one that left 52 SMs idle (hence the fill
+// bound), -7% on one at 500 tokens (hence below kWaveFitMinM, model_score). So bounded, it changes
+// five suite calls, which ran +12%, +10%, +11%, +5% and -1% in that A/B.
+inline constexpr double kModelTmaTwinCredit = 0.035;
+// ... only where the unsplit tile's CTAs fill this much of the SMs (model_score).
+inline constexpr double kModelTmaTwinCreditMinFill = 0.7;
 
 // The model's inputs for an sm90 `config` at `problem`'s shape on `device` (its SM count), in the
 // order of model_feature_names(); scripts/fit-dispatch-model computes the same, operation for

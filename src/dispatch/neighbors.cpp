@@ -289,6 +289,13 @@ struct WaveSlots {
   double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost (see wave_slots)
 };
 
+// The picks store_through_tma turns into their TMA-store twin (where one is compiled): sm90
+// swap-AB with direct stores, K unsplit, no cluster.
+bool takes_tma_twin(const KernelConfig& c) {
+  return c.family == Family::kSm90Ws && c.swap_ab && c.epilogue == Epilogue::kDirect &&
+         c.split_k == 1 && c.cluster_m == 1 && c.cluster_n == 1;
+}
+
 // Whether the tile stores C through TMA, or has a compiled twin that does (at any ring depth):
 // the twin store_through_tma runs in its place where it can.
 bool stores_through_tma(KernelConfig c) {
@@ -570,7 +577,7 @@ bool shares_n_k(const Problem& problem, const Near& near) {
 // accumulation and element type, within the swap-AB tiles it was fitted on (kModelMaxSwapTokens,
 // kModelMaxSwapRows), each at the power-of-two splits split_candidates allows (the tuner's split
 // axis, what the model was fitted on) and the default raster; ties keep the catalog's order.
-// nullopt where none is legal.
+// Ranked by model_score. nullopt where none is legal.
 std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope& scope) {
   std::optional<Prediction> best;
   double best_score = std::numeric_limits<double>::infinity();
@@ -589,7 +596,7 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
       KernelConfig c = base;
       c.split_k = split;
       if (!scope.allows(problem, c)) continue;
-      const std::optional<double> score = scope.model->predict(problem, c, *scope.device);
+      const std::optional<double> score = model_score(problem, c, scope);
       if (score && *score < best_score) {
         best_score = *score;
         best = Prediction{c, problem, false, false, true};
@@ -687,6 +694,26 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 
 }  // namespace
 
+// The model knows the direct stores only. Not where the tile's CTAs fill less than
+// kModelTmaTwinCreditMinFill of the SMs: there the unsplit tile leaves SMs idle over all of K,
+// which the forest does not see (150x5120x32768 NN: 80x128 in 80 CTAs ran 19% below the split
+// it replaced). Below kSmallMFitMinM tokens the credit would trade
+// splits for unsplit 40-token tiles of 48-80 CTAs over K of 8192-32768 (40x3072x8192,
+// 40x5120x32768 in llm-fresh), where the model's error, not the stores, decides. From
+// kWaveFitMinM the wave rules weigh the twins by their rounds: the credit there swapped 128x160
+// for the 176x128 twin at 500x4608x3584 NN, 7% slower in both A/Bs.
+std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
+                                  const NeighborScope& scope) {
+  if (!scope.model) return std::nullopt;
+  std::optional<double> score = scope.model->predict(problem, config, *scope.device);
+  if (score && problem.m >= kSmallMFitMinM && problem.m < kWaveFitMinM && takes_tma_twin(config) &&
+      stores_through_tma(config) &&
+      tile_waves(problem, config, *scope.device).ctas >=
+          kModelTmaTwinCreditMinFill * scope.device->sm_count)
+    *score -= kModelTmaTwinCredit;
+  return score;
+}
+
 // An unsplit swap-AB pick with direct stores and no cluster: the same tile storing C through TMA
 // (the deepest ring compiled for it), where that is compiled and can run here. Against the
 // direct stores, interleaved over twelve llm shapes of 15-1200 tokens, the twins ran 1.036 (fp32)
@@ -696,9 +723,7 @@ std::optional<Prediction> predict(const Problem& problem, const Near& near, Neig
 // do clustered ones (the weight-sharing twins have none).
 void store_through_tma(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig& base = pick->config;
-  if (base.family != Family::kSm90Ws || !base.swap_ab || base.epilogue != Epilogue::kDirect ||
-      base.split_k != 1 || base.cluster_m != 1 || base.cluster_n != 1)
-    return;
+  if (!takes_tma_twin(base)) return;
   KernelConfig twin = base;
   twin.epilogue = Epilogue::kTmaStore;
   const std::vector<int> depths = compiled_depths(twin);

@@ -205,6 +205,13 @@ struct Prediction {
   bool default_raster = false;
 };
 
+// What the dispatch model ranks `config` by at `problem` (lower is faster): scope.model's
+// -log(speedup), less kModelTmaTwinCredit where the config's TMA-store twin will run in its
+// place, from kSmallMFitMinM tokens to below kWaveFitMinM. nullopt without a model or a forest
+// for the layout.
+std::optional<double> model_score(const Problem& problem, const KernelConfig& config,
+                                  const NeighborScope& scope);
+
 // The rule's pick for `problem` among `points` of the same layout and accumulation, nullopt when
 // no neighbour's winner is legal. `leave_out_self`: ignore the problem's own entry, as if it had
 // never been tuned (how `hgemm db loo` scores the rules on measured problems).

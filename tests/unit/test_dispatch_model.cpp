@@ -483,6 +483,60 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
       << p16->config.name();
 }
 
+// The model ranks a config whose TMA-store twin will run in its place (swap-AB, direct stores,
+// unsplit, unclustered, twin compiled) kModelTmaTwinCredit faster than the forest's score, from
+// kSmallMFitMinM tokens below kWaveFitMinM and where its CTAs fill kModelTmaTwinCreditMinFill of
+// the SMs: a split pick (which keeps its direct stores) must beat the twin by more.
+TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = dispatch::parse_model(swap_model(), "swap.model");
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  auto config = [](const char* name) {
+    const std::optional<KernelConfig> c = KernelConfig::parse(name);
+    EXPECT_TRUE(c) << name;
+    return c.value_or(KernelConfig{});
+  };
+  auto credit = [&](const Problem& p, const KernelConfig& c) {
+    const std::optional<double> forest = model.predict(p, c, d);
+    const std::optional<double> ranked = dispatch::model_score(p, c, scope);
+    EXPECT_TRUE(forest && ranked) << c.name();
+    return forest && ranked ? *forest - *ranked : -1.0;
+  };
+  const Problem at150{150, 8192, 16384, Layout::kNN, Accum::kF32};
+  const KernelConfig twin_direct = config("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_nn_swap");
+  EXPECT_NEAR(credit(at150, twin_direct), dispatch::kModelTmaTwinCredit, 1e-12);
+  // Split, clustered, already TMA stores, no compiled twin (48x64), not swap-AB, or below
+  // kSmallMFitMinM tokens: the forest's score as it is.
+  KernelConfig split = twin_direct;
+  split.split_k = 2;
+  for (const KernelConfig& c :
+       {split, config("sm90_ws_80x128x64_s8_c1x1_w2_m8_tma_sk1_f32_nn_swap"),
+        config("sm90_ws_48x64x64_s12_c1x1_w1_m8_st_sk1_f32_nn_swap"),
+        config("sm90_ws_128x128x64_s7_c1x1_w2_m8_st_sk1_f32_nn")})
+    EXPECT_EQ(credit(at150, c), 0.0) << c.name();
+  const Problem at150_tn{150, 8192, 16384, Layout::kTN, Accum::kF32};
+  EXPECT_EQ(credit(at150_tn, config("sm90_ws_80x128x64_s8_c2x1_w2_m8_st_sk1_f32_tn_swap")), 0.0);
+  EXPECT_NEAR(credit(at150_tn, config("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap")),
+              dispatch::kModelTmaTwinCredit, 1e-12);
+  const Problem at60{dispatch::kSmallMFitMinM - 20, 8192, 16384, Layout::kNN, Accum::kF32};
+  EXPECT_EQ(credit(at60, twin_direct), 0.0);
+  // From kWaveFitMinM tokens the wave rules weigh the twins, not the credit.
+  const Problem at_waves{dispatch::kWaveFitMinM, 8192, 16384, Layout::kNN, Accum::kF32};
+  EXPECT_EQ(credit(at_waves, twin_direct), 0.0);
+  EXPECT_NEAR(credit({at_waves.m - 1, 8192, 16384, Layout::kNN, Accum::kF32}, twin_direct),
+              dispatch::kModelTmaTwinCredit, 1e-12);
+  // 2 x 40 tiles of 80x128 fill 80 of 132 SMs, under kModelTmaTwinCreditMinFill; 2 x 64 fill 128.
+  ASSERT_LT(80, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
+  ASSERT_GE(128, dispatch::kModelTmaTwinCreditMinFill * d.sm_count);
+  EXPECT_EQ(credit({150, 5120, 32768, Layout::kNN, Accum::kF32}, twin_direct), 0.0);
+  EXPECT_NEAR(credit({150, 8192, 29568, Layout::kNN, Accum::kF32}, twin_direct),
+              dispatch::kModelTmaTwinCredit, 1e-12);
+  // Without a model there is no score.
+  dispatch::NeighborScope bare = scope;
+  bare.model = nullptr;
+  EXPECT_FALSE(dispatch::model_score(at150, twin_direct, bare));
+}
+
 TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
   const DeviceInfo d = h100();
   const dispatch::DispatchModel model = tokens80_model();
