@@ -307,14 +307,16 @@ bool stores_through_tma(KernelConfig c) {
 // The wave rules' measure of an unsplit sm90 tile at `problem` (wave_slots: of a cooperative tile
 // of two or three warpgroups, fit_waves' kind): the rounds of tiles the SMs run (tile_waves:
 // clusters padded whole) times the tile's area, swap-AB tiles charged kWaveFitSwapCost more unless
-// they store C through TMA (or have a twin that does) and cover at least kWaveFitTwinMinArea.
+// they store C through TMA (or have a twin that does) and cover at least kWaveFitTwinMinArea
+// (below kWaveFitTwinAreaMinM tokens, kWaveFitMinArea).
 // nullopt for any other tile.
 std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.split_k != 1 || device.sm_count <= 0) return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
-  const bool charged = c.swap_ab && (c.block_m * c.block_n < kWaveFitTwinMinArea ||
-                                     !stores_through_tma(c));
+  const int twin_min_area = problem.m < kWaveFitTwinAreaMinM ? kWaveFitMinArea : kWaveFitTwinMinArea;
+  const bool charged =
+      c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c));
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *
                                (charged ? kWaveFitSwapCost : 1.0)};
 }

@@ -95,6 +95,10 @@ inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
 inline constexpr int kWaveFitTwinMinArea = 128 * 128;
+// ... from this many tokens: below it, where 3-5 token tiles cover M, the twins of 96-120 tokens
+// over 128 rows ran 2-9% faster than the cooperative tiles of as many slots or more
+// (bench/results/2026-11-30-h200-probe-400), and any twin of kWaveFitMinArea goes uncharged.
+inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
 // fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the

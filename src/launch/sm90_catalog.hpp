@@ -284,6 +284,15 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 192, .block_n = 96, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    // 96 and 120 tokens over 128 rows of N, for 400-511 tokens: 5 x 96 and 4 x 120 cover 450-480
+    // closer than 4 x 128 and fill one round over N of 3072-4096 (cuBLASLt's 128x96 and 128x120
+    // there). Through the JIT with TMA stores against cublaslt-best at 450-480 tokens, both
+    // layouts (bench/results/2026-11-30-h200-probe-400): 120 at 450x4096 1.02-1.03, where the
+    // catalog's best ran 0.95-0.96; 96 at 450-480 over N = 3072-6144 1.01-1.08, where it ran 0.94-1.02.
+    {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 120, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     // The swap-AB tiles of 80 tokens and more that dispatch picks, storing C through TMA: each
     // warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
     // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
@@ -344,6 +353,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {{.block_m = 128, .block_n = 152, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 192, .block_n = 96, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 3,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {{.block_m = 128, .block_n = 120, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
     // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token

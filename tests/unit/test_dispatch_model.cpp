@@ -252,8 +252,8 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
 // The wave rules' measure of a tile at M x N, written out here rather than shared with the rules:
 // rounds of tiles (clusters whole; a swap-AB tile's block_m spans M) over the SMs, and those
 // times the tile's area, swap-AB charged kWaveFitSwapCost where it is smaller than
-// kWaveFitTwinMinArea, or stores C directly and the catalog has no twin that stores it through
-// TMA.
+// kWaveFitTwinMinArea (below kWaveFitTwinAreaMinM tokens, kWaveFitMinArea), or stores C directly
+// and the catalog has no twin that stores it through TMA.
 struct ExpectedSlots {
   int64_t rounds;
   double slots;
@@ -274,8 +274,9 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
                                  t.num_stages = twin.num_stages;
                                  return t == twin;
                                });
-  const bool charged =
-      c.swap_ab && (c.block_m * c.block_n < dispatch::kWaveFitTwinMinArea || !tma);
+  const int twin_min_area =
+      m < dispatch::kWaveFitTwinAreaMinM ? dispatch::kWaveFitMinArea : dispatch::kWaveFitTwinMinArea;
+  const bool charged = c.swap_ab && (c.block_m * c.block_n < twin_min_area || !tma);
   return {rounds,
           double(rounds) * c.block_m * c.block_n * (charged ? dispatch::kWaveFitSwapCost : 1.0)};
 }
@@ -359,6 +360,30 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
                                        tuned16.points, dispatch::NeighborRule::kTransfer, scope);
   ASSERT_TRUE(p16);
   EXPECT_FALSE(p16->wave_fit) << p16->config.name();
+}
+
+// Below kWaveFitTwinAreaMinM tokens the twins under 128x128 go uncharged: at 450x4096x4096, 4 x 32
+// tiles of 120 tokens over 128 rows take one round of 15360-element slots where 128x128 takes
+// 16384, and the 120x128 twin runs; at 600 tokens (5 x 32 of 120 against 5 x 32 of 128, both two
+// rounds) the 128x128 stays ahead of the charged twin.
+TEST(DispatchWaves, BelowFiveHundredTwelveTokensSmallerTwinsFillTheRounds) {
+  const DeviceInfo d = h100();
+  const dispatch::NeighborScope scope = registry_scope(d, nullptr);
+  const Points tuned{{2048, 4096, 4096, Layout::kTN, Accum::kF32},
+                     {4096, 4096, 4096, Layout::kTN, Accum::kF32}};
+  auto pick = [&](int64_t m) {
+    return dispatch::predict_from_neighbors({m, 4096, 4096, Layout::kTN, Accum::kF32},
+                                            tuned.points, dispatch::NeighborRule::kTransfer, scope);
+  };
+  ASSERT_LT(450, dispatch::kWaveFitTwinAreaMinM);
+  const auto p = pick(450);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->wave_fit && p->config.swap_ab && p->config.block_m == 120 &&
+              p->config.block_n == 128 && p->config.epilogue == Epilogue::kTmaStore)
+      << p->config.name();
+  const auto p600 = pick(600);
+  ASSERT_TRUE(p600);
+  EXPECT_FALSE(p600->config.swap_ab && p600->config.block_m == 120) << p600->config.name();
 }
 
 // The wave rule over 64-row swap-AB tiles (fit_narrow_swap): at fp32 shapes of no table with
