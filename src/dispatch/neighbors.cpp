@@ -314,7 +314,8 @@ std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& 
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.split_k != 1 || device.sm_count <= 0) return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
-  const int twin_min_area = problem.m < kWaveFitTwinAreaMinM ? kWaveFitMinArea : kWaveFitTwinMinArea;
+  const int twin_min_area =
+      problem.m < kWaveFitTwinAreaMinM ? kWaveFitMinArea : kWaveFitTwinMinArea;
   const bool charged =
       c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c));
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *

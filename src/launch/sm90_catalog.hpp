@@ -288,7 +288,9 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // closer than 4 x 128 and fill one round over N of 3072-4096 (cuBLASLt's 128x96 and 128x120
     // there). Through the JIT with TMA stores against cublaslt-best at 450-480 tokens, both
     // layouts (bench/results/2026-11-30-h200-probe-400): 120 at 450x4096 1.02-1.03, where the
-    // catalog's best ran 0.95-0.96; 96 at 450-480 over N = 3072-6144 1.01-1.08, where it ran 0.94-1.02.
+    // catalog's best ran 0.95-0.96; 96 at 450-480 over N = 3072-6144 1.01-1.08, where it ran
+    // 0.94-1.02. Compiled, 15 of the 16 llm calls dispatch moved to them ran faster
+    // (bench/results/2026-11-30-h200-twins-below-512).
     {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 128, .block_n = 120, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,

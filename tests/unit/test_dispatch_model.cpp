@@ -274,8 +274,8 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
                                  t.num_stages = twin.num_stages;
                                  return t == twin;
                                });
-  const int twin_min_area =
-      m < dispatch::kWaveFitTwinAreaMinM ? dispatch::kWaveFitMinArea : dispatch::kWaveFitTwinMinArea;
+  const int twin_min_area = m < dispatch::kWaveFitTwinAreaMinM ? dispatch::kWaveFitMinArea
+                                                                : dispatch::kWaveFitTwinMinArea;
   const bool charged = c.swap_ab && (c.block_m * c.block_n < twin_min_area || !tma);
   return {rounds,
           double(rounds) * c.block_m * c.block_n * (charged ? dispatch::kWaveFitSwapCost : 1.0)};
