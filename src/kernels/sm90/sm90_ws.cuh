@@ -269,14 +269,14 @@ struct Traits {
   // staging, which can store at the tile's end without waiting, gains from it only where a
   // k-block's math outlasts a chunk's store: 128x256 with two consumers gained 3-8%, while
   // 128x192 and 64x256 with one consumer lost 4-11%, so smaller tiles store at the tile's end.
-  // NOTE: a swap-AB warpgroup of two atoms (256 rows) defers only under ptxas's entry cap: 112
-  // and 128 tokens over 256 rows (168 and 192 registers of tile and packed tile) spilled 152-604
-  // bytes deferred and none storing at the tile's end.
+  // NOTE: a swap-AB warpgroup of two atoms (256 rows) defers up to 96 tokens only: 112 and 128
+  // tokens over 256 rows spilled 152-604 bytes deferred (fp32; fp16 accumulators 128-296 at 112,
+  // with half the registers, so it is not the tile's count alone) and none storing at the
+  // tile's end; 96 does not spill either way.
   static constexpr bool kDeferEpilogue =
       !kPingPong && !kSplitKBlocks &&
       kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
-      (!kSwapAB || kWgAtomsM == 1 ||
-       kWgAtomsM * (kAccRegs + kPackedRegs) < sm90_entry_regs(kNumConsumerWgs)) &&
+      (!kSwapAB || kWgAtomsM == 1 || kBlockN <= 96) &&
       (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
   static constexpr int kStoreParts = kTmaStore ? kCChunks : 1;
