@@ -318,8 +318,10 @@ std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& 
       problem.m < kWaveFitTwinAreaMinM ? kWaveFitMinArea : kWaveFitTwinMinArea;
   const bool charged =
       c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c));
-  return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n *
-                               (charged ? kWaveFitSwapCost : 1.0)};
+  const double rate = charged                                          ? kWaveFitSwapCost
+                      : c.swap_ab && problem.m < kWaveFitTwinAreaMinM ? kWaveFitSmallTwinCost
+                                                                        : 1.0;
+  return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n * rate};
 }
 
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,

@@ -99,6 +99,10 @@ inline constexpr int kWaveFitTwinMinArea = 128 * 128;
 // over 128 rows ran 2-9% faster than the cooperative tiles of as many slots or more
 // (bench/results/2026-11-30-h200-probe-400), and any twin of kWaveFitMinArea goes uncharged.
 inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
+// ... and there an uncharged twin's slot counts this much (branch twin-ties-below-512, not run on
+// a GPU): at 450-480 tokens the 96x128 twin ran 4-15% faster than 128x96 with direct stores in
+// as many slots (bench/results/2026-11-30-h200-probe-400), which the 2% margin left in place.
+inline constexpr double kWaveFitSmallTwinCost = 0.96;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
 // fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the

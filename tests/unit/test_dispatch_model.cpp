@@ -253,7 +253,8 @@ TEST(DispatchModel, TransferConsultsItOnlyForNewLayersBetweenDecodeAndPrefill) {
 // rounds of tiles (clusters whole; a swap-AB tile's block_m spans M) over the SMs, and those
 // times the tile's area, swap-AB charged kWaveFitSwapCost where it is smaller than
 // kWaveFitTwinMinArea (below kWaveFitTwinAreaMinM tokens, kWaveFitMinArea), or stores C directly
-// and the catalog has no twin that stores it through TMA.
+// and the catalog has no twin that stores it through TMA; below kWaveFitTwinAreaMinM an
+// uncharged twin's slot counts kWaveFitSmallTwinCost.
 struct ExpectedSlots {
   int64_t rounds;
   double slots;
@@ -277,8 +278,11 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
   const int twin_min_area = m < dispatch::kWaveFitTwinAreaMinM ? dispatch::kWaveFitMinArea
                                                                 : dispatch::kWaveFitTwinMinArea;
   const bool charged = c.swap_ab && (c.block_m * c.block_n < twin_min_area || !tma);
-  return {rounds,
-          double(rounds) * c.block_m * c.block_n * (charged ? dispatch::kWaveFitSwapCost : 1.0)};
+  const double rate = charged ? dispatch::kWaveFitSwapCost
+                      : c.swap_ab && m < dispatch::kWaveFitTwinAreaMinM
+                          ? dispatch::kWaveFitSmallTwinCost
+                          : 1.0;
+  return {rounds, double(rounds) * c.block_m * c.block_n * rate};
 }
 
 // The wave rule (fit_waves): at an fp32 shape no table holds, transfer's cooperative pick of two
