@@ -105,9 +105,9 @@ Status validate_sm90(const KernelConfig& c) {
                                 : "sm90 block_n of 8 mod 16 needs tn, direct stores (st) and "
                                   "block_k 64");
   // NN's swapped A is the problem's K x N B, which TMA loads M-major in 64-row chunks of BK
-  // k-rows, never multicast (the kernel's cluster along N is the config's cluster_m).
-  if (c.swap_ab && c.layout == Layout::kNN && (c.block_k != 64 || c.cluster_m != 1))
-    return invalid(c, "swap-AB in nn reads B M-major: block_k 64 and cluster_m 1");
+  // k-rows of 128 bytes.
+  if (c.swap_ab && c.layout == Layout::kNN && c.block_k != 64)
+    return invalid(c, "swap-AB in nn reads B M-major: block_k 64");
   if (c.block_k != 32 && c.block_k != 64)
     return invalid(c, "sm90 block_k must be 32 or 64 (one 64B or 128B swizzle span)");
   if (c.num_stages < 2 || c.num_stages > 16) return invalid(c, "sm90 needs 2 to 16 stages");
@@ -125,10 +125,10 @@ Status validate_sm90(const KernelConfig& c) {
       c.cluster_m * c.cluster_n > kSm90MaxClusterSize)
     return invalid(c, "sm90 cluster sides are 1, 2 or 4, at most 8 CTAs");
   if (!sm90_cluster_parts_ok(v.block_m, v.block_n, v.block_k, v.cluster_m, v.cluster_n,
-                             b_k_major))
+                             sm90_a_k_major(v), b_k_major))
     return invalid(c, "sm90 cluster: each CTA multicasts a multiple of 8 rows of the tile it "
-                      "shares (block_m / cluster_n, and block_n / cluster_m in tn or "
-                      "block_k / cluster_m in nn)");
+                      "shares (the kernel's block_m or, M-major, block_k over cluster_n, and "
+                      "block_n / cluster_m in tn or block_k / cluster_m in nn)");
   if (!is_pow2(c.group_size) || c.group_size > 16)
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
   if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");

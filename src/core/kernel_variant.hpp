@@ -126,14 +126,17 @@ inline constexpr int kSm90MaxClusterSize = 8;
 
 constexpr bool sm90_cluster_dim_ok(int d) { return d == 1 || d == 2 || d == 4; }
 
-// In the kernel's terms (Sm90Variant): A's BM rows are cut among the cluster_n CTAs that share
-// them, B's BN rows (TN) or BK k-rows (NN) among the cluster_m CTAs.
+// In the kernel's terms (Sm90Variant): A's BM rows (K-major) or BK k-rows (M-major) are cut
+// among the cluster_n CTAs that share them, B's BN rows (TN) or BK k-rows (NN) among the
+// cluster_m CTAs.
 constexpr bool sm90_cluster_parts_ok(int block_m, int block_n, int block_k, int cluster_m,
-                                     int cluster_n, bool b_k_major) {
-  const int a_rows = block_m / cluster_n;
-  const int b_rows = (b_k_major ? block_n : block_k) / cluster_m;
-  return a_rows * cluster_n == block_m && a_rows % 8 == 0 &&
-         b_rows * cluster_m == (b_k_major ? block_n : block_k) && b_rows % 8 == 0;
+                                     int cluster_n, bool a_k_major, bool b_k_major) {
+  const int a_side = a_k_major ? block_m : block_k;
+  const int b_side = b_k_major ? block_n : block_k;
+  const int a_rows = a_side / cluster_n;
+  const int b_rows = b_side / cluster_m;
+  return a_rows * cluster_n == a_side && a_rows % 8 == 0 && b_rows * cluster_m == b_side &&
+         b_rows % 8 == 0;
 }
 
 // Registers per thread of the producer and of the consumers. The 64K registers of an SM are
@@ -225,6 +228,12 @@ constexpr bool sm90_b_k_major(Sm90Variant const& v) {
   return v.layout == Layout::kTN || v.swap_ab;
 }
 
+// A is M-major in the general kernel's column-major flavour and in NN's swap-AB (the problem's
+// K x N B), K-major otherwise.
+constexpr bool sm90_a_k_major(Sm90Variant const& v) {
+  return !v.a_mn_major && !(v.swap_ab && v.layout == Layout::kNN);
+}
+
 constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   Sm90Geometry g;
   g.ping_pong = v.schedule == Schedule::kPingPong;
@@ -246,14 +255,13 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   g.consumer_regs = regs.consumer;
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2
   // each CTA loads half of the operand it shares and multicasts it: A is shared along N, B along
-  // M. K-major halves split rows; the N-major B splits its k-rows, keeping whole chunks.
-  // M-major A (never multicast: the general tiles and NN's swap-AB tiles have no cluster along
-  // the kernel's N) is BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes, like NN's B.
-  g.a_k_major = !v.a_mn_major && !(v.swap_ab && v.layout == Layout::kNN);
+  // M. K-major halves split rows; the M-major A and N-major B split their k-rows, keeping whole
+  // chunks. M-major A is BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes, like NN's B.
+  g.a_k_major = sm90_a_k_major(v);
   g.a_chunk = g.a_k_major ? v.block_k : 64;
   g.a_swizzle = g.a_chunk * 2;
   g.a_box_inner = g.a_chunk;
-  g.a_box_outer = g.a_k_major ? v.block_m / v.cluster_n : v.block_k;
+  g.a_box_outer = (g.a_k_major ? v.block_m : v.block_k) / v.cluster_n;
   // N-major B in 32-column chunks (64-byte swizzle) ran 1.12-1.68x slower than its TN twin,
   // in 64-column chunks level with it (docs/notes/2026-11-25-tma-residue.md): a block_n of
   // 64 q + 32 takes q chunks of 64 and one tail chunk of 32. Only up to 160: at 224 the tail

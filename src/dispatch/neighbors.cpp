@@ -462,9 +462,10 @@ void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& 
   pick->small_m_fit = true;
 }
 
-// A TN swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
+// A swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
 // at least kShareWeightsMinElements: the same tile with its weight tile multicast to each pair
-// of token tiles (problem cluster_m 2), where that is compiled, for either accumulation. Each
+// of token tiles (problem cluster_m 2), where that is compiled, for either layout and
+// accumulation. Each
 // weight byte then crosses L2 once per pair instead of once per token tile, which is what a
 // weight-streaming swap tile is short of against cuBLASLt's clusters (its L2 hit rate 16% where
 // ours was 45%, docs/notes/2026-11-29-dispatch-model.md). Measured through the JIT at 96-300
@@ -474,10 +475,13 @@ void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& 
 // 150x10240x8192 +6.5% over the untwinned pick, and with fp16 accumulation +1-6% at four
 // (bench/results/2026-11-29-h200-weight-sharing, ab/, tiles/, f16-rule/).
 // Offering a pair of 80-token tiles to picks that have no such twin lost 3-9% on six of nine
-// calls there (its pairs/).
+// calls there (its pairs/). In NN, where each CTA loads half of every M-major weight chunk's
+// k-rows, 80x128 in pairs ran 1.00 of cublaslt-best at 150x8192x{8192,29568} against 0.90-0.92
+// alone, and 0.95 alike at 150x6144x5120 (31M weights)
+// (bench/results/2026-11-30-h200-nn-weight-multicast/probe).
 void share_weights(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig& base = pick->config;
-  if (problem.layout != Layout::kTN || base.family != Family::kSm90Ws || !base.swap_ab ||
+  if (base.family != Family::kSm90Ws || !base.swap_ab ||
       base.split_k != 1 || base.cluster_m != 1 || base.cluster_n != 1 ||
       int64_t(problem.n) * problem.k < kShareWeightsMinElements)
     return;

@@ -47,7 +47,7 @@
 //            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
 //            neighbors.cpp) replaces it; to kNarrowSwapMaxM tokens at N up to
 //            kNarrowSwapMaxN, the same over 64-row swap-AB tiles against any unsplit pick
-//            (fit_narrow_swap). Last, in TN, a swap-AB pick
+//            (fit_narrow_swap). Then a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
 //            (share_weights in neighbors.cpp). Last, an unsplit swap-AB pick with direct stores
@@ -119,7 +119,7 @@ inline constexpr double kSmallMFitMargin = 0.10;
 // that replaced it (bench/results/2026-11-30-h200-small-m-rounds).
 inline constexpr int kSmallMFitMinTokens = 48;
 // The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
-// of fp16), where a TN swap-AB tile's weight multicast measured faster.
+// of fp16), where a swap-AB tile's weight multicast measured faster.
 inline constexpr int64_t kShareWeightsMinElements = int64_t(32) << 20;
 // "nearest", "cost", "scaled", "siblings", "transfer"; parse_neighbor_rule: nullopt for another name.
 std::string_view to_string(NeighborRule rule);

@@ -370,24 +370,22 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
     // cluster_n 2, the problem's cluster_m): each weight byte crosses L2 once for two token
-    // tiles, as in cuBLASLt's clusters. TN only (an NN swap reads its weights M-major, which
-    // multicast does not take). Dispatch's weight-sharing rule (neighbors.cpp, share_weights)
-    // picks them; see there for where they win.
+    // tiles, as in cuBLASLt's clusters (in NN each CTA loads half of every M-major chunk's
+    // k-rows). Dispatch's weight-sharing rule (neighbors.cpp, share_weights) picks them; see
+    // there for where they win.
     {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 2, .epilogue = Epilogue::kDirect, .swap_ab = true}},
 };
 
-// Which (accumulation, element type, layout) instances a row compiles: fp16-only rows skip fp32,
-// bf16 accumulates in fp32 only. Swap-AB rows compile NN too, where the swapped A (the problem's
-// K x N B) is read M-major: an NN call at a token count runs the same tile as its TN twin, but
-// only without a cluster along the token tiles (KernelConfig's rule: M-major boxes are not
-// multicast).
-constexpr bool row_compiles(CatalogRow const& row, Accum accum, DType dtype, Layout layout) {
+// Which (accumulation, element type) instances a row compiles, each in both layouts: fp16-only
+// rows skip fp32, bf16 accumulates in fp32 only. Swap-AB rows compile NN too, where the swapped A
+// (the problem's K x N B) is read M-major: an NN call at a token count runs the same tile as its
+// TN twin.
+constexpr bool row_compiles(CatalogRow const& row, Accum accum, DType dtype) {
   return !(row.fp16_only && accum == Accum::kF32) &&
-         !(dtype == DType::kBF16 && accum != Accum::kF32) &&
-         !(row.variant.swap_ab && row.variant.cluster_n != 1 && layout == Layout::kNN);
+         !(dtype == DType::kBF16 && accum != Accum::kF32);
 }
 
 inline constexpr Accum kCatalogAccums[] = {Accum::kF32, Accum::kF16};
@@ -399,7 +397,7 @@ constexpr std::size_t catalog_size() {
   for (CatalogRow const& row : kCatalogRows)
     for (Accum accum : kCatalogAccums)
       for (DType dtype : kCatalogDTypes)
-        for (Layout layout : kCatalogLayouts) n += row_compiles(row, accum, dtype, layout);
+        if (row_compiles(row, accum, dtype)) n += std::size(kCatalogLayouts);
   return n;
 }
 
@@ -412,7 +410,7 @@ inline constexpr std::array<Sm90Variant, catalog_size()> kCatalog = [] {
     for (Accum accum : kCatalogAccums)
       for (DType dtype : kCatalogDTypes)
         for (Layout layout : kCatalogLayouts) {
-          if (!row_compiles(row, accum, dtype, layout)) continue;
+          if (!row_compiles(row, accum, dtype)) continue;
           out[i] = row.variant;
           out[i].accum = accum;
           out[i].dtype = dtype;

@@ -320,13 +320,23 @@ TEST(KernelConfig, SwapAbInNnReadsTheProblemsBAsAnMMajorA) {
   EXPECT_EQ(g_nn.a_chunk, 64);
   EXPECT_EQ(g_nn.a_box_outer, 64);
   EXPECT_EQ(g_nn.smem_bytes, g_tn.smem_bytes);
-  // The M-major A is never multicast (the kernel's cluster along N is the config's cluster_m),
-  // and its chunks are 64 k-rows deep.
+  // A cluster along the kernel's N (the config's cluster_m) multicasts the M-major A: each CTA
+  // loads its share of every chunk's k-rows (32 of 64 in a pair, 16 in four; 8 in eight would
+  // be one swizzle atom, but sides stop at 4).
   KernelConfig cluster = *nn;
   cluster.cluster_m = 2;
-  EXPECT_FALSE(cluster.validate().ok());
+  ASSERT_TRUE(cluster.validate().ok()) << cluster.validate().message;
+  const hgemm::Sm90Geometry g_pair = hgemm::sm90_geometry(hgemm::sm90_variant(cluster));
+  EXPECT_FALSE(g_pair.a_k_major);
+  EXPECT_EQ(g_pair.a_box_inner, 64);
+  EXPECT_EQ(g_pair.a_box_outer, 32);
+  EXPECT_EQ(g_pair.smem_bytes, g_nn.smem_bytes);
+  cluster.cluster_m = 4;
+  ASSERT_TRUE(cluster.validate().ok()) << cluster.validate().message;
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(cluster)).a_box_outer, 16);
   cluster.layout = hgemm::Layout::kTN;
   EXPECT_TRUE(cluster.validate().ok()) << cluster.validate().message;
+  EXPECT_EQ(hgemm::sm90_geometry(hgemm::sm90_variant(cluster)).a_box_outer, 16);  // 64 rows / 4
   KernelConfig shallow = *nn;
   shallow.block_k = 32;
   EXPECT_FALSE(shallow.validate().ok());

@@ -455,10 +455,10 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
   EXPECT_FALSE(p16->narrow_swap_fit) << p16->config.name();
 }
 
-// The weight-sharing rule (share_weights): a TN swap-AB pick whose token tiles pair up, at
+// The weight-sharing rule (share_weights): a swap-AB pick whose token tiles pair up, at
 // weights of kShareWeightsMinElements or more, becomes its twin that multicasts the weight tile
-// to each pair (cluster_m 2), with either accumulation; not where the pairs would pad a token
-// tile, not for smaller weights, not in NN (no such twin).
+// to each pair (cluster_m 2), in either layout, with either accumulation; not where the pairs
+// would pad a token tile, not for smaller weights.
 // Depth-1 trees that make 80 tokens over 128 rows of N, unsplit and without a cluster, the
 // model's one fastest config.
 dispatch::DispatchModel tokens80_model() {
@@ -482,20 +482,22 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
     return p;
   };
   // 150 and 300 tokens: two and four tiles of 80, over 10240 x 8192 weights (84M).
-  for (int64_t m : {150, 300}) {
-    const auto p = pick(m, 10240, 8192, Layout::kTN);
-    ASSERT_TRUE(p);
-    EXPECT_TRUE(p->shared_weights) << m << ": " << p->config.name();
-    EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 80 && p->config.block_n == 128 &&
-                p->config.cluster_m == 2 && p->config.cluster_n == 1 && p->config.split_k == 1)
-        << m << ": " << p->config.name();
-  }
-  // Three tiles of 80 (a pair would pad one), weights below the bound, NN: the model's own pick.
+  for (Layout layout : {Layout::kTN, Layout::kNN})
+    for (int64_t m : {150, 300}) {
+      const auto p = pick(m, 10240, 8192, layout);
+      ASSERT_TRUE(p);
+      EXPECT_TRUE(p->shared_weights) << m << ": " << p->config.name();
+      EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 80 && p->config.block_n == 128 &&
+                  p->config.cluster_m == 2 && p->config.cluster_n == 1 &&
+                  p->config.split_k == 1 && p->config.layout == layout)
+          << m << ": " << p->config.name();
+    }
+  // Three tiles of 80 (a pair would pad one), weights below the bound: the model's own pick.
   ASSERT_LT(int64_t(5120) * 6144, dispatch::kShareWeightsMinElements);
   for (const auto& [m, n, k, layout] :
        {std::tuple{int64_t(230), int64_t(10240), int64_t(8192), Layout::kTN},
         std::tuple{int64_t(150), int64_t(5120), int64_t(6144), Layout::kTN},
-        std::tuple{int64_t(150), int64_t(10240), int64_t(8192), Layout::kNN}}) {
+        std::tuple{int64_t(150), int64_t(5120), int64_t(6144), Layout::kNN}}) {
     const auto p = pick(m, n, k, layout);
     ASSERT_TRUE(p);
     EXPECT_FALSE(p->shared_weights) << m << "x" << n << "x" << k << ": " << p->config.name();

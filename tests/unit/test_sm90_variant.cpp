@@ -209,11 +209,14 @@ TEST(Sm90Variant, SwapAbConfigsNameTheProblemAndVariantsTheKernel) {
 
 TEST(Sm90Variant, SwapAbRefusesWhatItCannotRun) {
   KernelConfig c = *KernelConfig::parse("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk1_f32_tn_swap");
-  // NN reads the problem's B as an M-major A, which is never multicast.
+  // NN reads the problem's B as an M-major A in 64-deep k-blocks; a pair of token tiles
+  // multicasts it (each CTA loads 32 of every chunk's k-rows).
   KernelConfig nn = c;
   nn.layout = Layout::kNN;
   EXPECT_TRUE(nn.validate().ok()) << nn.validate().message;
   nn.cluster_m = 2;
+  EXPECT_TRUE(nn.validate().ok()) << nn.validate().message;
+  nn.block_k = 32;
   EXPECT_NE(nn.validate().message.find("M-major"), std::string::npos) << nn.validate().message;
   // The TMA store stages C^T's columns as rows of C (stmatrix .trans) in 16-row steps, or 8
   // (.x2) for a block_m of 8 mod 16, which still needs 64-deep k-blocks.

@@ -195,15 +195,14 @@ struct Traits {
                     kClusterSize <= kSm90MaxClusterSize,
                 "cluster sides are 1, 2 or 4, at most 8 CTAs (sm90_cluster_dim_ok)");
   static_assert(sm90_cluster_parts_ok(kBlockM, kBlockN, kBlockK, kClusterM, kClusterN,
-                                      kGeometry.b_k_major),
+                                      kGeometry.a_k_major, kGeometry.b_k_major),
                 "each CTA multicasts whole 8-row swizzle atoms (sm90_cluster_parts_ok)");
   static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
                 "accumulators within the consumers' registers (sm90_max_acc_regs)");
   static_assert(!kSwapAB || kBKMajor, "swap-AB needs a K-major B (the problem's A)");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
-  static_assert(kAKMajor || (kClusterN == 1 && (kGeneral || kSwapAB)),
-                "M-major A (the general kernel's column-major A, or swap-AB's NN B) is never "
-                "multicast");
+  static_assert(kAKMajor || kGeneral || kSwapAB,
+                "M-major A is the general kernel's column-major A or swap-AB's NN B");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes. M-major A:
   // BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes; a chunk is one m64 atom's A, and it
@@ -969,10 +968,17 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 
           const uint32_t a_dst = smem_a(stage.index);
           if constexpr (!Traits::kAKMajor) {
+            const int k_row = rank_n * Traits::kABoxOuter;  // 0 without a cluster along N
 #pragma unroll
-            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk)
-              load(a_dst + chunk * Traits::kAChunkBytes, &params.tma_a,
-                   m0 + chunk * Traits::kAChunk, k0, batched_a);
+            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk) {
+              const uint32_t dst =
+                  a_dst + chunk * Traits::kAChunkBytes + k_row * Traits::kAChunk * 2;
+              const int m = m0 + chunk * Traits::kAChunk;
+              if constexpr (Traits::kClusterN == 1)
+                load(dst, &params.tma_a, m, k0 + k_row, batched_a);
+              else
+                load_multicast(dst, &params.tma_a, m, k0 + k_row, batched_a, mask_a);
+            }
           } else if constexpr (Traits::kClusterN == 1) {
             load(a_dst, &params.tma_a, k0, a_m0, batched_a);
           } else {
