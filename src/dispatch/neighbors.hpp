@@ -50,9 +50,9 @@
 //            (fit_narrow_swap). Then a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
-//            (share_weights in neighbors.cpp). From kSmallMFitMinM to kSplitRoundMaxM tokens,
-//            where 128-row tiles of N fill at most half the SMs and K is long, one swap-AB tile
-//            of every token with K split to fill one round (fit_split_round). Last, an unsplit
+//            (share_weights in neighbors.cpp). From kSplitRoundMinM to kSplitRoundMaxM tokens,
+//            where 128-row tiles of N fill at most a third of the SMs and K is long, one swap-AB
+//            tile of every token with K split to fill one round (fit_split_round). Last, an unsplit
 //            swap-AB pick with direct stores
 //            becomes its compiled twin that stores C through TMA (store_through_tma)
 #pragma once
@@ -123,9 +123,14 @@ inline constexpr double kSmallMFitMargin = 0.10;
 // ran 0.83 of the 64x128 split four ways it replaced, and at 96x5120x5120 NN 0.71 of the 104x64
 // that replaced it (bench/results/2026-11-30-h200-small-m-rounds).
 inline constexpr int kSmallMFitMinTokens = 48;
-// fit_split_round: up to this many tokens (the widest swap-AB tile over 128 rows of N), with at
-// least this many k-blocks in each split.
-inline constexpr int64_t kSplitRoundMaxM = 232;
+// fit_split_round: from kSplitRoundMinM to kSplitRoundMaxM tokens, at least kSplitRoundMinSplits
+// splits of at least kSplitRoundMinKBlocks k-blocks each. Measured at 96-232 tokens over 4608-8192
+// rows (bench/results/2026-11-30-h200-split-round/ab): at 150 and 200 tokens split three ways
+// +1 to +33%, at 96-128 (the narrower tiles' calls) -8 to +7%, at 230 (the 232-token tile, three
+// stages deep) -15 to +7%, split two ways (N 7168-8192) -22 to +3%.
+inline constexpr int64_t kSplitRoundMinM = 129;
+inline constexpr int64_t kSplitRoundMaxM = 208;
+inline constexpr int64_t kSplitRoundMinSplits = 3;
 inline constexpr int64_t kSplitRoundMinKBlocks = 64;
 // The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
 // of fp16), where a swap-AB tile's weight multicast measured faster.
