@@ -550,6 +550,9 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
             : pick->small_m_fit
                 ? "; replaced by the cost model's swap-AB tile over any height of N, cheaper by "
                   "more than its margin (default raster)"
+            : pick->split_round_fit
+                ? "; replaced by one swap-AB tile of every token over 128 rows of N, K split to "
+                  "fill one round of the SMs (default raster)"
             : pick->default_raster
                 ? "; the default raster (m8): the neighbour's would re-read an operand here"
                 : "";

@@ -462,6 +462,54 @@ void fit_small_m(const Problem& problem, Prediction* pick, const NeighborScope& 
   pick->small_m_fit = true;
 }
 
+// Weight streams with few rows of N and long K (kSplitRoundMinM <= M <= kSplitRoundMaxM): the
+// narrowest swap-AB tile over 128 rows of N that holds every token, K split as many ways as its
+// tiles fit the SMs in one round (at least kSplitRoundMinSplits, each split kSplitRoundMinKBlocks
+// k-blocks or more), storing through TMA where that twin is compiled. Each weight byte is then
+// read once, by one CTA, and the round fills the SMs; the picks it replaces either re-read the
+// weights per token tile or leave a third of the SMs idle. cuBLASLt's pick at 150x5120x32768 (152
+// tokens over 128 rows, split three ways) ran 1.00-1.10 of cublaslt-best at six calls of 150
+// tokens over 4608-5120 rows and K of 13824-36864, both layouts, where dispatch ran 0.90-0.95, and
+// split two or four ways 0.65-0.99 (bench/results/2026-11-30-h200-split-round/probe). The
+// dispatch model ranks only power-of-two splits, and two ways of 152x128 it had picked ran 0.81
+// there. The bounds are where the A/B lost (neighbors.hpp).
+void fit_split_round(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
+  if (problem.m < kSplitRoundMinM || problem.m > kSplitRoundMaxM ||
+      pick->config.family != Family::kSm90Ws)
+    return;
+  const int64_t tiles = (problem.n + 127) / 128;
+  const int64_t splits = scope.device->sm_count / tiles;
+  const int64_t k_blocks = (problem.k + 63) / 64;
+  if (splits < kSplitRoundMinSplits || splits > kMaxSplitK ||
+      k_blocks / splits < kSplitRoundMinKBlocks)
+    return;
+  std::optional<KernelConfig> best;
+  for (const KernelInstance& inst : registry::instances()) {
+    const KernelConfig& base = inst.config;
+    if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.block_n != 128 ||
+        base.block_m < problem.m || base.epilogue != Epilogue::kDirect || base.cluster_m != 1 ||
+        base.cluster_n != 1 || (best && base.block_m >= best->block_m))
+      continue;
+    KernelConfig c = base;
+    c.split_k = int(splits);
+    if (scope.allows(problem, c)) best = c;
+  }
+  if (!best) return;
+  KernelConfig twin = *best;
+  twin.epilogue = Epilogue::kTmaStore;
+  const std::vector<int> depths = compiled_depths(twin);
+  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
+    twin.num_stages = *it;
+    if (scope.allows(problem, twin)) {
+      best = twin;
+      break;
+    }
+  }
+  pick->config = *best;
+  pick->wave_fit = pick->narrow_swap_fit = pick->small_m_fit = pick->shared_weights = false;
+  pick->split_round_fit = true;
+}
+
 // A swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
 // at least kShareWeightsMinElements: the same tile with its weight tile multicast to each pair
 // of token tiles (problem cluster_m 2), where that is compiled, for either layout and
@@ -617,13 +665,14 @@ std::optional<Prediction> model_pick(const Problem& problem, const NeighborScope
 
 // The rules that fit the model's or transfer's pick to this problem, in their order: rounds of the
 // SMs (from kWaveFitMinM tokens; then 64-row swap-AB tiles at narrow N), the weights multicast to
-// paired token tiles, the cost model's swap-AB tile (below kWaveFitMinM), then the TMA-store twin
-// of what remains.
+// paired token tiles, the cost model's swap-AB tile (below kWaveFitMinM), one token tile split to
+// fill a round (129-208 tokens, long K, few rows of N), then the TMA-store twin of what remains.
 void fit_to_problem(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   fit_waves(problem, pick, scope);
   fit_narrow_swap(problem, pick, scope);
   share_weights(problem, pick, scope);
   fit_small_m(problem, pick, scope);
+  fit_split_round(problem, pick, scope);
   store_through_tma(problem, pick, scope);
 }
 

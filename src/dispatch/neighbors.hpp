@@ -50,7 +50,10 @@
 //            (fit_narrow_swap). Then a swap-AB pick
 //            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
 //            becomes its compiled twin that multicasts the weight tile to each pair
-//            (share_weights in neighbors.cpp). Last, an unsplit swap-AB pick with direct stores
+//            (share_weights in neighbors.cpp). From kSplitRoundMinM to kSplitRoundMaxM tokens,
+//            where 128-row tiles of N fill at most a third of the SMs and K is long, one swap-AB
+//            tile of every token with K split to fill one round (fit_split_round). Last, an unsplit
+//            swap-AB pick with direct stores
 //            becomes its compiled twin that stores C through TMA (store_through_tma)
 #pragma once
 
@@ -99,9 +102,11 @@ inline constexpr int kWaveFitTwinMinArea = 128 * 128;
 // over 128 rows ran 2-9% faster than the cooperative tiles of as many slots or more
 // (bench/results/2026-11-30-h200-probe-400), and any twin of kWaveFitMinArea goes uncharged.
 inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
-// ... and there an uncharged twin's slot counts this much (branch twin-ties-below-512, not run on
-// a GPU): at 450-480 tokens the 96x128 twin ran 4-15% faster than 128x96 with direct stores in
-// as many slots (bench/results/2026-11-30-h200-probe-400), which the 2% margin left in place.
+// ... and there an uncharged twin's slot counts this much: at 450-480 tokens the 96x128 twin ran
+// 4-15% faster than 128x96 with direct stores in as many slots
+// (bench/results/2026-11-30-h200-probe-400), which the 2% margin left in place; the twenty calls
+// it changed at 400-480 tokens gained 1.9% (TN) and 6.7% (NN)
+// (bench/results/2026-11-30-h200-twin-ties-below-512).
 inline constexpr double kWaveFitSmallTwinCost = 0.96;
 inline constexpr int64_t kWaveFitMaxRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
@@ -118,6 +123,15 @@ inline constexpr double kSmallMFitMargin = 0.10;
 // ran 0.83 of the 64x128 split four ways it replaced, and at 96x5120x5120 NN 0.71 of the 104x64
 // that replaced it (bench/results/2026-11-30-h200-small-m-rounds).
 inline constexpr int kSmallMFitMinTokens = 48;
+// fit_split_round: from kSplitRoundMinM to kSplitRoundMaxM tokens, at least kSplitRoundMinSplits
+// splits of at least kSplitRoundMinKBlocks k-blocks each. Measured at 96-232 tokens over 4608-8192
+// rows (bench/results/2026-11-30-h200-split-round/ab): at 150 and 200 tokens split three ways
+// +1 to +33%, at 96-128 (the narrower tiles' calls) -8 to +7%, at 230 (the 232-token tile, three
+// stages deep) -15 to +7%, split two ways (N 7168-8192) -22 to +3%.
+inline constexpr int64_t kSplitRoundMinM = 129;
+inline constexpr int64_t kSplitRoundMaxM = 208;
+inline constexpr int64_t kSplitRoundMinSplits = 3;
+inline constexpr int64_t kSplitRoundMinKBlocks = 64;
 // The weight-sharing rule (share_weights): weights of at least this many elements (N x K, 64 MiB
 // of fp16), where a swap-AB tile's weight multicast measured faster.
 inline constexpr int64_t kShareWeightsMinElements = int64_t(32) << 20;
@@ -206,6 +220,7 @@ struct Prediction {
   bool wave_fit = false;     // replaced by the wave rule's tile, which fills the rounds better
   bool narrow_swap_fit = false;  // replaced by a 64-row swap-AB tile that fills the rounds better
   bool small_m_fit = false;  // replaced by the cost model's swap-AB tile below kWaveFitMinM
+  bool split_round_fit = false;  // replaced by one token tile over 128 rows split to fill a round
   bool shared_weights = false;  // its cluster twin that multicasts the weight tile (share_weights)
   bool tma_store = false;       // its swap-AB twin that stores C through TMA (store_through_tma)
   // The pick's raster order and group size were a neighbour's, which would re-read an operand

@@ -514,6 +514,50 @@ TEST(DispatchShareWeights, ASwapPickWithPairedTokenTilesMulticastsItsWeights) {
       << p16->config.name();
 }
 
+// The split-round rule (fit_split_round): from kSplitRoundMinM to kSplitRoundMaxM tokens, the
+// narrowest swap-AB tile over 128 rows that holds every token, K split as many ways as its tiles
+// fit the SMs once (kSplitRoundMinSplits or more, kSplitRoundMinKBlocks k-blocks each), through
+// TMA stores; in either layout and accumulation, over whatever the other rules picked.
+TEST(DispatchSplitRound, OneTokenTileSplitsKToFillARound) {
+  const DeviceInfo d = h100();
+  const dispatch::DispatchModel model = tokens80_model();
+  const dispatch::NeighborScope scope = registry_scope(d, &model);
+  auto pick = [&](int64_t m, int64_t n, int64_t k, Layout layout, Accum accum) {
+    const Points tuned{{300, 4096, 4096, layout, accum}, {600, 4096, 4096, layout, accum}};
+    return dispatch::predict_from_neighbors({m, n, k, layout, accum}, tuned.points,
+                                            dispatch::NeighborRule::kTransfer, scope);
+  };
+  // 40 tiles of 128 rows: three splits (120 CTAs of 132); 36: three (108); 32: four (128).
+  for (const auto& [m, n, k, tokens, splits] :
+       {std::tuple{int64_t(150), int64_t(5120), int64_t(32768), 152, 3},
+        std::tuple{int64_t(129), int64_t(5120), int64_t(13824), 144, 3},
+        std::tuple{int64_t(150), int64_t(4608), int64_t(36864), 152, 3},
+        std::tuple{int64_t(208), int64_t(4096), int64_t(16384), 208, 4}})
+    for (Layout layout : {Layout::kTN, Layout::kNN})
+      for (Accum accum : {Accum::kF32, Accum::kF16}) {
+        const auto p = pick(m, n, k, layout, accum);
+        ASSERT_TRUE(p) << m << "x" << n << "x" << k;
+        const KernelConfig& c = p->config;
+        EXPECT_TRUE(p->split_round_fit && !p->shared_weights) << m << "x" << n << ": " << c.name();
+        EXPECT_TRUE(c.swap_ab && c.block_m == tokens && c.block_n == 128 &&
+                    c.split_k == splits && c.epilogue == Epilogue::kTmaStore &&
+                    c.cluster_m == 1 && c.cluster_n == 1 && c.layout == layout &&
+                    c.accum == accum)
+            << m << "x" << n << "x" << k << ": " << c.name();
+        EXPECT_TRUE(registry::compiled_ahead(c)) << c.name();
+      }
+  // Short K (32 k-blocks a split), two splits (64 tiles), one (462), past 208 tokens, 128.
+  for (const auto& [m, n, k] : {std::tuple{int64_t(150), int64_t(5120), int64_t(6144)},
+                                std::tuple{int64_t(150), int64_t(8192), int64_t(29568)},
+                                std::tuple{int64_t(150), int64_t(59136), int64_t(8192)},
+                                std::tuple{int64_t(209), int64_t(4096), int64_t(16384)},
+                                std::tuple{int64_t(128), int64_t(5120), int64_t(32768)}}) {
+    const auto p = pick(m, n, k, Layout::kTN, Accum::kF32);
+    ASSERT_TRUE(p) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(p->split_round_fit) << m << "x" << n << "x" << k << ": " << p->config.name();
+  }
+}
+
 // The model ranks a config whose TMA-store twin will run in its place (swap-AB, direct stores,
 // unsplit, unclustered, twin compiled) kModelTmaTwinCredit faster than the forest's score, from
 // kSmallMFitMinM tokens below kWaveFitMinM and where its CTAs fill kModelTmaTwinCreditMinFill of
@@ -643,7 +687,9 @@ TEST(DispatchModel, RanksTheTilesAddedAfterItsFitWithKUnsplitOnly) {
       4, "split152.model");
   const dispatch::NeighborScope scope = registry_scope(d, &model);
   const Points tuned{{300, 4096, 4096, Layout::kNN, Accum::kF32}};
-  const Problem problem{150, 5120, 32768, Layout::kNN, Accum::kF32};
+  // Two splits of 128-row tiles fill the SMs here, short of fit_split_round's three: the pick is
+  // the model's.
+  const Problem problem{150, 8192, 32768, Layout::kNN, Accum::kF32};
   KernelConfig split152 =
       *KernelConfig::parse("sm90_ws_152x128x64_s6_c1x1_w2_m8_st_sk1_f32_nn_swap");
   ASSERT_TRUE(registry::compiled_ahead(split152));
@@ -651,7 +697,7 @@ TEST(DispatchModel, RanksTheTilesAddedAfterItsFitWithKUnsplitOnly) {
   ASSERT_TRUE(scope.allows(problem, split152));
   const auto p = dispatch::predict_from_neighbors(problem, tuned.points,
                                                   dispatch::NeighborRule::kTransfer, scope);
-  ASSERT_TRUE(p && p->modeled);
+  ASSERT_TRUE(p && p->modeled && !p->split_round_fit);
   // The trees' favourite, 152 tokens split two ways, is left out; the pick is another split.
   EXPECT_GT(p->config.split_k, 1) << p->config.name();
   for (const auto& [tokens, rows] : dispatch::kModelUnsplitOnlySwapTiles)
