@@ -951,72 +951,53 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           const int k0 = kb * Traits::kBlockK;
 
           // One TMA box at (c0, c1) of `map`, at this unit's batch where that operand has
-          // batches (a 3-D map), and into every CTA of the cluster with the multicast.
-          auto load = [&](uint32_t dst, CUtensorMap const* map, int c0, int c1, bool by_batch) {
-            if (by_batch)
-              ptx::tma_load_3d(dst, map, full, c0, c1, batch);
-            else
-              ptx::tma_load_2d(dst, map, full, c0, c1);
-          };
-          auto load_multicast = [&](uint32_t dst, CUtensorMap const* map, int c0, int c1,
-                                    bool by_batch, uint16_t mask) {
-            if (by_batch)
-              ptx::tma_load_3d_multicast(dst, map, full, c0, c1, batch, mask);
-            else
-              ptx::tma_load_2d_multicast(dst, map, full, c0, c1, mask);
-          };
-
-          const uint32_t a_dst = smem_a(stage.index);
-          if constexpr (!Traits::kAKMajor) {
-            const int k_row = rank_n * Traits::kABoxOuter;  // 0 without a cluster along N
-#pragma unroll
-            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk) {
-              const uint32_t dst =
-                  a_dst + chunk * Traits::kAChunkBytes + k_row * Traits::kAChunk * 2;
-              const int m = m0 + chunk * Traits::kAChunk;
-              if constexpr (Traits::kClusterN == 1)
-                load(dst, &params.tma_a, m, k0 + k_row, batched_a);
+          // batches (a 3-D map); with `shared` (a cluster along the side that shares the
+          // operand) into every CTA of `mask` too.
+          auto load = [&](auto shared, uint32_t dst, CUtensorMap const* map, int c0, int c1,
+                          bool by_batch, uint16_t mask) {
+            if constexpr (decltype(shared)::value) {
+              if (by_batch)
+                ptx::tma_load_3d_multicast(dst, map, full, c0, c1, batch, mask);
               else
-                load_multicast(dst, &params.tma_a, m, k0 + k_row, batched_a, mask_a);
+                ptx::tma_load_2d_multicast(dst, map, full, c0, c1, mask);
+            } else if (by_batch) {
+              ptx::tma_load_3d(dst, map, full, c0, c1, batch);
+            } else {
+              ptx::tma_load_2d(dst, map, full, c0, c1);
             }
-          } else if constexpr (Traits::kClusterN == 1) {
-            load(a_dst, &params.tma_a, k0, a_m0, batched_a);
+          };
+          constexpr std::bool_constant<(Traits::kClusterN > 1)> kShareA{};
+          constexpr std::bool_constant<(Traits::kClusterM > 1)> kShareB{};
+
+          // Each CTA of a cluster loads its part of a shared operand: K-major rows, or the
+          // k-rows of every chunk of an M-major A or N-major B (0 without a cluster).
+          const uint32_t a_dst = smem_a(stage.index);
+          const int a_part = rank_n * Traits::kABoxOuter;
+          if constexpr (!Traits::kAKMajor) {
+#pragma unroll
+            for (int chunk = 0; chunk < Traits::kBlockM / Traits::kAChunk; ++chunk)
+              load(kShareA, a_dst + chunk * Traits::kAChunkBytes + a_part * Traits::kAChunk * 2,
+                   &params.tma_a, m0 + chunk * Traits::kAChunk, k0 + a_part, batched_a, mask_a);
           } else {
-            const int row = rank_n * Traits::kABoxOuter;
-            load_multicast(a_dst + row * Traits::kBlockK * 2, &params.tma_a, k0, a_m0 + row,
-                           batched_a, mask_a);
+            load(kShareA, a_dst + a_part * Traits::kBlockK * 2, &params.tma_a, k0, a_m0 + a_part,
+                 batched_a, mask_a);
           }
 
           const uint32_t b_dst = smem_b(stage.index);
+          const int b_part = rank_m * Traits::kBBoxOuter;
           if constexpr (Traits::kBKMajor) {
             const int b_n0 = stage.index + 1 < kNumStages ? n0 - b_shift : n0;
-            if constexpr (Traits::kClusterM == 1) {
-              load(b_dst, &params.tma_b, k0, b_n0, batched_b);
-            } else {
-              const int row = rank_m * Traits::kBBoxOuter;
-              load_multicast(b_dst + row * Traits::kBlockK * 2, &params.tma_b, k0, b_n0 + row,
-                             batched_b, mask_b);
-            }
+            load(kShareB, b_dst + b_part * Traits::kBlockK * 2, &params.tma_b, k0, b_n0 + b_part,
+                 batched_b, mask_b);
           } else {
-            const int k_row = rank_m * Traits::kBBoxOuter;  // 0 without a cluster along M
 #pragma unroll
-            for (int chunk = 0; chunk < Traits::kBMainN / Traits::kBChunk; ++chunk) {
-              const uint32_t dst =
-                  b_dst + chunk * Traits::kBChunkBytes + k_row * Traits::kBChunk * 2;
-              const int n = n0 + chunk * Traits::kBChunk;
-              if constexpr (Traits::kClusterM == 1)
-                load(dst, &params.tma_b, n, k0 + k_row, batched_b);
-              else
-                load_multicast(dst, &params.tma_b, n, k0 + k_row, batched_b, mask_b);
-            }
+            for (int chunk = 0; chunk < Traits::kBMainN / Traits::kBChunk; ++chunk)
+              load(kShareB, b_dst + chunk * Traits::kBChunkBytes + b_part * Traits::kBChunk * 2,
+                   &params.tma_b, n0 + chunk * Traits::kBChunk, k0 + b_part, batched_b, mask_b);
             if constexpr (Traits::kBTail > 0) {
-              const uint32_t dst = b_dst + Traits::kBMainN * Traits::kBlockK * 2 +
-                                   k_row * Traits::kBTail * 2;
-              const int n = n0 + Traits::kBMainN;
-              if constexpr (Traits::kClusterM == 1)
-                load(dst, &params.tma_b_tail, n, k0 + k_row, batched_b);
-              else
-                load_multicast(dst, &params.tma_b_tail, n, k0 + k_row, batched_b, mask_b);
+              const uint32_t tail = b_dst + Traits::kBMainN * Traits::kBlockK * 2;
+              load(kShareB, tail + b_part * Traits::kBTail * 2, &params.tma_b_tail,
+                   n0 + Traits::kBMainN, k0 + b_part, batched_b, mask_b);
             }
           }
           stage.advance();
