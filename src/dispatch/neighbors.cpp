@@ -477,16 +477,18 @@ void fit_split_round(const Problem& problem, Prediction* pick, const NeighborSco
   if (problem.m < kSplitRoundMinM || problem.m > kSplitRoundMaxM ||
       pick->config.family != Family::kSm90Ws)
     return;
-  const int64_t tiles = (problem.n + 127) / 128;
+  constexpr int kRows = 128;   // of N, the tile's height
+  constexpr int kBlockK = 64;  // every swap-AB tile's
+  const int64_t tiles = (problem.n + kRows - 1) / kRows;
   const int64_t splits = scope.device->sm_count / tiles;
-  const int64_t k_blocks = (problem.k + 63) / 64;
+  const int64_t k_blocks = (problem.k + kBlockK - 1) / kBlockK;
   if (splits < kSplitRoundMinSplits || splits > kMaxSplitK ||
       k_blocks / splits < kSplitRoundMinKBlocks)
     return;
   std::optional<KernelConfig> best;
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& base = inst.config;
-    if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.block_n != 128 ||
+    if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.block_n != kRows ||
         base.block_m < problem.m || base.epilogue != Epilogue::kDirect || base.cluster_m != 1 ||
         base.cluster_n != 1 || (best && base.block_m >= best->block_m))
       continue;
@@ -513,20 +515,20 @@ void fit_split_round(const Problem& problem, Prediction* pick, const NeighborSco
 // A swap-AB pick without a cluster whose token tiles pair up exactly, where the weights are
 // at least kShareWeightsMinElements: the same tile with its weight tile multicast to each pair
 // of token tiles (problem cluster_m 2), where that is compiled, for either layout and
-// accumulation. Each
-// weight byte then crosses L2 once per pair instead of once per token tile, which is what a
-// weight-streaming swap tile is short of against cuBLASLt's clusters (its L2 hit rate 16% where
-// ours was 45%, docs/notes/2026-11-29-dispatch-model.md). Measured through the JIT at 96-300
-// tokens, both 80-token tiles (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters):
-// at N x K of 38-484M weights +0.3 to +11%, at 10-31M -9 to +3.4% (why the short kernels lose
-// was not measured). Over llm-fresh it takes the twin at two calls: 150x8192x8192 +3.5% and
-// 150x10240x8192 +6.5% over the untwinned pick, and with fp16 accumulation +1-6% at four
-// (bench/results/2026-11-29-h200-weight-sharing, ab/, tiles/, f16-rule/).
-// Offering a pair of 80-token tiles to picks that have no such twin lost 3-9% on six of nine
-// calls there (its pairs/). In NN, where each CTA loads half of every M-major weight chunk's
-// k-rows, 80x128 in pairs ran 1.00 of cublaslt-best at 150x8192x{8192,29568} against 0.90-0.92
-// alone, and 0.95 alike at 150x6144x5120 (31M weights)
-// (bench/results/2026-11-30-h200-nn-weight-multicast/probe).
+// accumulation. Each weight byte then crosses L2 once per pair instead of once per token tile,
+// which is what a weight-streaming swap tile is short of against cuBLASLt's clusters (its L2 hit
+// rate 16% where ours was 45%, docs/notes/2026-11-29-dispatch-model.md). Measured through the
+// JIT at 96-300 tokens, both 80-token tiles
+// (bench/results/2026-11-29-h200-wait-hint-and-clusters/clusters): at N x K of 38-484M weights
+// +0.3 to +11%, at 10-31M -9 to +3.4% (why the short kernels lose was not measured). Over
+// llm-fresh it takes the twin at two calls: 150x8192x8192 +3.5% and 150x10240x8192 +6.5% over
+// the untwinned pick, and with fp16 accumulation +1-6% at four
+// (bench/results/2026-11-29-h200-weight-sharing, ab/, tiles/, f16-rule/). Offering a pair of
+// 80-token tiles to picks that have no such twin lost 3-9% on six of nine calls there (its
+// pairs/). In NN, where each CTA loads half of every M-major weight chunk's k-rows, 80x128 in
+// pairs ran 1.00 of cublaslt-best at 150x8192x{8192,29568} against 0.90-0.92 alone, and 0.95
+// alike at 150x6144x5120 (31M weights) (bench/results/2026-11-30-h200-nn-weight-multicast/probe);
+// the 55 NN calls it then changed: fp32 0.913 -> 0.949, fp16 1.118 -> 1.226 (its ab/).
 void share_weights(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
   const KernelConfig& base = pick->config;
   if (base.family != Family::kSm90Ws || !base.swap_ab ||
