@@ -284,6 +284,19 @@ bool catalog_sm90_for(const KernelConfig& c, const Problem& problem) {
          c.accum == problem.accum && c.dtype == problem.dtype && !swap_tma_twin(c);
 }
 
+// `c` storing C through TMA at the deepest ring compiled for that twin that `scope` allows here;
+// nullopt where none is.
+std::optional<KernelConfig> tma_store_twin(const Problem& problem, KernelConfig c,
+                                           const NeighborScope& scope) {
+  c.epilogue = Epilogue::kTmaStore;
+  const std::vector<int> depths = compiled_depths(c);
+  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
+    c.num_stages = *it;
+    if (scope.allows(problem, c)) return c;
+  }
+  return std::nullopt;
+}
+
 struct WaveSlots {
   int64_t rounds;
   double slots;  // rounds x tile area, swap-AB charged kWaveFitSwapCost (see wave_slots)
@@ -314,13 +327,13 @@ std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& 
                                     const DeviceInfo& device) {
   if (c.family != Family::kSm90Ws || c.split_k != 1 || device.sm_count <= 0) return std::nullopt;
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
-  const int twin_min_area =
-      problem.m < kWaveFitTwinAreaMinM ? kWaveFitMinArea : kWaveFitTwinMinArea;
+  const bool small_m = problem.m < kWaveFitTwinAreaMinM;
+  const int twin_min_area = small_m ? kWaveFitMinArea : kWaveFitTwinMinArea;
   const bool charged =
       c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c));
-  const double rate = charged                                          ? kWaveFitSwapCost
-                      : c.swap_ab && problem.m < kWaveFitTwinAreaMinM ? kWaveFitSmallTwinCost
-                                                                        : 1.0;
+  const double rate = charged                  ? kWaveFitSwapCost
+                      : c.swap_ab && small_m ? kWaveFitSmallTwinCost
+                                             : 1.0;
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n * rate};
 }
 
@@ -478,7 +491,7 @@ void fit_split_round(const Problem& problem, Prediction* pick, const NeighborSco
       pick->config.family != Family::kSm90Ws)
     return;
   constexpr int kRows = 128;   // of N, the tile's height
-  constexpr int kBlockK = 64;  // every swap-AB tile's
+  constexpr int kBlockK = 64;  // the candidates' k-block
   const int64_t tiles = (problem.n + kRows - 1) / kRows;
   const int64_t splits = scope.device->sm_count / tiles;
   const int64_t k_blocks = (problem.k + kBlockK - 1) / kBlockK;
@@ -489,25 +502,16 @@ void fit_split_round(const Problem& problem, Prediction* pick, const NeighborSco
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& base = inst.config;
     if (!catalog_sm90_for(base, problem) || !base.swap_ab || base.block_n != kRows ||
-        base.block_m < problem.m || base.epilogue != Epilogue::kDirect || base.cluster_m != 1 ||
-        base.cluster_n != 1 || (best && base.block_m >= best->block_m))
+        base.block_k != kBlockK || base.block_m < problem.m ||
+        base.epilogue != Epilogue::kDirect || base.cluster_m != 1 || base.cluster_n != 1 ||
+        (best && base.block_m >= best->block_m))
       continue;
     KernelConfig c = base;
     c.split_k = int(splits);
     if (scope.allows(problem, c)) best = c;
   }
   if (!best) return;
-  KernelConfig twin = *best;
-  twin.epilogue = Epilogue::kTmaStore;
-  const std::vector<int> depths = compiled_depths(twin);
-  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
-    twin.num_stages = *it;
-    if (scope.allows(problem, twin)) {
-      best = twin;
-      break;
-    }
-  }
-  pick->config = *best;
+  pick->config = tma_store_twin(problem, *best, scope).value_or(*best);
   pick->wave_fit = pick->narrow_swap_fit = pick->small_m_fit = pick->shared_weights = false;
   pick->split_round_fit = true;
 }
@@ -782,18 +786,11 @@ std::optional<double> model_score(const Problem& problem, const KernelConfig& co
 // Split picks keep their stores (their reduction's stores were not timed with the twin), and so
 // do clustered ones (the weight-sharing twins have none).
 void store_through_tma(const Problem& problem, Prediction* pick, const NeighborScope& scope) {
-  const KernelConfig& base = pick->config;
-  if (!takes_tma_twin(base)) return;
-  KernelConfig twin = base;
-  twin.epilogue = Epilogue::kTmaStore;
-  const std::vector<int> depths = compiled_depths(twin);
-  for (auto it = depths.rbegin(); it != depths.rend(); ++it) {
-    twin.num_stages = *it;
-    if (!scope.allows(problem, twin)) continue;
-    pick->config = twin;
-    pick->tma_store = true;
-    return;
-  }
+  if (!takes_tma_twin(pick->config)) return;
+  const std::optional<KernelConfig> twin = tma_store_twin(problem, pick->config, scope);
+  if (!twin) return;
+  pick->config = *twin;
+  pick->tma_store = true;
 }
 
 std::optional<Prediction> predict_from_neighbors(const Problem& problem,

@@ -47,13 +47,14 @@
 //            tile of that kind whose rounds over the SMs cover the least area (fit_waves in
 //            neighbors.cpp) replaces it; to kNarrowSwapMaxM tokens at N up to
 //            kNarrowSwapMaxN, the same over 64-row swap-AB tiles against any unsplit pick
-//            (fit_narrow_swap). Then a swap-AB pick
-//            whose token tiles pair up and whose weights hold kShareWeightsMinElements or more
-//            becomes its compiled twin that multicasts the weight tile to each pair
-//            (share_weights in neighbors.cpp). From kSplitRoundMinM to kSplitRoundMaxM tokens,
-//            where 128-row tiles of N fill at most a third of the SMs and K is long, one swap-AB
-//            tile of every token with K split to fill one round (fit_split_round). Last, an unsplit
-//            swap-AB pick with direct stores
+//            (fit_narrow_swap). Then a swap-AB pick whose token tiles pair up and whose weights
+//            hold kShareWeightsMinElements or more becomes its compiled twin that multicasts the
+//            weight tile to each pair (share_weights in neighbors.cpp); from kSmallMFitMinM to
+//            below kWaveFitMinM tokens with fp32 accumulation, the cost model's swap-AB tile where
+//            it costs kSmallMFitMargin less (fit_small_m); from
+//            kSplitRoundMinM to kSplitRoundMaxM tokens, where 128-row tiles of N fill at most a
+//            third of the SMs and K is long, one swap-AB tile of every token with K split to fill
+//            one round (fit_split_round). Last, an unsplit swap-AB pick with direct stores
 //            becomes its compiled twin that stores C through TMA (store_through_tma)
 #pragma once
 

@@ -267,9 +267,9 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // 2500x3072x8192 0.896 -> 0.992 (232x128, its TMA-store twin), 1200x5120x5120 0.935 -> 1.015
     // (96x256). No spills. 112 over 256 (1200 = 11 x 112 over 3072 = 12 x 256: one round of 132
     // CTAs) stores at the tile's end instead of deferring (kDeferEpilogue), which spilled it in
-    // both accumulations;
-    // through the JIT its TMA-store twin ran 1.00-1.02 of cublaslt-best at 1200x3072x{3072,8192}
-    // NN, where dispatch's 112x128 twin ran 0.91-0.93 (bench/results/2026-11-30-h200-swap-112x256).
+    // both accumulations; through the JIT its TMA-store twin ran 1.00-1.02 of cublaslt-best at
+    // 1200x3072x{3072,8192} NN, where dispatch's 112x128 twin ran 0.91-0.93
+    // (bench/results/2026-11-30-h200-swap-112x256).
     {{.block_m = 128, .block_n = 232, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 256, .block_n = 96, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
