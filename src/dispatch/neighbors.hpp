@@ -109,7 +109,7 @@ inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
 // it changed at 400-480 tokens gained 1.9% (TN) and 6.7% (NN)
 // (bench/results/2026-11-30-h200-twin-ties-below-512).
 inline constexpr double kWaveFitSmallTwinCost = 0.96;
-inline constexpr int64_t kWaveFitMaxRounds = 4;
+inline constexpr int64_t kWaveFitMaxRounds = 8;
 inline constexpr double kWaveFitMargin = 0.02;
 // fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the
 // probe's range: 520-1050 tokens, N 1536-3072).
