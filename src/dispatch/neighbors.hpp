@@ -89,9 +89,13 @@ inline constexpr int kCarriedConfigs = 32;
 // over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins); the
 // 112x128 twin, with the least reuse per row loaded, lost 0-5% in all six calls it took
 // uncharged there, and keeps the charge. Only where the pick runs at
-// most kWaveFitMaxRounds rounds (the measured range: past it the last round's padding is a small
-// part of the time, smaller than the 2-4% the tiles' rates differ by), and only for a tile that
-// takes kWaveFitMargin fewer slots. From 384 tokens: the probes behind the rule ran from 520, but
+// most kWaveFitMaxRounds rounds, and only for a tile that takes kWaveFitMargin fewer slots, or
+// kWaveFitLongMargin fewer where the pick runs more than kWaveFitShortRounds: the probes behind
+// the rule stopped at four rounds, and past them the tiles' rates per slot differ by as much as
+// the last round's padding (2-4%). Up to eight rounds with a 2% margin the 72 calls it changed
+// ran 2.2% faster against main but eight lost 3-13% (176x128 at 2800x8192x2048, 144x128 at
+// 7000x2048x2048); with 4% past four rounds 35 change, as fast as the 72 together, two losing
+// (bench/results/2026-11-30-h200-waves-to-eight-rounds). From 384 tokens: the probes behind the rule ran from 520, but
 // at 384-450 tokens the five calls it changed ran 2-8% faster but one (-2.5%, within the spread)
 // (bench/results/2026-11-30-h200-waves-from-384); fit_small_m had fired on no suite call there.
 inline constexpr int64_t kWaveFitMinM = 384;
@@ -110,7 +114,9 @@ inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
 // (bench/results/2026-11-30-h200-twin-ties-below-512).
 inline constexpr double kWaveFitSmallTwinCost = 0.96;
 inline constexpr int64_t kWaveFitMaxRounds = 8;
+inline constexpr int64_t kWaveFitShortRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
+inline constexpr double kWaveFitLongMargin = 0.04;
 // fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the
 // probe's range: 520-1050 tokens, N 1536-3072).
 inline constexpr int64_t kNarrowSwapMaxM = 1050;
