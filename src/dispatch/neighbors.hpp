@@ -98,9 +98,10 @@ inline constexpr int kCarriedConfigs = 32;
 // the last round's padding (2-4%). Up to eight rounds with a 2% margin the 72 calls it changed
 // ran 2.2% faster against main but eight lost 3-13% (176x128 at 2800x8192x2048, 144x128 at
 // 7000x2048x2048); with 4% past four rounds 35 change, as fast as the 72 together, two losing
-// (bench/results/2026-11-30-h200-waves-to-eight-rounds). From 384 tokens: the probes behind the rule ran from 520, but
-// at 384-450 tokens the five calls it changed ran 2-8% faster but one (-2.5%, within the spread)
-// (bench/results/2026-11-30-h200-waves-from-384); fit_small_m had fired on no suite call there.
+// (bench/results/2026-11-30-h200-waves-to-eight-rounds). From 384 tokens: the probes behind the
+// rule ran from 520, but at 384-450 tokens the five calls it changed ran 2-8% faster but one
+// (-2.5%, within the spread) (bench/results/2026-11-30-h200-waves-from-384); fit_small_m had
+// fired on no suite call there.
 inline constexpr int64_t kWaveFitMinM = 384;
 inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
