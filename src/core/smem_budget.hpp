@@ -30,8 +30,11 @@ constexpr int sm90_c_chunk_elems(int block_n, bool swap_ab) {
 // every chunk without waiting, and the tile's TMA stores drain while the next tile's mainloop
 // runs (they only have to be done reading before the next epilogue). Otherwise it double-buffers
 // two column chunks, and a chunk waits for the store two chunks back. The two measured level on
-// short K (docs/notes/perf-notes.md, step 6); the double buffer leaves room for a fourth stage. A
-// ping-pong kernel stages two tiles, one per consumer warpgroup.
+// short K (docs/notes/perf-notes.md, step 6); the double buffer leaves room for a fourth stage.
+// Not so for swap-AB tiles, whose chunks are rows of C: those of 80-208 tokens in 16-row chunks
+// ran 5-8% faster staged whole at one stage less, and the catalog gives them that depth
+// (bench/results/2026-11-30-h200-whole-16-twins). A ping-pong kernel stages two tiles, one per
+// consumer warpgroup.
 struct Sm90SmemPlan {
   int operand_bytes = 0;
   int staging_chunk_elems = 0;  // columns per staged chunk

@@ -305,7 +305,13 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // warpgroup writes its accumulators transposed (stmatrix .trans) into C-oriented
     // 128-byte-swizzled boxes that one TMA store puts in C's rows, where the direct stores write
     // each C row half a sector per instruction. Each runs its direct-store tile's ring, or the
-    // deepest that fits beside the staging. Against each st twin, interleaved
+    // deepest that fits beside the staging; widths of an odd number of 16-token groups (80, 112,
+    // 144, 176, 208) one stage less than that, so that the whole tile is staged (as 8 mod 16
+    // widths are, core/smem_budget.hpp): double-buffered, they waited on 5-13 chunk stores a
+    // tile, and their per-slot rate ran 5-15% below 152x128's
+    // (bench/results/2026-11-30-h200-odd-width-charge/probe); one stage shallower, the 133 calls
+    // of the suites and a prefill probe that run them went 5.7% faster against cublaslt-best
+    // (bench/results/2026-11-30-h200-whole-16-twins/ab). Against each st twin, interleaved
     // (bench/results/2026-11-29-h200-swap-tma-store): 1.036 (fp32) and 1.034 (fp16) over twelve
     // shapes, 300x50264x768 1.19-1.21, 300x2048x8192 1.03-1.08, none below 0.976. Dispatch
     // reaches them through its TMA-store rule (neighbors.cpp, store_through_tma), not as
@@ -314,27 +320,27 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 112, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 64, .block_n = 144, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
+    {{.block_m = 64, .block_n = 144, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 160, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 2,
+    {{.block_m = 128, .block_n = 80, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
+    {{.block_m = 128, .block_n = 112, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
+    {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+    {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
+    {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
+    {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},

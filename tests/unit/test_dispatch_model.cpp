@@ -598,7 +598,7 @@ TEST(DispatchModel, UnsplitSwapTilesAreCreditedTheirTmaTwin) {
   KernelConfig split = twin_direct;
   split.split_k = 2;
   for (const KernelConfig& c :
-       {split, config("sm90_ws_80x128x64_s8_c1x1_w2_m8_tma_sk1_f32_nn_swap"),
+       {split, config("sm90_ws_80x128x64_s7_c1x1_w2_m8_tma_sk1_f32_nn_swap"),
         config("sm90_ws_48x64x64_s12_c1x1_w1_m8_st_sk1_f32_nn_swap"),
         config("sm90_ws_128x128x64_s7_c1x1_w2_m8_st_sk1_f32_nn")})
     EXPECT_EQ(credit(at150, c), 0.0) << c.name();
@@ -647,7 +647,7 @@ TEST(DispatchStoreThroughTma, AnUnclusteredSwapPickStoresCThroughItsTmaTwin) {
     ASSERT_TRUE(p);
     EXPECT_TRUE(p->tma_store) << p->config.name();
     EXPECT_TRUE(p->config.swap_ab && p->config.block_m == 80 && p->config.block_n == 128 &&
-                p->config.epilogue == Epilogue::kTmaStore && p->config.num_stages == 8 &&
+                p->config.epilogue == Epilogue::kTmaStore && p->config.num_stages == 7 &&
                 p->config.split_k == 1 && p->config.cluster_m == 1 &&
                 p->config.layout == layout && p->config.accum == accum)
         << p->config.name();
