@@ -329,12 +329,8 @@ std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& 
   const int64_t rounds = int64_t(tile_waves(problem, c, device).waves);
   const bool small_m = problem.m < kWaveFitTwinAreaMinM;
   const int twin_min_area = small_m ? kWaveFitMinArea : kWaveFitTwinMinArea;
-  // Token widths of an odd number of 16-column groups over 128 rows (144, 176, 208) ran 5-15%
-  // below 152 and 160 per slot at 1100-7000 tokens
-  // (bench/results/2026-11-30-h200-odd-width-charge/probe).
-  const bool odd_width = c.block_n == 128 && c.block_m % 32 == 16;
   const bool charged =
-      c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c) || odd_width);
+      c.swap_ab && (c.block_m * c.block_n < twin_min_area || !stores_through_tma(c));
   const double rate = charged                  ? kWaveFitSwapCost
                       : c.swap_ab && small_m ? kWaveFitSmallTwinCost
                                              : 1.0;

@@ -88,10 +88,11 @@ inline constexpr int kCarriedConfigs = 32;
 // slot or better (bench/results/2026-11-30-h200-mid-m-probe), and uncharged they ran 3.7% faster
 // over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins); the
 // 112x128 twin, with the least reuse per row loaded, lost 0-5% in all six calls it took
-// uncharged there, and keeps the charge; so do the twins of 144, 176 and 208 tokens over 128
-// rows (an odd number of 16-token groups), which ran 5-15% below 152x128 per slot at
-// 1100-7000 tokens; charged, the 45 calls that changed ran 3% faster
-// (bench/results/2026-11-30-h200-odd-width-charge). Only where the pick runs at
+// uncharged there, and keeps the charge. The twins of 144, 176 and 208 tokens over 128 rows
+// were charged too while their C staging came in double-buffered 16-row chunks (5-15% below
+// 152x128 per slot, bench/results/2026-11-30-h200-odd-width-charge); staged whole they are not:
+// uncharged, the 45 calls that changes ran 1.4% faster against cublaslt-best, eight 2-6% slower
+// (bench/results/2026-11-30-h200-whole-16-twins/nc). Only where the pick runs at
 // most kWaveFitMaxRounds rounds, and only for a tile that takes kWaveFitMargin fewer slots, or
 // kWaveFitLongMargin fewer where the pick runs more than kWaveFitShortRounds: the probes behind
 // the rule stopped at four rounds, and past them the tiles' rates per slot differ by as much as

@@ -277,8 +277,7 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
                                });
   const int twin_min_area = m < dispatch::kWaveFitTwinAreaMinM ? dispatch::kWaveFitMinArea
                                                                 : dispatch::kWaveFitTwinMinArea;
-  const bool odd_width = c.block_n == 128 && c.block_m % 32 == 16;
-  const bool charged = c.swap_ab && (c.block_m * c.block_n < twin_min_area || !tma || odd_width);
+  const bool charged = c.swap_ab && (c.block_m * c.block_n < twin_min_area || !tma);
   const double rate = charged ? dispatch::kWaveFitSwapCost
                       : c.swap_ab && m < dispatch::kWaveFitTwinAreaMinM
                           ? dispatch::kWaveFitSmallTwinCost
