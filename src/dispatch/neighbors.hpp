@@ -86,10 +86,12 @@ inline constexpr int kCarriedConfigs = 32;
 // tiles with a TMA-store twin, which runs in their place, are not charged from
 // kWaveFitTwinMinArea: at 600-1150 tokens those twins ran level with the cooperative tiles per
 // slot or better (bench/results/2026-11-30-h200-mid-m-probe), and uncharged they ran 3.7% faster
-// over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins); the
-// 112x128 twin, with the least reuse per row loaded, lost 0-5% in all six calls it took
-// uncharged there, and keeps the charge. The twins of 144, 176 and 208 tokens over 128 rows
-// were charged too while their C staging came in double-buffered 16-row chunks (5-15% below
+// over the 47 calls whose pick they took (bench/results/2026-11-30-h200-wave-swap-twins). The
+// 112x128 twin lost 0-5% in all six calls it took uncharged there while its C staging came in
+// double-buffered 16-row chunks; staged whole, it and 120x128 go uncharged from 112x128: the 34
+// calls that changed ran 1-2% faster against cublaslt-best, none more than 4% slower
+// (bench/results/2026-11-30-h200-wave-rules-widened/ta). The twins of 144, 176 and 208 tokens
+// over 128 rows were charged too while staged in double-buffered 16-row chunks (5-15% below
 // 152x128 per slot, bench/results/2026-11-30-h200-odd-width-charge); staged whole they are not:
 // uncharged, the 45 calls that changes ran 1.4% faster against cublaslt-best, eight 2-6% slower
 // (bench/results/2026-11-30-h200-whole-16-twins/nc). Only where the pick runs at
@@ -99,15 +101,18 @@ inline constexpr int kCarriedConfigs = 32;
 // the last round's padding (2-4%). Up to eight rounds with a 2% margin the 72 calls it changed
 // ran 2.2% faster against main but eight lost 3-13% (176x128 at 2800x8192x2048, 144x128 at
 // 7000x2048x2048); with 4% past four rounds 35 change, as fast as the 72 together, two losing
-// (bench/results/2026-11-30-h200-waves-to-eight-rounds). From 384 tokens: the probes behind the
-// rule ran from 520, but at 384-450 tokens the five calls it changed ran 2-8% faster but one
-// (-2.5%, within the spread) (bench/results/2026-11-30-h200-waves-from-384); fit_small_m had
-// fired on no suite call there.
+// (bench/results/2026-11-30-h200-waves-to-eight-rounds). Up to 32 rounds with the same margins,
+// the 33 calls that changed past eight rounds (9-26: 192x192 and 208x192 of three warpgroups,
+// 128x224-256 in 2x1 clusters giving way to twins of 96-224 tokens) ran 4.8% faster, one 3%
+// slower (bench/results/2026-11-30-h200-wave-rules-widened/r64). From 384 tokens: the probes
+// behind the rule ran from 520, but at 384-450 tokens the five calls it changed ran 2-8% faster
+// but one (-2.5%, within the spread) (bench/results/2026-11-30-h200-waves-from-384); fit_small_m
+// had fired on no suite call there.
 inline constexpr int64_t kWaveFitMinM = 384;
 inline constexpr int kWaveFitMinArea = 128 * 96;
 inline constexpr int kWaveFitMinSide = 96;
 inline constexpr double kWaveFitSwapCost = 1.0 / 0.95;
-inline constexpr int kWaveFitTwinMinArea = 128 * 128;
+inline constexpr int kWaveFitTwinMinArea = 112 * 128;
 // ... from this many tokens: below it, where 3-5 token tiles cover M, the twins of 96-120 tokens
 // over 128 rows ran 2-9% faster than the cooperative tiles of as many slots or more
 // (bench/results/2026-11-30-h200-probe-400), and any twin of kWaveFitMinArea goes uncharged.
@@ -118,7 +123,7 @@ inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
 // it changed at 400-480 tokens gained 1.9% (TN) and 6.7% (NN)
 // (bench/results/2026-11-30-h200-twin-ties-below-512).
 inline constexpr double kWaveFitSmallTwinCost = 0.96;
-inline constexpr int64_t kWaveFitMaxRounds = 8;
+inline constexpr int64_t kWaveFitMaxRounds = 32;
 inline constexpr int64_t kWaveFitShortRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
 inline constexpr double kWaveFitLongMargin = 0.04;
