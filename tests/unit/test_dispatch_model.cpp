@@ -363,10 +363,14 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
     EXPECT_TRUE(p->config.swap_ab || p->config.block_n % 64 == 0) << m << ": " << p->config.name();
   }
   EXPECT_GT(replaced_nn, 3);
-  // Below kWaveFitMinM tokens, with fp16 accumulation, and where the pick runs many rounds
-  // (16384 tokens: 128x256 makes 2560 tiles, 20 rounds), transfer's pick stands.
+  // Below kWaveFitMinM tokens, with fp16 accumulation, and where the pick runs more than
+  // kWaveFitMaxRounds rounds (32768 tokens: 128x256 makes 5120 tiles, 39 rounds), transfer's
+  // pick stands.
   EXPECT_FALSE(pick(dispatch::kWaveFitMinM - 1)->wave_fit);
-  EXPECT_FALSE(pick(16384)->wave_fit) << pick(16384)->config.name();
+  const auto many = pick(32768);
+  ASSERT_TRUE(many);
+  EXPECT_GT(rounds(32768, many->config), dispatch::kWaveFitMaxRounds) << many->config.name();
+  EXPECT_FALSE(many->wave_fit) << many->config.name();
   const Points tuned16{{2048, 5120, 4096, Layout::kTN, Accum::kF16}};
   const auto p16 =
       dispatch::predict_from_neighbors({1100, 5120, 4096, Layout::kTN, Accum::kF16},
