@@ -285,6 +285,13 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
   return {rounds, double(rounds) * c.block_m * c.block_n * rate};
 }
 
+// The share of a pick's slots a rival must save to replace it: kWaveFitMargin, past
+// kWaveFitShortRounds rounds kWaveFitLongMargin.
+double expected_margin(int64_t pick_rounds) {
+  return pick_rounds > dispatch::kWaveFitShortRounds ? dispatch::kWaveFitLongMargin
+                                                     : dispatch::kWaveFitMargin;
+}
+
 // The wave rule (fit_waves): at an fp32 shape no table holds, transfer's cooperative pick of two
 // or more warpgroups is replaced by the compiled candidate (at least kWaveFitMinArea and
 // kWaveFitMinSide) whose rounds over the SMs cover the least area, where that is kWaveFitMargin
@@ -330,9 +337,11 @@ TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
       EXPECT_EQ(p->config.raster, Raster::kAlongM) << m;
       EXPECT_TRUE(candidate(p->config)) << p->config.name();
     }
-    if (!measured(p->config) || rounds(m, p->config) > dispatch::kWaveFitMaxRounds) continue;
-    const bool long_run = rounds(m, p->config) > dispatch::kWaveFitShortRounds;
-    const double margin = long_run ? dispatch::kWaveFitLongMargin : dispatch::kWaveFitMargin;
+    if (!measured(p->config)) continue;
+    const int64_t pick_rounds = rounds(m, p->config);
+    if (pick_rounds > dispatch::kWaveFitMaxRounds) continue;
+    const bool long_run = pick_rounds > dispatch::kWaveFitShortRounds;
+    const double margin = expected_margin(pick_rounds);
     bool short_margin_rival = false;
     for (const KernelInstance& inst : registry::instances()) {
       const KernelConfig& c = inst.config;
@@ -446,10 +455,7 @@ TEST(DispatchWaves, NarrowLayersTakeTheSixtyFourRowSwapTileThatFillsTheRounds) {
             continue;
           const auto [c_rounds, c_slots] = expected_slots(d, m, n, c);
           if (c_rounds != 1) continue;
-          const double margin = rounds > dispatch::kWaveFitShortRounds
-                                    ? dispatch::kWaveFitLongMargin
-                                    : dispatch::kWaveFitMargin;
-          EXPECT_GE(c_slots, own * (1.0 - margin) * 0.999999)
+          EXPECT_GE(c_slots, own * (1.0 - expected_margin(rounds)) * 0.999999)
               << problem.name() << ": " << c.name() << " fills the rounds better than "
               << p->config.name();
         }
