@@ -337,12 +337,6 @@ std::optional<WaveSlots> tile_slots(const Problem& problem, const KernelConfig& 
   return WaveSlots{rounds, double(rounds) * c.block_m * c.block_n * rate};
 }
 
-// The share of a pick's slots a wave rule's tile must save (kWaveFitMargin, past
-// kWaveFitShortRounds rounds kWaveFitLongMargin).
-double wave_fit_margin(const WaveSlots& pick) {
-  return pick.rounds > kWaveFitShortRounds ? kWaveFitLongMargin : kWaveFitMargin;
-}
-
 std::optional<WaveSlots> wave_slots(const Problem& problem, const KernelConfig& c,
                                     const DeviceInfo& device) {
   if (c.schedule != Schedule::kCooperative || c.num_consumer_wgs < 2) return std::nullopt;
@@ -365,7 +359,7 @@ bool wave_candidate(const KernelConfig& c) {
 // model's, the fastest by a fit that does not count rounds); here another width may fill them
 // better. Among the compiled candidates (wave_candidate), the one with the fewest slots (ties to
 // the larger tile, then the deeper ring) replaces the pick, at the default raster, where it
-// takes wave_fit_margin fewer than the pick's own and the pick runs at most kWaveFitMaxRounds
+// takes kWaveFitMargin fewer than the pick's own and the pick runs at most kWaveFitMaxRounds
 // rounds. A pick that wave_slots does not measure stays. On eighteen TN shapes of 1100-3300 tokens
 // that no suite holds (six llm-fresh layers; every pick at most four rounds), dispatch went from
 // 0.937 to 0.959 of cublaslt-best, the best of 28 tiles per shape being 0.965
@@ -380,7 +374,7 @@ void fit_waves(const Problem& problem, Prediction* pick, const NeighborScope& sc
   const std::optional<WaveSlots> own = wave_slots(problem, pick->config, device);
   if (!own || own->rounds > kWaveFitMaxRounds) return;
   std::optional<KernelConfig> best;
-  double best_slots = own->slots * (1.0 - wave_fit_margin(*own));
+  double best_slots = own->slots * (1.0 - kWaveFitMargin);
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& c = inst.config;
     if (!catalog_sm90_for(c, problem)) continue;
@@ -424,7 +418,7 @@ void fit_narrow_swap(const Problem& problem, Prediction* pick, const NeighborSco
   const std::optional<WaveSlots> own = tile_slots(problem, pick->config, device);
   if (!own || own->rounds > kWaveFitMaxRounds) return;
   std::optional<KernelConfig> best;
-  double best_slots = own->slots * (1.0 - wave_fit_margin(*own));
+  double best_slots = own->slots * (1.0 - kWaveFitMargin);
   for (const KernelInstance& inst : registry::instances()) {
     const KernelConfig& c = inst.config;
     if (!catalog_sm90_for(c, problem) || !c.swap_ab || c.num_consumer_wgs != 1 ||

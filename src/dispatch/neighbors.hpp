@@ -95,13 +95,12 @@ inline constexpr int kCarriedConfigs = 32;
 // 152x128 per slot, bench/results/2026-11-30-h200-odd-width-charge); staged whole they are not:
 // uncharged, the 45 calls that changes ran 1.4% faster against cublaslt-best, eight 2-6% slower
 // (bench/results/2026-11-30-h200-whole-16-twins/nc). Only where the pick runs at
-// most kWaveFitMaxRounds rounds, and only for a tile that takes kWaveFitMargin fewer slots, or
-// kWaveFitLongMargin fewer where the pick runs more than kWaveFitShortRounds: the probes behind
-// the rule stopped at four rounds, and past them the tiles' rates per slot differ by as much as
-// the last round's padding (2-4%). Up to eight rounds with a 2% margin the 72 calls it changed
-// ran 2.2% faster against main but eight lost 3-13% (176x128 at 2800x8192x2048, 144x128 at
-// 7000x2048x2048); with 4% past four rounds 35 change, as fast as the 72 together, two losing
-// (bench/results/2026-11-30-h200-waves-to-eight-rounds). Up to 32 rounds with the same margins,
+// most kWaveFitMaxRounds rounds, and only for a tile that takes kWaveFitMargin fewer slots. Up
+// to eight rounds with that margin the 72 calls it changed ran 2.2% faster against main but eight
+// lost 3-13% (176x128 at 2800x8192x2048, 144x128 at 7000x2048x2048), while the 176- and 208-token
+// twins were still double-buffered (bench/results/2026-11-30-h200-waves-to-eight-rounds), and a
+// 4% margin past four rounds kept them out until the twins staged whole
+// (docs/notes/2026-11-30-whole-16-twins.md). Up to 32 rounds with the same margins,
 // the 33 calls that changed past eight rounds (9-26: 192x192 and 208x192 of three warpgroups,
 // 128x224-256 in 2x1 clusters giving way to twins of 96-224 tokens) ran 4.8% faster, one 3%
 // slower (bench/results/2026-11-30-h200-wave-rules-widened/r64). From 384 tokens: the probes
@@ -124,9 +123,7 @@ inline constexpr int64_t kWaveFitTwinAreaMinM = 512;
 // (bench/results/2026-11-30-h200-twin-ties-below-512).
 inline constexpr double kWaveFitSmallTwinCost = 0.96;
 inline constexpr int64_t kWaveFitMaxRounds = 32;
-inline constexpr int64_t kWaveFitShortRounds = 4;
 inline constexpr double kWaveFitMargin = 0.02;
-inline constexpr double kWaveFitLongMargin = 0.04;
 // fit_narrow_swap: the wave rule over 64-row swap-AB tiles, up to these token counts and N (the
 // probe's range: 520-1050 tokens, N 1536-3072).
 inline constexpr int64_t kNarrowSwapMaxM = 1050;
