@@ -20,6 +20,12 @@ __device__ __forceinline__ uint32_t pinned(uint32_t x) {
   asm volatile("" : "+r"(x));
   return x;
 }
+// A pointer likewise: a loop that steps it is not unrolled into one address per iteration.
+template <class T>
+__device__ __forceinline__ T* pinned(T* p) {
+  asm volatile("" : "+l"(p));
+  return p;
+}
 
 // Sets the arrival count of the first phase. One thread, before any use; follow with
 // fence_mbarrier_init() and a CTA or cluster barrier.

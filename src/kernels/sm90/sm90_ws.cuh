@@ -728,24 +728,26 @@ __device__ __forceinline__ void store_tile_direct(PackedTile<Traits> const& pack
   for (int mt = 0; mt < Traits::kWgAtomsM; ++mt) {
     const int row_lo = m_origin + mt * 64 + warp_in_wg * 16 + lane / 4;
     const int row_hi = row_lo + 8;
+    // One pointer stepped 32 columns at a time and held in a register: with each store's address
+    // computed from (row, col) ptxas hoisted all of them, which spilled 192x192 and 192x208 of
+    // three consumer warpgroups (32 and 88 B).
+    uint16_t* p = c + row_lo * ldc + n_origin + q * 8;
 #pragma unroll
-    for (int g = 0; g + 4 <= kGroups; g += 4) {
+    for (int g = 0; g + 4 <= kGroups; g += 4, p = ptx::pinned(p + 32)) {
       uint32_t lo[4], hi[4];
 #pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        lo[p] = packed[mt][2 * (g + p)];
-        hi[p] = packed[mt][2 * (g + p) + 1];
+      for (int i = 0; i < 4; ++i) {
+        lo[i] = packed[mt][2 * (g + i)];
+        hi[i] = packed[mt][2 * (g + i) + 1];
       }
       quad_transpose(lo, lane);
       quad_transpose(hi, lane);
       const int col = n_origin + (g + q) * 8;
       if (col < n) {
         if (row_lo < m)
-          *reinterpret_cast<uint4*>(c + row_lo * ldc + col) =
-              make_uint4(lo[0], lo[1], lo[2], lo[3]);
+          *reinterpret_cast<uint4*>(p) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
         if (row_hi < m)
-          *reinterpret_cast<uint4*>(c + row_hi * ldc + col) =
-              make_uint4(hi[0], hi[1], hi[2], hi[3]);
+          *reinterpret_cast<uint4*>(p + 8 * ldc) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
       }
     }
     // BN % 32 != 0: the last one to three groups are stored as column pairs.
