@@ -1,7 +1,7 @@
 """scripts/dispatch-replay on hand-made explain outputs and results files: the changed calls it
 finds, the speeds it reads (dispatch's rows and config: rows, each over the same file's
-baseline), the median over files, the GPU filter, and the rows it must not use (not passed,
-another mode)."""
+baseline), the median over files, the GPU filter, the rows it must not use (not passed, another
+mode), and --regret's list of calls where another config measured faster than the pick."""
 import gzip
 import math
 import os
@@ -95,6 +95,29 @@ class DispatchReplay(unittest.TestCase):
         r = run(self.before, self.after, "--results", os.path.join(self.dir.name, "none*.csv"))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.strip(), "2 calls changed, 0 measured both ways")
+
+    def test_regret_lists_a_faster_measured_config(self):
+        # The picks of `before`: A at M = 100 (0.6, B measured 1.1), A at M = 200 (0.5, C's row
+        # failed, so nothing else measured), A at M = 300 (never measured).
+        r = run(self.before, "--regret", "--results", self.glob, "--gpu", "H200")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 2, r.stdout)
+        self.assertEqual(lines[0], f"100x512x512 tn f32: A 0.600 -> B 1.100  {1.1 / 0.6:.3f}")
+        self.assertEqual(lines[1], "3 calls, 2 of their picks measured, 1 with a config measured"
+                                   " 1.03x faster or more")
+
+    def test_regret_below_the_least_ratio_lists_nothing(self):
+        r = run(self.before, "--regret", "--min", "2", "--results", self.glob, "--gpu", "H200")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "3 calls, 2 of their picks measured, 0 with a config"
+                                           " measured 2.00x faster or more")
+
+    def test_regret_takes_one_explain_output(self):
+        for args in ((self.before, self.after, "--regret"), (self.before,)):
+            r = run(*args, "--results", self.glob)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn("give BEFORE and AFTER, or one explain output with --regret", r.stderr)
 
     def test_refuses_a_file_without_picks(self):
         empty = os.path.join(self.dir.name, "empty.txt")
