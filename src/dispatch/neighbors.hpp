@@ -100,11 +100,12 @@ inline constexpr int kCarriedConfigs = 32;
 // lost 3-13% (176x128 at 2800x8192x2048, 144x128 at 7000x2048x2048), while the 176- and 208-token
 // twins were still double-buffered (bench/results/2026-11-30-h200-waves-to-eight-rounds), and a
 // 4% margin past four rounds kept them out until the twins staged whole
-// (docs/notes/2026-11-30-whole-16-twins.md); one margin since, the 70 calls that changed ran 1.6%
-// faster, six 2.6-6.7% slower (bench/results/2026-11-30-h200-one-margin). Up to 32 rounds with the same margins,
-// the 33 calls that changed past eight rounds (9-26: 192x192 and 208x192 of three warpgroups,
+// (docs/notes/2026-11-30-whole-16-twins.md). Up to 32 rounds with those two margins, the 33
+// calls that changed past eight rounds (9-26: 192x192 and 208x192 of three warpgroups,
 // 128x224-256 in 2x1 clusters giving way to twins of 96-224 tokens) ran 4.8% faster, one 3%
-// slower (bench/results/2026-11-30-h200-wave-rules-widened/r64). From 384 tokens: the probes
+// slower (bench/results/2026-11-30-h200-wave-rules-widened/r64). With one margin at any number
+// of rounds since, the 70 calls that changed ran 1.6% faster, six 2.6-6.7% slower
+// (bench/results/2026-11-30-h200-one-margin). From 384 tokens: the probes
 // behind the rule ran from 520, but at 384-450 tokens the five calls it changed ran 2-8% faster
 // but one (-2.5%, within the spread) (bench/results/2026-11-30-h200-waves-from-384); fit_small_m
 // had fired on no suite call there.

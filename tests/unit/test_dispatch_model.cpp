@@ -288,9 +288,8 @@ ExpectedSlots expected_slots(const DeviceInfo& d, int64_t m, int64_t n, const Ke
 // The wave rule (fit_waves): at an fp32 shape no table holds, transfer's cooperative pick of two
 // or more warpgroups is replaced by the compiled candidate (at least kWaveFitMinArea and
 // kWaveFitMinSide) whose rounds over the SMs cover the least area, where that is kWaveFitMargin
-// less; not below
-// kWaveFitMinM tokens, not where the pick runs more than kWaveFitMaxRounds rounds, not for fp16
-// accumulation.
+// less; not below kWaveFitMinM tokens, not where the pick runs more than kWaveFitMaxRounds
+// rounds, not for fp16 accumulation.
 TEST(DispatchWaves, TransferTakesTheTileThatFillsTheRounds) {
   const DeviceInfo d = h100();
   const dispatch::NeighborScope scope = registry_scope(d, nullptr);
