@@ -3,7 +3,10 @@
 # 1) build ref (main: the patch reversed) and new (the working tree, with the GPU tests);
 # 2) new: test_sm90_family, memcheck_sm90, memcheck_sm90_split_k, memcheck_sm90_tail_split;
 # 3) A/B ref vs new, each interleaved with cublaslt-best (graph): the calls the rule changes
-#    (rule-calls.txt: m n k layout acc), two rounds; then llm-heldout and llm-fresh, fp32, tn,nn.
+#    (rule-calls.txt: m n k layout acc), two rounds; then llm-heldout and llm-fresh, fp32, tn,nn;
+# 4) leads: regret-probe.txt (dispatch-replay --regret --min 1.04 over the suites' picks: another
+#    config measured 4% faster in some earlier file), pick and that config and cublaslt-best
+#    interleaved in one process, new build, as time allows.
 # Run: REFHASH=<main> NEWHASH=<tree> bash scratch/ab/call5-next.sh  (carry scratch/ab)
 set -u
 o=/tmp/o; rm -rf $o; mkdir -p $o/ab $o/tests $o/rule
@@ -42,5 +45,12 @@ for s in llm-heldout llm-fresh; do
     echo "$s $side $(el) s"
   done
 done
-gzip $o/ab/* $o/rule/* $o/tests/*.log
+mkdir -p $o/probe
+while read m n k lay acc pick alt; do
+  [ $(el) -lt 540 ] || break
+  timeout 20 /tmp/b/hgemm-new bench --shape ${m}x${n}x${k} --layout $lay --acc $acc --modes graph \
+    --impl config:$pick,config:$alt,cublaslt-best --out $o/probe/probe-$m-$n-$k-$lay-$acc.csv >> $o/probe/bench.log 2>&1 || echo "probe rc=$? $m $n $k $lay $acc"
+done < scratch/ab/regret-probe.txt
+echo "probe $(el) s"
+gzip $o/ab/* $o/rule/* $o/tests/*.log $o/probe/*
 tar czf $OUT/all.tgz -C $o --exclude build.log .
