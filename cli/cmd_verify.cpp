@@ -40,7 +40,8 @@ constexpr const char* kHelp = R"(usage: hgemm verify --suite grid|smoke|edge|FIL
   --impl I         dispatch (default: what hgemmRun runs), config:NAME (of the --dtype), or
                    family:sm80|sm90|decode (every compiled instance of the family, of the
                    --dtype, that can implement the shape)
-  --split-k S      run the chosen configs with S K-splits (1..64)
+  --split-k S      run the chosen configs with S K-splits (1..64; sm90 also 0, the last round
+                   split, where the instance compiles it: whole tiles elsewhere)
   --misalign E     offset A, B and C by E elements (odd E: 2-byte but not 16-byte aligned)
   --quick          random-normal check and guard bands only (for sanitizer runs)
   --seed S         random seed (default 24301)
@@ -84,11 +85,11 @@ std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum ac
                  "'");
 }
 
-// --split-k rewrites every explicit config (dispatch picks its own).
+// --split-k rewrites every explicit config (dispatch picks its own); -1 leaves them as named.
 std::vector<Target> targets_for(const std::string& impl, Layout layout, Accum accum, DType dtype,
                                 int split_k) {
   std::vector<Target> out = targets_for(impl, layout, accum, dtype);
-  if (split_k == 0) return out;
+  if (split_k < 0) return out;
   if (impl == "dispatch")
     throw ArgError("--split-k needs --impl config:NAME or family:sm80|sm90|decode");
   for (Target& t : out) {
@@ -135,8 +136,9 @@ int cmd_verify(const Args& raw) {
   const long long misalign = args.int_or("misalign", 0);
   if (misalign < 0 || misalign > 64) throw ArgError("--misalign must be 0..64");
   const long long max_failures = args.int_or("max-failures", -1);
-  const long long split_k = args.int_or("split-k", 0);
-  if (split_k < 0 || split_k > kMaxSplitK) throw ArgError("--split-k must be 1..64");
+  const long long split_k = args.int_or("split-k", -1);
+  if (split_k < -1 || split_k > kMaxSplitK)
+    throw ArgError("--split-k must be 0 (sm90: the last round split) or 1..64");
   // Resolve names before touching the device so argument errors come first.
   for (Layout l : layouts)
     for (Accum a : accums) targets_for(impl, l, a, dtype, int(split_k));

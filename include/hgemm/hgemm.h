@@ -204,7 +204,10 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  * workspace_size must then be at least hgemmGemmWorkspaceSize() for the descriptor (0 for
  * safety-net and batched calls and a column-major A read M-major; at most 64 MiB). The size
  * query cannot see the pointers: an A whose base alone is misaligned needs the copy's bytes
- * beyond it, or takes the safety net.
+ * beyond it, or takes the safety net. Nor does it count the last round's split, which dispatch
+ * gives some fp16 calls of two to four rounds of long tiles (scratch of at most 32 MiB, sized
+ * by the device's SM count): it uses a given workspace that holds it, and otherwise runs whole
+ * tiles (correct, on the split's kernel).
  */
 typedef enum { HGEMM_ORDER_ROW = 0, HGEMM_ORDER_COL = 1 } hgemmOrder_t;
 typedef enum { HGEMM_DTYPE_F16 = 0, HGEMM_DTYPE_BF16 = 1 } hgemmDataType_t;

@@ -152,7 +152,10 @@ struct KernelConfig {
   Raster raster = Raster::kAlongM;  // sm90 persistent scheduler: raster direction and group
   int group_size = 8;
   Epilogue epilogue = Epilogue::kDirect;
-  int split_k = 1;  // 1..kMaxSplitK K-splits, reduced in a second kernel
+  // 1..kMaxSplitK K-splits, reduced in a second kernel; sm90 also 0: whole tiles in the grid's
+  // full rounds, and the tiles left over each cut into 2-4 k-aligned pieces by the CTAs that
+  // would idle, reduced in the kernel (where the kernel compiles it; otherwise whole tiles).
+  int split_k = 1;
   Layout layout = Layout::kTN;
   Accum accum = Accum::kF32;
   bool swap_ab = false;  // sm90 TN: M on wgmma's N (16..256 in steps of 16), N on its M

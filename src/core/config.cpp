@@ -131,7 +131,8 @@ Status validate_sm90(const KernelConfig& c) {
                       "block_n / cluster_m in tn or block_k / cluster_m in nn)");
   if (!is_pow2(c.group_size) || c.group_size > 16)
     return invalid(c, "group_size must be 1, 2, 4, 8 or 16");
-  if (c.split_k < 1 || c.split_k > kMaxSplitK) return invalid(c, "split_k must be 1 to 64");
+  if (c.split_k < 0 || c.split_k > kMaxSplitK)
+    return invalid(c, "sm90 split_k must be 0 (the last round split) or 1 to 64");
   if (c.warps_m != 2 || c.warps_n != 2) return invalid(c, "sm90 does not use warps_m/warps_n");
   const int acc_regs = rows_per_wg * cols / 128 / (c.accum == Accum::kF16 ? 2 : 1);
   if (const int most = sm90_max_acc_regs(c.num_consumer_wgs); acc_regs > most) {

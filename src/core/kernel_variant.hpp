@@ -77,6 +77,11 @@ struct Sm90Variant {
   // different mangled names; with one type, two translation units would each define the same
   // host stub and the linker would keep one of them silently.
   Sm90Source source{};
+  // A flavour of the plain one: splits the last round (a config's split_k 0, sm90_ws.cuh), for
+  // the catalog rows that ask for it (sm90::has_tail_split_flavour). The fix-up's code compiled
+  // into every kernel, though never run, slowed the unsplit calls of the direct-store and small
+  // tiles by up to a quarter (docs/notes/2026-11-30-split-in-launch-and-stream-k.md).
+  bool tail_split = false;
 
   constexpr bool operator==(Sm90Variant const&) const = default;
 };
@@ -203,6 +208,8 @@ struct Sm90Geometry {
   int c_chunk = 0;  // C's columns per staged chunk and TMA-store box
   int c_box_outer = 0, c_box_inner = 0, c_swizzle = 0;
   Sm90SmemPlan smem;
+  // The kernel splits its last round where the call lets it (Sm90Variant::tail_split).
+  bool tail_split = false;
 
   constexpr bool operator==(Sm90Geometry const&) const = default;
 };
@@ -234,6 +241,28 @@ constexpr bool sm90_a_k_major(Sm90Variant const& v) {
   return !v.a_mn_major && !(v.swap_ab && v.layout == Layout::kNN);
 }
 
+// Whether a variant can compile the last round's split (split_k 0): the plain flavour with at most
+// two consumer warpgroups, ping-pong, fp16 accumulators or at most 104 fp32 accumulators a
+// thread. ptxas -v: the fix-up spilled 12-104 B on 128x224, 128x256 and 256x128 with two
+// warpgroups, 128x128 with one, and every three-warpgroup tile tried (192x128, 192x192); none on
+// 128x208, 128x192, the swap-AB tiles, 64x128 and 64x256 with one warpgroup, ping-pong 64x256
+// or 128x256 with fp16 accumulators.
+constexpr bool sm90_tail_split_ok(Sm90Variant const& v) {
+  const bool ping_pong = v.schedule == Schedule::kPingPong;
+  const int wg_rows =
+      ping_pong || sm90_splits_k_blocks(v) ? v.block_m : v.block_m / v.num_consumer_wgs;
+  const int fp32_words = wg_rows * v.block_n / 128;
+  return !v.general && v.num_consumer_wgs <= 2 &&
+         (ping_pong || v.accum == Accum::kF16 || fp32_words <= 104);
+}
+
+// The last round's split keeps an arrival counter per split tile, CTA of its cluster and band (a
+// cooperative consumer's rows, or the whole tile: Sm90Geometry::slot_consumer_warps / 4) ahead of
+// its partial tiles in the workspace: their bytes, rounded up to 256.
+constexpr int64_t sm90_tail_counter_bytes(int cluster_size, int bands, int64_t tiles) {
+  return (tiles * cluster_size * bands * 4 + 255) / 256 * 256;
+}
+
 constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   Sm90Geometry g;
   g.ping_pong = v.schedule == Schedule::kPingPong;
@@ -251,6 +280,7 @@ constexpr Sm90Geometry sm90_geometry(Sm90Variant const& v) {
   g.slot_consumer_warps = (g.ping_pong || g.split_k_blocks ? 1 : v.num_consumer_wgs) * 4;
   const Sm90RegisterSplit regs = sm90_register_split(v.num_consumer_wgs);
   g.realloc_regs = v.num_consumer_wgs > 1;
+  g.tail_split = v.tail_split;
   g.producer_regs = regs.producer;
   g.consumer_regs = regs.consumer;
   // A (and B in TN) rows are BK halves: one swizzle line of BK * 2 bytes. With a cluster of 2

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "dispatch/decode_rule.hpp"
 #include "dispatch/locate.hpp"
 #include "dispatch/rules.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "launch/sm90_jit.hpp"
 #include "launch/sm90_launch.hpp"
 #include "registry/registry.hpp"
@@ -702,11 +704,67 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
   return decision;
 }
 
+// Splitting the last round (a config's split_k 0, launch/sm90_launch.cu: the tiles past the last
+// whole round cut into 2-4 k-aligned pieces by the CTAs that would idle through it) on the H200:
+// 150x59136x8192 +6.4-6.8% (462 tiles of 152x128 on 132 SMs: 3.5 rounds, 128 k-blocks a tile),
+// while the 13 other suite calls where it applies moved -6% to +2%: tiles of a few microseconds
+// (8x64 to 64x256 over K <= 4096), or a last round that is a twentieth of the call
+// (bench/results/2026-11-30-h200-split-in-launch-and-stream-k/call4). So a pick made by rule
+// rather than measured for the shape (a table's exact entry) splits its last round where it takes
+// two to four rounds, leaves at most half a round of tiles, and a tile is at least
+// kLastRoundMinTileMacs multiply-adds (150x59136x8192's: 1.6e8; the losers' at most 3.4e7).
+inline constexpr int64_t kLastRoundMaxRounds = 4;
+inline constexpr int64_t kLastRoundMinTileMacs = int64_t(1) << 26;
+
+// The rounds of `pick`'s unsplit tiles where its last round splits (splits_last_round), else
+// none: two to four rounds, the CTAs past the last whole one (tile_waves: in CTAs, whole clusters
+// resident at once) at most half a round, and long tiles.
+std::optional<TileWaves> last_round_split(const Problem& problem, const KernelConfig& pick,
+                                          const GemmArgs& args, const DeviceInfo& device) {
+  if (pick.family != Family::kSm90Ws || pick.split_k != 1 || !pick.source.empty() ||
+      args.batch_count != 1 || sm90_needs_general(args) || device.sm_count <= 0 ||
+      !sm90::has_tail_split_flavour(sm90_variant(pick)))
+    return std::nullopt;
+  const TileWaves w = tile_waves(problem, pick, device);
+  const double rest = std::fmod(w.ctas, w.slots);
+  const double tile_macs = double(pick.block_m) * pick.block_n * w.per_split * pick.block_k;
+  if (w.waves >= 2 && w.waves <= kLastRoundMaxRounds && rest > 0 && 2 * rest <= w.slots &&
+      tile_macs >= double(kLastRoundMinTileMacs))
+    return w;
+  return std::nullopt;
+}
+
+Decision on_last_round(Decision decision, const Problem& problem, const GemmArgs& args,
+                       const DeviceInfo& device) {
+  if (decision.source == Source::kUserTable || decision.source == Source::kShippedTable)
+    return decision;
+  const std::optional<TileWaves> w = last_round_split(problem, decision.config, args, device);
+  if (!w) return decision;
+  KernelConfig& pick = decision.config;
+  // Counted in clusters, as the launcher deals them (tile_waves counts CTAs).
+  const int64_t cluster = int64_t(pick.cluster_m) * pick.cluster_n;
+  pick.split_k = 0;
+  decision.reason += "; its last round split: " +
+                     std::to_string(int64_t(std::fmod(w->ctas, w->slots)) / cluster) + " tiles of " +
+                     std::to_string(int64_t(w->per_split)) + " k-blocks left over from " +
+                     std::to_string(int64_t(w->ctas / w->slots)) + " whole rounds of " +
+                     std::to_string(int64_t(w->slots) / cluster) +
+                     ", each cut into k-aligned pieces";
+  return decision;
+}
+
 }  // namespace
+
+bool splits_last_round(const Problem& problem, const KernelConfig& pick, const GemmArgs& args,
+                       const DeviceInfo& device) {
+  return last_round_split(problem, pick, args, device).has_value();
+}
 
 Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                 const Tables& tables) {
-  return on_epilogue_tile(decide_for_dtype(problem, args, device, tables), problem, args, device);
+  Decision d = decide_for_dtype(problem, args, device, tables);
+  return on_last_round(on_epilogue_tile(std::move(d), problem, args, device), problem, args,
+                       device);
 }
 
 namespace {

@@ -27,6 +27,10 @@
 //
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.
+//
+// After the rules, a pick that was not a table's exact entry splits its last round
+// (splits_last_round) where that pays, and a fused epilogue on a wide cooperative tile runs the
+// ping-pong sibling.
 #pragma once
 
 #include <memory>
@@ -124,6 +128,13 @@ struct Tables {
 // unreadable or mismatched table is reported by one warning per process on stderr, and dispatch
 // then uses the heuristic.
 Tables tables_for(const DeviceInfo& device, Accum accum);
+
+// Whether `pick` (an sm90 config of one K split) runs `problem` with its last round split
+// (split_k 0): two to four rounds of its tiles on `device`, the last at most half full, tiles of
+// at least 2^26 multiply-adds, an instance that compiles the split (sm90::has_tail_split_flavour),
+// one matrix of the plain flavour.
+bool splits_last_round(const Problem& problem, const KernelConfig& pick, const GemmArgs& args,
+                       const DeviceInfo& device);
 
 // The decision for one call, from scratch (no cache): what select() caches, explain prints and
 // the tests check with tables of their own. Throws hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED) when

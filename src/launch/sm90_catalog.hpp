@@ -20,6 +20,11 @@ struct CatalogRow {
   // A few tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to
   // build. Calls that need it (sm90_needs_general) run on these alone.
   bool with_general_flavour = false;
+  // Also compile the flavour that splits the last round (Sm90Variant::tail_split), for fp16
+  // elements, in each accumulation where its registers allow (sm90_tail_split_ok). The wide
+  // tiles dispatch picks for calls of two to four rounds over a long K (dispatch.cpp,
+  // splits_last_round), not all: each flavour is one more kernel to build.
+  bool with_tail_split = false;
 };
 
 // The field names are spelled out so that a row reads like the config's name.
@@ -146,7 +151,8 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {.variant = {.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4,
                  .num_consumer_wgs = 2, .cluster_m = 2, .cluster_n = 1,
                  .epilogue = Epilogue::kTmaStore},
-     .with_general_flavour = true},
+     .with_general_flavour = true,
+     .with_tail_split = true},
     {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
       .cluster_m = 2, .cluster_n = 1, .epilogue = Epilogue::kTmaStore}},
     {.variant = {.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4,
@@ -166,7 +172,8 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {.variant = {.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 6,
                  .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
                  .epilogue = Epilogue::kDirect},
-     .with_general_flavour = true},
+     .with_general_flavour = true,
+     .with_tail_split = true},
 
     // Swap-AB, written in the kernel's terms: block_m tiles the problem's N (wgmma's M)
     // and block_n its M (wgmma's N), so a token count lands in a tile of its own width instead of
@@ -330,8 +337,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 144, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 5,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_tail_split = true},
     {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
@@ -352,8 +361,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 136, .block_k = 64, .num_stages = 8, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 104, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 128, .block_n = 104, .block_k = 64, .num_stages = 6,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_tail_split = true},
     {{.block_m = 192, .block_n = 72, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 232, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
@@ -366,8 +377,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 232, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 152, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 128, .block_n = 152, .block_k = 64, .num_stages = 5,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_tail_split = true},
     {{.block_m = 192, .block_n = 96, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
@@ -452,12 +465,24 @@ constexpr bool same_tile(Sm90Variant a, Sm90Variant const& b) {
   a.layout = b.layout;
   a.general = b.general;
   a.a_mn_major = b.a_mn_major;
+  a.tail_split = b.tail_split;
   return a == b;
 }
 
 constexpr bool has_general_flavour(Sm90Variant const& v) {
   for (CatalogRow const& row : kCatalogRows)
     if (row.with_general_flavour && same_tile(row.variant, v)) return true;
+  return false;
+}
+
+// Whether v's instance also compiles the last round's split (CatalogRow::with_tail_split).
+constexpr bool has_tail_split_flavour(Sm90Variant v) {
+  v.general = false;
+  v.a_mn_major = false;
+  v.tail_split = true;
+  if (v.dtype != DType::kF16 || !sm90_tail_split_ok(v)) return false;
+  for (CatalogRow const& row : kCatalogRows)
+    if (row.with_tail_split && same_tile(row.variant, v)) return true;
   return false;
 }
 

@@ -22,13 +22,15 @@ namespace hgemm::sm90 {
 template <Sm90Variant kVariant>
 struct Instance {
   // The plain flavour, or with `general` the one that also runs batches and beta * C, and with
-  // `a_mn_major` too its twin that reads a column-major A.
-  template <bool kGeneral, bool kAMNMajor = false>
+  // `a_mn_major` too its twin that reads a column-major A; or with `tail_split` the plain one
+  // that splits its last round.
+  template <bool kGeneral, bool kAMNMajor = false, bool kTailSplit = false>
   static Sm90Kernel const& kernel() {
     constexpr Sm90Variant kFlavour = [] {
       Sm90Variant v = kVariant;
       v.general = kGeneral;
       v.a_mn_major = kAMNMajor;
+      v.tail_split = kTailSplit;
       return v;
     }();
     using KernelTraits = Traits<kFlavour>;
@@ -42,6 +44,9 @@ struct Instance {
       if (args.a_col_major) return sm90_launch(config, kernel<true, true>(), args);
       if (sm90_needs_general(args)) return sm90_launch(config, kernel<true>(), args);
     }
+    if constexpr (has_tail_split_flavour(kVariant))
+      if (config.split_k == 0 && !args.a_col_major && !sm90_needs_general(args))
+        return sm90_launch(config, kernel<false, false, true>(), args);
     sm90_launch(config, kernel<false>(), args);
   }
 

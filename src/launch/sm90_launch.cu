@@ -197,28 +197,43 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
   params.scheduler = kernels::TileScheduler::make(num_m_blocks, num_n_blocks, v.cluster_m,
                                                   v.cluster_n, config.group_size, along_kernel_m);
 
-  // Batches fill the grid with tiles; the partial sums and their reduction are for one matrix.
-  // The general calls' workspace is 0 (hgemmGemmWorkspaceSize), so a column-major A does not
-  // split either.
-  const SplitPlan plan =
-      plan_split(batches > 1 || args.a_col_major ? 1 : config.split_k, args, instance.block_k);
-  const SplitScratch scratch(plan, args);
-  params.num_splits = scratch.splits();
-  params.units_per_batch =
-      kernels::FastDivisor::make(params.scheduler.num_cluster_tiles() * params.num_splits);
-  params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
-  params.partial = scratch.partial();
-  params.partial_ld = plan.partial_ld;
-  params.spread_epilogue = 1;
-  params.epilogue = epilogue_params(args.epilogue);
-
-  // Persistent grid: no more clusters than fit at once, than the CTA limit allows, or than
-  // there are work units (cluster tiles times K-splits times batches).
+  // Persistent grid: no more clusters than fit at once or than the CTA limit allows.
   int clusters = max_active_clusters(kernel, device.ordinal, device.sm_count);
   if (int limit = sm90_max_ctas(); limit > 0)
     clusters = std::min(clusters, std::max(1, limit / g.cluster_size));
-  const int units = params.scheduler.num_cluster_tiles() * params.num_splits * batches;
-  clusters = std::min(clusters, units);
+
+  // Batches fill the grid with tiles; the partial sums and their reduction are for one matrix.
+  // The general calls' workspace is 0 (hgemmGemmWorkspaceSize), so a column-major A does not
+  // split either, nor does the general flavour take the last round's split.
+  const int tiles = params.scheduler.num_cluster_tiles();
+  const bool one_matrix = batches == 1 && !args.a_col_major;
+  const SplitPlan plan =
+      plan_split(one_matrix && config.split_k > 1 ? config.split_k : 1, args, instance.block_k);
+  const SplitScratch scratch(plan, args);
+  params.num_splits = scratch.splits();
+  params.units_per_batch = kernels::FastDivisor::make(tiles * params.num_splits);
+  params.k_blocks_per_split = params.num_splits > 1 ? plan.k_blocks_per_split : params.num_k_blocks;
+  params.partial = scratch.partial();
+  params.partial_ld = plan.partial_ld;
+  params.queue.units = tiles * params.num_splits * batches;
+  const Sm90TailSplit tail =
+      one_matrix && config.split_k == 0 && g.tail_split
+          ? sm90_plan_tail_split(g, v, tiles, params.num_k_blocks, clusters)
+          : Sm90TailSplit{};
+  const SplitScratch tail_scratch(tail.scratch, args);
+  // The scratch holds the counters, then the partial tiles.
+  char* const tail_bytes = reinterpret_cast<char*>(tail_scratch.partial());
+  if (tail_bytes) {
+    params.queue.units = tiles - tail.split.tiles;
+    params.queue.tail = tail.split;
+    params.tail_scratch = reinterpret_cast<int*>(tail_bytes);
+  }
+  params.spread_epilogue = 1;
+  params.epilogue = epilogue_params(args.epilogue);
+
+  // No more clusters than work units, but every cluster may take a piece of the last round.
+  const bool split_tail = tail_bytes != nullptr;
+  if (!split_tail) clusters = std::min(clusters, params.queue.units);
 
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3(unsigned(clusters * g.cluster_size));
@@ -234,10 +249,21 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
     attr.val.clusterDim.y = 1;
     attr.val.clusterDim.z = 1;
   }
-  // Units and their CTAs counted in clusters: a cluster's CTAs run its units together.
-  params.early_dependents = sm90_early_dependents(params.k_blocks_per_split, units, clusters);
+  // Units and their CTAs counted in clusters: a cluster's CTAs run its units together; a split
+  // last round adds a piece to a cluster's whole tiles.
+  params.early_dependents =
+      split_tail ? sm90_early_dependents(
+                       int64_t(params.queue.units + clusters - 1) / clusters * params.num_k_blocks +
+                           params.num_k_blocks / tail.split.pieces.divisor,
+                       clusters, clusters)
+                 : sm90_early_dependents(params.k_blocks_per_split, params.queue.units, clusters);
   const bool programmatic = programmatic_launch(device);
   if (programmatic) attrs[launch.numAttrs++] = programmatic_launch_attribute();
+  // The arrival counters start at zero in every launch (stream-ordered: after the workspace's
+  // last user, and in every replay of a captured graph).
+  if (split_tail)
+    launch_clear_counters(params.tail_scratch, int(tail.counter_bytes / sizeof(int)), args.stream,
+                          programmatic);
   void* kernel_args[] = {&params};
   HGEMM_CUDA_CHECK(cudaLaunchKernelExC(&launch, kernel.entry, kernel_args));
   HGEMM_LAUNCH_CHECK();
@@ -245,6 +271,33 @@ void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs 
     launch_splitk_reduce(params.partial, params.partial_ld, params.num_splits, args.c, ld_c,
                          int(args.m), int(args.n), v.dtype, args.epilogue, args.stream,
                          programmatic);
+}
+
+Sm90TailSplit sm90_plan_tail_split(Sm90Geometry const& g, Sm90Variant const& v, int tiles,
+                                   int k_blocks, int clusters) {
+  // The tiles past the last whole round (all of them when they are fewer than the grid), each
+  // cut into as many pieces as the clusters that would idle through that round allow
+  // (kernels::TailSplit says why evenly).
+  Sm90TailSplit tail;
+  const int rest = tiles % clusters;
+  if (rest == 0) return tail;
+  const int pieces =
+      std::min({clusters / rest, kSm90MaxTailPieces, k_blocks / kSm90MinTailPieceKBlocks});
+  if (pieces < 2) return tail;
+  // A partial tile: the CTA tiles of a cluster tile, each BM x BN sums in 32-bit words (fp16
+  // accumulators two to a word), after the counters.
+  const size_t slot_bytes = size_t(g.cluster_size) * v.block_m * v.block_n *
+                            (v.accum == Accum::kF32 ? 4 : 2);
+  const size_t counter_bytes =
+      size_t(sm90_tail_counter_bytes(g.cluster_size, g.slot_consumer_warps / 4, rest));
+  // A slot per piece (kernels::WorkQueue::piece).
+  const size_t bytes = counter_bytes + size_t(rest) * pieces * slot_bytes;
+  if (bytes > kMaxWorkspaceBytes) return tail;
+  tail.split = kernels::TailSplit::make(rest, pieces);
+  tail.counter_bytes = counter_bytes;
+  tail.scratch.splits = pieces;  // above 1: SplitScratch takes the workspace
+  tail.scratch.workspace_bytes = bytes;
+  return tail;
 }
 
 bool sm90_early_dependents(int64_t k_blocks_per_unit, int64_t units, int64_t ctas) {

@@ -10,7 +10,9 @@
 
 #include "hgemm/hgemm.hpp"
 #include "core/kernel_variant.hpp"
+#include "kernels/common/tile_scheduler.hpp"
 #include "launch/launch.hpp"
+#include "launch/splitk.hpp"
 
 namespace hgemm {
 
@@ -33,9 +35,27 @@ struct Sm90Kernel {
 };
 
 // Launches `kernel` for this call: tensor maps, persistent grid, cluster and PDL attributes, and
-// the split-K reduction when config.split_k > 1. `config` carries the run-time arguments (raster,
-// group size, split-K); the instance is config.instance(). Throws hgemm::Error; never syncs.
+// the split-K reduction when config.split_k > 1, or with split_k 0 the clearing of the last
+// round's arrival counters before it. `config` carries the run-time arguments (raster, group
+// size, split-K); the instance is config.instance(). Throws hgemm::Error; never syncs.
 void sm90_launch(KernelConfig const& config, Sm90Kernel const& kernel, GemmArgs const& args);
+
+// The last round's split (a config's split_k 0, sm90_ws.cuh): the tiles left over from the full
+// rounds of `clusters`, each cut into split.pieces k-aligned pieces (2 to kSm90MaxTailPieces, of
+// at least kSm90MinTailPieceKBlocks k-blocks each), reduced in the kernel. split.tiles is 0 (the
+// call runs whole tiles) where the rounds are full, too few clusters idle or K is short, or where
+// the workspace (scratch.workspace_bytes: counters, counter_bytes of them, then a partial tile per
+// piece) would pass kMaxWorkspaceBytes. The caller checks that the kernel compiles the split
+// (Sm90Geometry::tail_split).
+inline constexpr int kSm90MaxTailPieces = 4;
+inline constexpr int kSm90MinTailPieceKBlocks = 4;
+struct Sm90TailSplit {
+  kernels::TailSplit split;
+  size_t counter_bytes = 0;
+  SplitPlan scratch;
+};
+Sm90TailSplit sm90_plan_tail_split(Sm90Geometry const& g, Sm90Variant const& v, int tiles,
+                                   int k_blocks, int clusters);
 
 // Programmatic dependent launch: whether the kernel lets the next one in the stream launch from
 // each CTA's producer's last load (true) or only once its consumers finish their last tile's

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "kernels/common/clear_counters.cuh"
 #include "kernels/common/splitk_reduce.cuh"
 #include "launch/epilogue_params.cuh"
 #include "launch/workspace.hpp"
@@ -11,6 +12,24 @@ namespace hgemm {
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+constexpr int kThreads = 256;
+
+// A launch of `blocks` CTAs of kThreads on `stream`, programmatic where asked (through `attr`,
+// which must outlive the launch).
+cudaLaunchConfig_t launch_of(int64_t blocks, cudaStream_t stream, bool programmatic,
+                             cudaLaunchAttribute& attr) {
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3(unsigned(blocks));
+  launch.blockDim = dim3(kThreads);
+  launch.stream = stream;
+  attr = programmatic_launch_attribute();
+  if (programmatic) {
+    launch.attrs = &attr;
+    launch.numAttrs = 1;
+  }
+  return launch;
+}
 
 }  // namespace
 
@@ -49,20 +68,12 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
                           int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
                           cudaStream_t stream, bool programmatic) {
   const kernels::EpilogueParams e = epilogue_params(epilogue);
-  constexpr int kThreads = 256;
   const int64_t pairs = int64_t(m) * ((n + 1) / 2);
-  const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(pairs, kThreads), 8192));
   const bool pair_stores =
       n % 2 == 0 && ldc % 2 == 0 && (reinterpret_cast<uintptr_t>(c) & 3) == 0;
-  cudaLaunchConfig_t launch{};
-  launch.gridDim = dim3(blocks);
-  launch.blockDim = dim3(kThreads);
-  launch.stream = stream;
-  cudaLaunchAttribute attr = programmatic_launch_attribute();
-  if (programmatic) {
-    launch.attrs = &attr;
-    launch.numAttrs = 1;
-  }
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t launch =
+      launch_of(std::min<int64_t>(ceil_div(pairs, kThreads), 8192), stream, programmatic, attr);
   const bool bf16 = dtype == DType::kBF16;
   auto kernel = pair_stores ? (bf16 ? &kernels::splitk_reduce_kernel<DType::kBF16, true>
                                     : &kernels::splitk_reduce_kernel<DType::kF16, true>)
@@ -70,6 +81,14 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
                                     : &kernels::splitk_reduce_kernel<DType::kF16, false>);
   HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, partial, partial_ld, splits,
                                       static_cast<uint16_t*>(c), ldc, m, n, e));
+  HGEMM_LAUNCH_CHECK();
+}
+
+void launch_clear_counters(int* counters, int count, cudaStream_t stream, bool programmatic) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t launch =
+      launch_of(std::min<int64_t>(ceil_div(count, kThreads), 64), stream, programmatic, attr);
+  HGEMM_CUDA_CHECK(cudaLaunchKernelEx(&launch, &kernels::clear_counters_kernel, counters, count));
   HGEMM_LAUNCH_CHECK();
 }
 

@@ -53,4 +53,8 @@ void launch_splitk_reduce(float const* partial, int64_t partial_ld, int splits, 
                           int64_t ldc, int m, int n, DType dtype, EpilogueArgs const& epilogue,
                           cudaStream_t stream, bool programmatic = false);
 
+// Zeroes `count` arrival counters on `stream` (kernels/common/clear_counters.cuh), launched
+// programmatically where `programmatic`.
+void launch_clear_counters(int* counters, int count, cudaStream_t stream, bool programmatic);
+
 }  // namespace hgemm

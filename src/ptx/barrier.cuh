@@ -1,5 +1,6 @@
 // Thread-block clusters and named barriers (sm_90): a CTA's rank in its cluster, the cluster-wide
-// barrier, named CTA barriers for a subset of warps, and electing one lane of a warp.
+// barrier, named CTA barriers for a subset of warps (one with an OR of a predicate), electing one
+// lane of a warp, and counting arrivals across CTAs on a global counter.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,32 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t num_thr
 // other half calls named_barrier_sync with the same count.
 __device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t num_threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(num_threads) : "memory");
+}
+
+// Barrier `id` over `num_threads` threads that also returns whether `pred` held in any of them.
+__device__ __forceinline__ bool named_barrier_or(uint32_t id, uint32_t num_threads, bool pred) {
+  uint32_t any;
+  asm volatile(
+      "{\n.reg .pred p, q;\n"
+      "setp.ne.u32 p, %1, 0;\n"
+      "bar.red.or.pred q, %2, %3, p;\n"
+      "selp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(any)
+      : "r"(uint32_t(pred)), "r"(id), "r"(num_threads)
+      : "memory");
+  return any != 0;
+}
+
+// Counts one arrival on a counter in global memory and returns the count before it. Release
+// (what this thread wrote, and what a barrier ordered before, is visible to whoever counts after
+// it) and acquire (this thread sees what those who counted before it wrote), at GPU scope.
+__device__ __forceinline__ int count_arrival(int* counter) {
+  int before;
+  asm volatile("atom.add.acq_rel.gpu.global.s32 %0, [%1], 1;\n"
+               : "=r"(before)
+               : "l"(counter)
+               : "memory");
+  return before;
 }
 
 // True in exactly one lane of the (fully active) warp.

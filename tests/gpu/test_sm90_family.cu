@@ -1,8 +1,8 @@
 // GPU test of the sm90 warp-specialized family: every compiled instance through the verifier on
 // aligned residue shapes, both layouts and both accumulations; other rasters, group sizes and a
-// small persistent grid (many tiles per CTA); split-K, also across graph replays; bitwise
-// repeatability; back-to-back dependent calls under programmatic dependent launch; and the
-// refusals that send unsupported calls to the safety net. A few instantiations outside the catalog cover the
+// small persistent grid (many tiles per CTA); split-K and the split last round, also across graph
+// replays; bitwise repeatability; back-to-back dependent calls under programmatic dependent
+// launch; and the refusals that send unsupported calls to the safety net. A few instantiations outside the catalog cover the
 // template paths the catalog does not use (BK = 32 with its 64-byte swizzle, 16- and 32-column
 // swizzle chunks, an odd number of C chunks, multicast of A with 64-row tiles, two m64 atoms per
 // warpgroup without register reallocation). A plain executable: one line per check, non-zero exit
@@ -199,8 +199,9 @@ void test_repeatable() {
 // Programmatic dependent launch: a GEMM may start while the kernel ahead of it finishes, so it
 // must wait before reading what that kernel wrote. A chain C1 = A*B, C2 = C1*B, C3 = C2*B enqueued
 // back to back (each reads the previous output) must equal the same chain with a device sync
-// between calls and launched without the attribute. Small values keep the chain finite. Both
-// split-K (a reduction kernel between the GEMMs) and unsplit runs.
+// between calls and launched without the attribute. Small values keep the chain finite. Unsplit,
+// split-K (a reduction kernel between the GEMMs) and split last rounds (a kernel clearing their
+// counters before each GEMM).
 void test_programmatic_chain() {
   const int64_t n = 1024;
   __half *a, *b;
@@ -218,7 +219,7 @@ void test_programmatic_chain() {
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
     if (inst.config.layout != hgemm::Layout::kTN) continue;
-    for (int splits : {1, 4}) {
+    for (int splits : {1, 4, 0}) {
       hgemm::KernelConfig config = inst.config;
       config.split_k = splits;
       const hgemm::Problem p{n, n, n, config.layout, config.accum, config.dtype};
@@ -234,11 +235,15 @@ void test_programmatic_chain() {
   }
 }
 
-// Split-K for every instance: odd split counts, with a full grid and with a grid of 3 CTAs (units
-// run in many rounds, splits of one tile on different CTAs at different times).
+// Split-K and the last round's split (split_k 0) for every instance: odd split counts, with a full
+// grid and with a grid of 3 or 4 CTAs (units run in many rounds, pieces of one tile on different
+// CTAs at different times). On the full grid the last round is every tile, cut in four; on 4 CTAs
+// the tiles past the whole rounds, cut in two. split_k 0 splits on the instances that compile its
+// flavour (sm90::has_tail_split_flavour) and runs whole tiles on the others.
 void test_split_k(hgemm::verify::Verifier& verifier) {
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
-    for (auto [splits, max_ctas] : {std::pair{2, 0}, std::pair{3, 3}, std::pair{7, 0}}) {
+    for (auto [splits, max_ctas] : {std::pair{2, 0}, std::pair{3, 3}, std::pair{7, 0},
+                                    std::pair{0, 0}, std::pair{0, 4}}) {
       hgemm::KernelConfig config = inst.config;
       config.split_k = splits;
       hgemm::verify::Options options;
@@ -250,9 +255,9 @@ void test_split_k(hgemm::verify::Verifier& verifier) {
   hgemm::sm90_set_max_ctas(0);
 }
 
-// A split-K call captured in a CUDA graph (its scratch from the graph's own allocation, the
-// reduction kernel launched programmatically) replays with new A each time and must equal direct
-// calls bitwise.
+// Split-K calls and split last rounds captured in a CUDA graph (the scratch from the graph's own
+// allocation, its counters cleared in every replay) replay with new A each time and must equal
+// direct calls bitwise.
 void test_split_k_graph_replay() {
   const int64_t m = 128, n = 1024, k = 4096;
   __half *a, *b, *c, *d;
@@ -266,11 +271,13 @@ void test_split_k_graph_replay() {
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   for (hgemm::KernelInstance const& inst : hgemm::sm90_instances()) {
     if (inst.config.layout != hgemm::Layout::kTN) continue;
-    hgemm::KernelConfig config = inst.config;
-    config.split_k = 4;
-    const hgemm::Problem p{m, n, k, config.layout, config.accum, config.dtype};
-    check(gpu_checks::graph_replay_matches(gemm_with(config), p, a, b, c, d, stream, 100),
-          "split-K graph replays equal direct calls " + config.name());
+    for (int splits : {4, 0}) {
+      hgemm::KernelConfig config = inst.config;
+      config.split_k = splits;
+      const hgemm::Problem p{m, n, k, config.layout, config.accum, config.dtype};
+      check(gpu_checks::graph_replay_matches(gemm_with(config), p, a, b, c, d, stream, 100),
+            "split graph replays equal direct calls " + config.name());
+    }
   }
   CUDA_OK(cudaStreamDestroy(stream));
   for (void* ptr : {(void*)a, (void*)b, (void*)c, (void*)d}) CUDA_OK(cudaFree(ptr));

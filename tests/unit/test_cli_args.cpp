@@ -173,6 +173,27 @@ TEST(Cli, BenchResumeRefusesTheOtherDtype) {
   std::remove(path.c_str());
 }
 
+// A pick made by rule splits its last round where that round is at most half full, the call takes
+// two to four rounds and its tiles are long (dispatch.cpp, on_last_round); explain says so.
+// 150x59136x8192 on the H200: 462 swap-AB tiles on 132 SMs, 128 k-blocks each.
+TEST(Cli, ExplainTheLastRoundSplit) {
+  const std::string env = std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table";
+  CliResult r = run_cli("explain 150 59136 8192 --gpu h200", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("_sk0_f32_tn"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("its last round split: 66 tiles of 128 k-blocks left over from 3 whole "
+                          "rounds of 132"),
+            std::string::npos)
+      << r.output;
+  // Many rounds (900x73728x4608: 26), or short tiles (32 tokens by 64 rows over K = 4096): whole
+  // tiles.
+  for (const char* shape : {"900 73728 4608", "32 28672 4096 --layout nn"}) {
+    r = run_cli(std::string("explain ") + shape + " --gpu h200", env);
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(r.output.find("last round split"), std::string::npos) << shape << "\n" << r.output;
+  }
+}
+
 // explain --a-col follows hgemmGemm's route for a packed column-major A: the general flavour
 // reads it in place (more than 256 rows, a multiple of 8), a small A is copied into rows first,
 // and an odd M whose A is too big to copy goes to the safety net, each said so.

@@ -4,6 +4,7 @@
 // size matches KernelConfig's formula, and when a CTA lets the next kernel launch.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "hgemm/hgemm.hpp"
 #include "kernels/common/swizzle.hpp"
 #include "kernels/common/tile_scheduler.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "launch/sm90_launch.hpp"
 
 namespace {
@@ -276,6 +278,164 @@ TEST(Sm90Scheduler, OnlyShortMainloopsLetTheNextKernelLaunchEarly) {
   EXPECT_FALSE(sm90_early_dependents(8, 600, 132));
   // The 24x4608x3584 swap-AB call that lost 19% to the early signal: 56 k-blocks, 72 CTAs.
   EXPECT_FALSE(sm90_early_dependents(56, 72, 132));
+}
+
+using hgemm::kernels::Piece;
+using hgemm::kernels::TailSplit;
+using hgemm::kernels::WorkQueue;
+
+// The last round's split: walking every cluster's queue covers each (tile, k-block) once; the
+// whole tiles go round by round, cluster c taking c, c + clusters, ...; each left-over tile is cut
+// into `pieces` pieces of near-equal k-blocks, piece i from cluster t * pieces + i, in slot
+// t * pieces + i, counted on counter t; clusters past rest x pieces take no piece.
+TEST(Sm90Scheduler, TailPiecesCoverEveryTileOnce) {
+  for (int tiles : {1, 3, 30, 133, 200, 462}) {
+    for (int k_blocks : {8, 9, 13, 128, 432}) {
+      for (int clusters : {2, 7, 66, 132}) {
+        const int rest = tiles % clusters;
+        for (int pieces = 2; pieces <= 4; ++pieces) {
+          if (rest == 0 || rest * pieces > clusters) continue;
+          WorkQueue q;
+          q.units = tiles - rest;
+          q.tail = TailSplit::make(rest, pieces);
+          std::vector<std::vector<int>> covered(tiles, std::vector<int>(k_blocks, 0));
+          std::vector<int> whole(clusters, 0);
+          for (int c = 0; c < clusters; ++c) {
+            for (int code = q.first<true>(c); code >= 0; code = q.next<true>(code, c, clusters)) {
+              if (code < q.units) {
+                ASSERT_EQ(code % clusters, c);
+                ++whole[c];
+                for (int kb = 0; kb < k_blocks; ++kb) ++covered[code][kb];
+                continue;
+              }
+              ASSERT_LT(c, rest * pieces);
+              const Piece p = q.piece(code, k_blocks);
+              ASSERT_EQ(p.tile, tiles - rest + c / pieces);
+              ASSERT_EQ(p.index, c % pieces);
+              EXPECT_EQ(p.slot, c);
+              EXPECT_EQ(p.counter, c / pieces);
+              EXPECT_EQ(p.kb_begin, p.index * k_blocks / pieces);
+              EXPECT_EQ(p.kb_end, (p.index + 1) * k_blocks / pieces);
+              ASSERT_LE(p.kb_end, k_blocks);
+              for (int kb = p.kb_begin; kb < p.kb_end; ++kb) ++covered[p.tile][kb];
+            }
+          }
+          for (int c = 0; c < clusters; ++c)
+            EXPECT_EQ(whole[c], (tiles - rest) / clusters) << "cluster " << c;
+          for (int t = 0; t < tiles; ++t)
+            for (int kb = 0; kb < k_blocks; ++kb)
+              ASSERT_EQ(covered[t][kb], 1) << tiles << " tiles, " << k_blocks << " k-blocks, "
+                                           << clusters << " clusters, " << pieces
+                                           << " pieces: tile " << t << " kb " << kb;
+        }
+      }
+    }
+  }
+}
+
+// Without a split the queue is the plain round-robin over the units.
+TEST(Sm90Scheduler, QueueWithoutASplitIsRoundRobin) {
+  WorkQueue q;
+  q.units = 10;
+  std::vector<int> codes;
+  for (int code = q.first<false>(3); code >= 0; code = q.next<false>(code, 3, 4))
+    codes.push_back(code);
+  EXPECT_EQ(codes, (std::vector<int>{3, 7}));
+  EXPECT_EQ(q.first<false>(12), -1);
+  // A split with no tiles adds nothing.
+  codes.clear();
+  for (int code = q.first<true>(3); code >= 0; code = q.next<true>(code, 3, 4))
+    codes.push_back(code);
+  EXPECT_EQ(codes, (std::vector<int>{3, 7}));
+}
+
+hgemm::Sm90Variant variant_of(const char* name) {
+  const std::optional<hgemm::KernelConfig> c = hgemm::KernelConfig::parse(name);
+  EXPECT_TRUE(c.has_value()) << name;
+  return hgemm::sm90_variant(*c);
+}
+
+// The last round's split: only tiles past whole rounds, each cut into 2-4 pieces of at least 4
+// k-blocks by the clusters that would idle; nothing where the rounds are full, too few clusters
+// idle or K is short.
+TEST(Sm90Scheduler, TailSplitCutsOnlyTheLastRound) {
+  hgemm::Sm90Variant v = variant_of("sm90_ws_152x128x64_s5_c1x1_w2_m8_tma_sk0_f32_tn_swap");
+  v.tail_split = true;
+  const hgemm::Sm90Geometry g = hgemm::sm90_geometry(v);
+  ASSERT_TRUE(g.tail_split);
+  // 150x59136x8192: 462 tiles on 132 clusters, 128 k-blocks: 66 left over, two pieces each.
+  hgemm::Sm90TailSplit t = hgemm::sm90_plan_tail_split(g, v, 462, 128, 132);
+  EXPECT_EQ(t.split.tiles, 66);
+  EXPECT_EQ(t.split.pieces.divisor, 2);
+  EXPECT_EQ(t.split.clusters(), 132);
+  EXPECT_GT(t.scratch.workspace_bytes, t.counter_bytes);
+  EXPECT_EQ(t.counter_bytes % 256, 0u);
+  // Eight left over: four pieces each (the most), on 32 clusters.
+  t = hgemm::sm90_plan_tail_split(g, v, 668, 32, 132);
+  EXPECT_EQ(t.split.tiles, 8);
+  EXPECT_EQ(t.split.pieces.divisor, 4);
+  EXPECT_EQ(t.split.clusters(), 32);
+  // ... but no piece under 4 k-blocks: K of 12 k-blocks gives three.
+  EXPECT_EQ(hgemm::sm90_plan_tail_split(g, v, 668, 12, 132).split.pieces.divisor, 3);
+  // Full rounds, more than half a round left over, or K too short: whole tiles.
+  EXPECT_EQ(hgemm::sm90_plan_tail_split(g, v, 264, 128, 132).split.tiles, 0);
+  EXPECT_EQ(hgemm::sm90_plan_tail_split(g, v, 120, 432, 132).split.tiles, 0);
+  EXPECT_EQ(hgemm::sm90_plan_tail_split(g, v, 462, 7, 132).split.tiles, 0);
+  // Fewer tiles than clusters: all of them are the last round.
+  t = hgemm::sm90_plan_tail_split(g, v, 30, 64, 132);
+  EXPECT_EQ(t.split.tiles, 30);
+  EXPECT_EQ(t.split.pieces.divisor, 4);
+}
+
+// Which kernels compile the split: the fix-up spilled on the widest accumulators.
+TEST(Sm90Scheduler, TailSplitOnlyWhereItFitsTheRegisters) {
+  EXPECT_TRUE(hgemm::sm90_tail_split_ok(
+      variant_of("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk0_f32_nn_swap")));
+  EXPECT_TRUE(hgemm::sm90_tail_split_ok(
+      variant_of("sm90_ws_128x208x64_s4_c1x1_w2_m8_st_sk0_f32_tn")));
+  EXPECT_TRUE(hgemm::sm90_tail_split_ok(
+      variant_of("sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk0_f16_tn")));
+  EXPECT_FALSE(hgemm::sm90_tail_split_ok(
+      variant_of("sm90_ws_128x256x64_s4_c2x1_w2_m8_tma_sk0_f32_tn")));
+  EXPECT_FALSE(hgemm::sm90_tail_split_ok(
+      variant_of("sm90_ws_192x192x64_s4_c1x1_w3_m8_st_sk0_f32_nn")));
+  hgemm::Sm90Variant general = variant_of("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk0_f32_nn_swap");
+  general.general = true;
+  EXPECT_FALSE(hgemm::sm90_tail_split_ok(general));
+}
+
+// The flavour that splits the last round is compiled for the catalog rows that ask for it, in fp16
+// elements, where the registers allow: not for the other tiles, whose unsplit calls its code
+// slowed, nor for bf16, nor for the fp32 128x224 that would spill.
+TEST(Sm90Scheduler, TailSplitFlavourOnlyForItsRows) {
+  for (const char* name : {"sm90_ws_152x128x64_s5_c1x1_w2_m8_tma_sk0_f32_tn_swap",
+                           "sm90_ws_152x128x64_s5_c1x1_w2_m8_tma_sk0_f16_nn_swap",
+                           "sm90_ws_160x128x64_s5_c1x1_w2_m8_tma_sk0_f16_tn_swap",
+                           "sm90_ws_104x128x64_s6_c1x1_w2_m8_tma_sk0_f16_nn_swap",
+                           "sm90_ws_128x224x64_s4_c2x1_w2_m8_tma_sk0_f16_tn",
+                           "sm90_ws_128x160x64_s6_c1x1_w2_m16_st_sk0_f16_tn"})
+    EXPECT_TRUE(hgemm::sm90::has_tail_split_flavour(variant_of(name))) << name;
+  for (const char* name : {"sm90_ws_128x224x64_s4_c2x1_w2_m8_tma_sk0_f32_tn",
+                           "sm90_ws_64x64x64_s12_c2x1_w1_m8_st_sk0_f32_nn",
+                           "sm90_ws_128x96x64_s7_c1x2_w2_m8_st_sk0_f32_tn"})
+    EXPECT_FALSE(hgemm::sm90::has_tail_split_flavour(variant_of(name))) << name;
+  hgemm::Sm90Variant bf16 = variant_of("sm90_ws_152x128x64_s5_c1x1_w2_m8_tma_sk0_f32_tn_swap");
+  bf16.dtype = hgemm::DType::kBF16;
+  EXPECT_FALSE(hgemm::sm90::has_tail_split_flavour(bf16));
+}
+
+// split_k 0 names and validates on sm90 only.
+TEST(Sm90Scheduler, SplitKZeroIsAnSm90Value) {
+  const char* name = "sm90_ws_152x128x64_s5_c1x1_w2_m8_tma_sk0_f32_tn_swap";
+  const std::optional<hgemm::KernelConfig> c = hgemm::KernelConfig::parse(name);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->split_k, 0);
+  EXPECT_EQ(c->name(), name);
+  EXPECT_TRUE(c->validate().ok()) << c->validate().message;
+  const std::optional<hgemm::KernelConfig> sm80 =
+      hgemm::KernelConfig::parse("sm80_mma_128x128x32_s3_w2x2_sk0_f32_tn");
+  ASSERT_TRUE(sm80.has_value());
+  EXPECT_FALSE(sm80->validate().ok());
 }
 
 }  // namespace

@@ -133,6 +133,81 @@ struct TileScheduler {
   }
 };
 
+// The last round's split: the last `tiles` cluster tiles of a launch (those past the last whole
+// round of the grid), each cut into `pieces` k-aligned pieces, piece i of a tile's K k-blocks
+// [i * K / pieces, (i + 1) * K / pieces). Piece i of the split's tile t goes to cluster
+// t * pieces + i, so every piece of every such tile covers the same k-blocks at the same
+// time, as whole tiles do, and tiles sharing an operand panel still read it together from L2:
+// uneven shares of the k-blocks (stream-K) took them off step and lost 20-45%
+// (docs/notes/2026-11-30-split-in-launch-and-stream-k.md).
+struct TailSplit {
+  int tiles = 0;  // 0: no split
+  FastDivisor pieces;
+
+  HGEMM_HOST_DEVICE static TailSplit make(int tiles, int pieces) {
+    TailSplit t;
+    t.tiles = tiles;
+    t.pieces = FastDivisor::make(pieces);
+    return t;
+  }
+  // The clusters that take a piece: the first tiles x pieces of the grid.
+  HGEMM_HOST_DEVICE int clusters() const { return tiles * pieces.divisor; }
+};
+
+// A piece of a split tile: its cluster tile and k-blocks, its index among the tile's pieces (k
+// order), its partial-tile slot (the tile's pieces in consecutive slots, index 0 first) and its
+// arrival counter.
+struct Piece {
+  int tile;
+  int kb_begin;
+  int kb_end;
+  int index;
+  int slot;
+  int counter;
+};
+
+// The work items of a persistent cluster, as codes: [0, units) are the units of a launch (cluster
+// tiles x splits x batches, or the whole tiles before a split last round, in rounds of the grid's
+// clusters, the split's tiles following them); units + c is the piece of the split last round
+// that cluster c takes. -1 ends the queue. kTail false walks the units alone: the kernels without
+// the split have none of its code.
+struct WorkQueue {
+  int units = 0;
+  TailSplit tail;
+
+  template <bool kTail>
+  HGEMM_HOST_DEVICE int first(int cluster) const {
+    if (cluster < units) return cluster;
+    return kTail ? piece_code(cluster) : -1;
+  }
+  template <bool kTail>
+  HGEMM_HOST_DEVICE int next(int code, int cluster, int clusters) const {
+    if (kTail && code >= units) return -1;
+    code += clusters;
+    if (code < units) return code;
+    return kTail ? piece_code(cluster) : -1;
+  }
+  // The piece of code (>= units), of a tile of k_blocks k-blocks.
+  HGEMM_HOST_DEVICE Piece piece(int code, int k_blocks) const {
+    const int c = code - units;
+    const int t = tail.pieces.div(c);
+    const int i = c - t * tail.pieces.divisor;
+    Piece p;
+    p.tile = units + t;
+    p.kb_begin = tail.pieces.div(i * k_blocks);
+    p.kb_end = tail.pieces.div((i + 1) * k_blocks);
+    p.index = i;
+    p.slot = c;
+    p.counter = t;
+    return p;
+  }
+
+ private:
+  HGEMM_HOST_DEVICE int piece_code(int cluster) const {
+    return cluster < tail.clusters() ? units + cluster : -1;
+  }
+};
+
 // Rows by which the tile of `block` rows at row `origin` of an operand `extent` rows long loads
 // its TMA box early: the part of the box past the extent, in whole 8-row swizzle groups, so that
 // fewer than 8 of the box's rows lie past the extent, for a tile that is neither the first nor

@@ -21,6 +21,11 @@
 //   of a grouped raster and, with split-K, one of the K-splits of that tile.
 //   Split-K: a unit of split s covers k-blocks [s * k_blocks_per_split, ...) and stores its fp32
 //   sums into partial buffer s; splitk_reduce_kernel (kernels/common) adds the buffers into C.
+//   The last round's split (split_k 0): after the whole tiles of the full rounds, the tiles left
+//   over are cut into k-aligned pieces taken by the clusters that would idle (kernels::WorkQueue);
+//   a piece is stored to the workspace as the registers hold it, each consumer warpgroup counts
+//   itself in on its rows' counter, and the last to arrive adds the pieces in k order (bitwise
+//   repeatable) and runs the epilogue. No second kernel.
 //   Swap-AB: the launcher passes B as the kernel's A and A as its B, with M and N exchanged, so
 //   that a small M lands on wgmma's N (any multiple of 8) instead of filling a 64-row atom (in
 //   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is); the
@@ -102,13 +107,22 @@ struct Params {
   // whole tile is staged.
   int spread_epilogue;
   // alpha, bias and activation, applied to each tile before its rounding (not to split-K's
-  // partials: the reduction applies them). The bias is per column of C: with swap-AB, per row of
-  // the kernel's tile.
+  // partials: the reduction applies them; to a last-round tile's sums, not to its pieces). The
+  // bias is per column of C: with swap-AB, per row of the kernel's tile.
   kernels::EpilogueParams epilogue;
   // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
   // producer has issued its last load, 0 once every CTA's consumers have finished the mainloop
   // of their last tile (the launcher's choice: sm90_early_dependents, launch/sm90_launch.hpp).
   int early_dependents;
+  // The flavour that splits the last round (Traits::kTailSplit) alone reads these. They come
+  // last and fit the padding (760 of the 768 bytes, of which the fields above use 732), so that
+  // the other kernels' parameters are what they were without the split: the whole units, then
+  // the pieces of the tiles past the last whole round (kernels::WorkQueue; no pieces unless the
+  // config's split_k is 0); and its scratch: one arrival counter per split tile, CTA rank and
+  // band, zero at the launch (sm90_tail_counter_bytes), then the partial tiles
+  // (detail::Fragments; slot s of CTA rank r at (s * cluster size + r) * BM * BN words).
+  kernels::WorkQueue queue;
+  int* tail_scratch;
 };
 
 // Compile-time shape of one instantiation. Every number the launcher also needs comes from
@@ -138,6 +152,11 @@ struct Traits {
   static constexpr bool kAKMajor = kGeometry.a_k_major;
 
   static constexpr bool kTmaStore = kGeometry.tma_store;
+  // The flavour that splits the last round (Sm90Variant::tail_split); the others have none of
+  // its code.
+  static constexpr bool kTailSplit = kGeometry.tail_split;
+  static_assert(!kTailSplit || sm90_tail_split_ok(kVariant),
+                "the last round's split spills this tile's accumulators (sm90_tail_split_ok)");
   static constexpr bool kAccF32 = kAccum == Accum::kF32;
   static constexpr bool kBKMajor = kGeometry.b_k_major;
   static constexpr int kClusterSize = kGeometry.cluster_size;
@@ -838,6 +857,129 @@ __device__ __forceinline__ void store_tile_partial(
   }
 }
 
+// The last round's split reduces in the kernel: each partial piece of a tile is stored as its
+// registers hold it, in its partial-tile slot (one per CTA tile of a cluster tile): word group q
+// (kVec words) of thread t of band b at ((b * kGroups + q) * 128 + t) * kVec. Every store and load
+// of a warpgroup is then 128 consecutive 8- or 16-byte words, and the warpgroup that sums a tile
+// reads back the registers of its own threads, in the accumulators' own layout, before the
+// ordinary epilogue runs on them. A band is a cooperative consumer's rows (one band otherwise).
+template <class Traits>
+struct Fragments {
+  static constexpr int kVec = Traits::kAccRegs % 4 == 0 ? 4 : 2;
+  static constexpr int kGroups = Traits::kWgAtomsM * Traits::kAccRegs / kVec;  // per thread
+  static constexpr int kBands = Traits::kWgRowStep != 0 ? Traits::kNumConsumerWgs : 1;
+  static constexpr int64_t kSlotWords = int64_t(kBands) * 128 * kGroups * kVec;  // BM x BN sums
+  static_assert(kBands == Traits::kGeometry.slot_consumer_warps / 4,
+                "the bands sm90_tail_counter_bytes counts");
+  static_assert(Traits::kAccRegs % 2 == 0, "accumulators come in pairs");
+  // Registers kVec at a time, as one vector of their own type.
+  using Vec = std::conditional_t<
+      Traits::kAccF32, std::conditional_t<kVec == 4, float4, float2>,
+      std::conditional_t<kVec == 4, uint4, uint2>>;
+};
+
+// NOTE: the loops index the accumulators by their own (unrolled) counters: a word index turned
+// into [i / regs][i % regs] left them indexed at run time, in local memory.
+// This warpgroup's partial sums into `slot` (its CTA tile's), band `band`. Stored past L1: only
+// another CTA, or this one's last arrival, reads them.
+template <class Traits>
+__device__ __forceinline__ void store_fragments(
+    typename Traits::AccReg const (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], uint32_t* slot,
+    int band, int thread_in_wg) {
+  using F = Fragments<Traits>;
+  using Vec = typename F::Vec;
+  Vec* dst = reinterpret_cast<Vec*>(slot) + int64_t(band) * F::kGroups * 128 + thread_in_wg;
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int i = 0; i < Traits::kAccRegs; i += F::kVec) {
+      Vec v;
+      if constexpr (F::kVec == 4)
+        v = {acc[mt][i], acc[mt][i + 1], acc[mt][i + 2], acc[mt][i + 3]};
+      else
+        v = {acc[mt][i], acc[mt][i + 1]};
+      __stcg(dst + (mt * Traits::kAccRegs + i) / F::kVec * 128, v);
+    }
+}
+
+// Adds (kAdd) or sets one accumulator from a partial.
+template <class Traits, bool kAdd>
+__device__ __forceinline__ void take_partial(typename Traits::AccReg& r,
+                                             typename Traits::AccReg w) {
+  if constexpr (!kAdd) {
+    r = w;
+  } else if constexpr (Traits::kAccF32) {
+    r += w;
+  } else {
+    __half2 sum = __hadd2(*reinterpret_cast<__half2 const*>(&r),
+                          *reinterpret_cast<__half2 const*>(&w));
+    r = *reinterpret_cast<uint32_t*>(&sum);
+  }
+}
+
+// Counts this warpgroup's partial in on `counter` once all 128 threads have stored theirs, and
+// tells all of them whether it was the tile's last of `pieces`. No warpgroup ever waits for
+// another CTA, so the CTAs may run in any order.
+__device__ __forceinline__ bool arrive_last(int* counter, int pieces, uint32_t barrier_id,
+                                            int thread_in_wg) {
+  __threadfence();
+  ptx::named_barrier_sync(barrier_id, 128);
+  bool last = false;
+  if (thread_in_wg == 0) last = ptx::count_arrival(counter) == pieces - 1;
+  last = ptx::named_barrier_or(barrier_id, 128, last);
+  if (last) __threadfence();
+  return last;
+}
+
+// Vectors [kBegin, kBegin + kRun) of one piece into the accumulators (set, or with kAdd added).
+template <class Traits, int kBegin, int kRun, bool kAdd>
+__device__ __forceinline__ void take_run(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs],
+    typename Fragments<Traits>::Vec const* p) {
+  using F = Fragments<Traits>;
+  constexpr int kVecsPerAtom = Traits::kAccRegs / F::kVec;
+  constexpr int kEnd = kBegin + kRun < F::kGroups ? kBegin + kRun : F::kGroups;
+#pragma unroll
+  for (int g = kBegin; g < kEnd; ++g) {
+    const typename F::Vec v = __ldcg(p + g * 128);
+    const int mt = g / kVecsPerAtom, i = g % kVecsPerAtom * F::kVec;
+    take_partial<Traits, kAdd>(acc[mt][i], v.x);
+    take_partial<Traits, kAdd>(acc[mt][i + 1], v.y);
+    if constexpr (F::kVec == 4) {
+      take_partial<Traits, kAdd>(acc[mt][i + 2], v.z);
+      take_partial<Traits, kAdd>(acc[mt][i + 3], v.w);
+    }
+  }
+}
+
+// The tile's sums: its `pieces` partial slots added in k order (the same order whichever CTA
+// arrives last, so results repeat bitwise), into the accumulators. NOTE: in runs of kRun vectors
+// of every piece in turn: a whole piece in flight at once spilled the 192x192 tile (three
+// warpgroups) and the 128x256 one. The runs are expanded at compile time, so that the
+// accumulators are indexed by constants. (Of two pieces, adding only the other one to the
+// accumulators, as addition commutes, would save a read; it spilled 8 B on 128x192 with a TMA
+// store.)
+template <class Traits>
+__device__ __forceinline__ void sum_fragments(
+    typename Traits::AccReg (&acc)[Traits::kWgAtomsM][Traits::kAccRegs], uint32_t const* first,
+    int64_t slot_step_words, int pieces, int band, int thread_in_wg) {
+  using F = Fragments<Traits>;
+  using Vec = typename F::Vec;
+  constexpr int kRun = 8;
+  Vec const* src =
+      reinterpret_cast<Vec const*>(first) + int64_t(band) * F::kGroups * 128 + thread_in_wg;
+  const int64_t step = slot_step_words / F::kVec;
+  [&]<int... kR>(std::integer_sequence<int, kR...>) {
+    auto run = [&](auto begin) {
+      take_run<Traits, decltype(begin)::value, kRun, false>(acc, src);
+#pragma unroll 1
+      for (int p = 1; p < pieces; ++p)
+        take_run<Traits, decltype(begin)::value, kRun, true>(acc, src + p * step);
+    };
+    (run(std::integral_constant<int, kR * kRun>{}), ...);
+  }(std::make_integer_sequence<int, (F::kGroups + kRun - 1) / kRun>{});
+}
+
 }  // namespace detail
 
 template <class Traits>
@@ -878,8 +1020,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
   const bool batched = Traits::kGeneral && params.batches > 1;
   const int num_units =
       batched ? units_per_batch.divisor * params.batches : units_per_batch.divisor;
-  // Work unit u: cluster tile u mod tiles, split (u / tiles) mod num_splits and that split's
-  // k-blocks, batch u / units_per_batch (-1: one matrix).
+  // Work unit u (a code below queue.units): cluster tile u mod tiles, split (u / tiles) mod
+  // num_splits and that split's k-blocks, batch u / units_per_batch (-1: one matrix). In the
+  // flavour that splits the last round, a code from queue.units on is a piece of a tile of that
+  // round (kernels::WorkQueue::piece), of one matrix.
+  const kernels::WorkQueue queue =
+      Traits::kTailSplit ? params.queue : kernels::WorkQueue{num_units, {}};
   // NOTE: one matrix keeps the one division of the unbatched kernel: on a tile of one or two
   // k-blocks each division before the first load or after the last wgmma showed. The divisors
   // are fixed per launch (kernels::FastDivisor: a multiply-high and a shift each).
@@ -888,6 +1034,18 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     const int split = batched ? tiles.div(units_per_batch.mod(u)) : tiles.div(u);
     kb_begin = split * params.k_blocks_per_split;
     kb_end = min(params.num_k_blocks, kb_begin + params.k_blocks_per_split);
+  };
+  // The cluster tile and k-blocks of work item `code`.
+  auto work_range = [&](int code, int& linear, int& kb_begin, int& kb_end) {
+    if (!Traits::kTailSplit || code < queue.units) {
+      linear = tiles.mod(code);
+      k_range(code, kb_begin, kb_end);
+    } else {
+      const kernels::Piece p = queue.piece(code, params.num_k_blocks);
+      linear = p.tile;
+      kb_begin = p.kb_begin;
+      kb_end = p.kb_end;
+    }
   };
 
   // Barrier init, then fence, then sync. Every consumer warp of every CTA in the cluster that
@@ -934,18 +1092,19 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       for (int i = 0; i < Traits::kClusterM; ++i)
         mask_b |= uint16_t(1u << (i + rank_n * Traits::kClusterM));
       kernels::PipelineState<kNumStages> stage;
-      for (int u = cluster_idx; u < num_units; u += num_clusters) {
-        const kernels::TileCoord tile = scheduler.cta_tile(tiles.mod(u), cta_rank);
+      for (int code = queue.first<Traits::kTailSplit>(cluster_idx); code >= 0;
+           code = queue.next<Traits::kTailSplit>(code, cluster_idx, num_clusters)) {
+        int linear, kb_begin, kb_end;
+        work_range(code, linear, kb_begin, kb_end);
+        const kernels::TileCoord tile = scheduler.cta_tile(linear, cta_rank);
         const int m0 = tile.m_block * Traits::kBlockM;
         const int n0 = tile.n_block * Traits::kBlockN;
         const int a_m0 = m0 - detail::a_row_shift<Traits>(m0, params.m);
         const int b_shift = detail::b_row_shift<Traits>(n0, params.n);
         // A or B of one matrix (one batch, or one shared by every batch) has a 2-D map.
-        const int batch = batch_of(u);
+        const int batch = batch_of(code);
         const bool batched_a = batched && params.batched_a;
         const bool batched_b = batched && params.batched_b;
-        int kb_begin, kb_end;
-        k_range(u, kb_begin, kb_end);
         for (int kb = kb_begin; kb < kb_end; ++kb) {
           ptx::mbarrier_wait(empty_barrier(stage.index), stage.phase ^ 1);
           const uint32_t full = full_barrier(stage.index);
@@ -1111,11 +1270,12 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     // other's previous one to finish issuing (named barrier kOrderBarrier + its index) and then
     // passes the turn on. Every arrive has its sync: the last unit passes nothing on.
     constexpr uint32_t kOrderBarrier = 3;  // 1 and 2 are the epilogue's
-    const int num_local_units = (num_units - cluster_idx + num_clusters - 1) / num_clusters;
     int local = 0;
-    for (int u = cluster_idx; u < num_units; u += num_clusters, ++local) {
-      int kb_begin, kb_end;
-      k_range(u, kb_begin, kb_end);
+    for (int code = queue.first<Traits::kTailSplit>(cluster_idx), next; code >= 0;
+         code = next, ++local) {
+      next = queue.next<Traits::kTailSplit>(code, cluster_idx, num_clusters);
+      int linear, kb_begin, kb_end;
+      work_range(code, linear, kb_begin, kb_end);
       if constexpr (Traits::kPingPong) {
         if (local % 2 != consumer_wg) {
           stage.advance(uint32_t(kb_end - kb_begin));
@@ -1123,7 +1283,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         }
         if (local > 0) ptx::named_barrier_sync(kOrderBarrier + consumer_wg, 256);
       }
-      const kernels::TileCoord tile = scheduler.cta_tile(tiles.mod(u), cta_rank);
+      const kernels::TileCoord tile = scheduler.cta_tile(linear, cta_rank);
       // The tile's first row sits a_row_shift rows into each A slot (16-byte units: K-major rows
       // of BK * 2 bytes).
       const uint64_t desc_a_tile =
@@ -1201,7 +1361,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
         stage.advance();
       }
       if constexpr (Traits::kPingPong)
-        if (local + 1 < num_local_units)
+        if (next >= 0)
           ptx::named_barrier_arrive(kOrderBarrier + (1 - consumer_wg), 256);
       // The tile's bias, read while its last k-block's wgmma run: read after them, waiting for
       // the loads was a fifth of the ping-pong 128x128 tile's bias + GELU epilogue at K = 512
@@ -1210,6 +1370,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       detail::BiasWords<Traits> bias_words;
       const bool bias_early = detail::bias_in_words<Traits>(params.epilogue) &&
                               params.num_splits == 1 &&
+                              !(Traits::kTailSplit && params.tail_scratch != nullptr) &&
                               !(Traits::kSplitKBlocks && consumer_wg == 1);
       if (bias_early)
         detail::load_bias_words<Traits>(params.epilogue.bias, params.n,
@@ -1218,7 +1379,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
       // The CTA's last tile (with ping-pong, the first of its last two to finish): the first
       // call of the CTA counts.
       if (!params.early_dependents &&
-          local + 1 >= num_local_units - (Traits::kPingPong ? 1 : 0))
+          (next < 0 || (Traits::kPingPong &&
+                        queue.next<Traits::kTailSplit>(next, cluster_idx, num_clusters) < 0)))
         ptx::griddepcontrol_launch_dependents();
       // A unit of one k-block leaves the second of two warpgroups in turn nothing to release.
       if (!Traits::kSplitKBlocks || kb_first < kb_end) release(prev_stage);
@@ -1235,37 +1397,59 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 
       const int m_origin = tile.m_block * Traits::kBlockM + consumer_wg * Traits::kWgRowStep;
       const int n_origin = tile.n_block * Traits::kBlockN;
-      const int batch = batch_of(u);
+      const int batch = batch_of(code);
       if (params.num_splits > 1) {
         const int c_rows = Traits::kSwapAB ? params.n : params.m;
-        const int split = tiles.div(u);  // batched calls do not split
+        const int split = tiles.div(code);  // batched calls do not split
         detail::store_tile_partial<Traits>(
             acc, params.partial + int64_t(split) * c_rows * params.partial_ld,
             params.partial_ld, params.m, params.n, m_origin, n_origin, thread_in_wg);
-      } else {
-        // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
-        if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
-        if constexpr (Traits::kAccF32)
-          if (params.epilogue.ops)
-            detail::apply_epilogue<Traits>(acc, params.epilogue, bias_early, bias_words,
-                                           batch_c(batch), params.ldc, params.m, params.n,
-                                           m_origin, n_origin, thread_in_wg);
-        detail::pack_tile<Traits>(acc, packed);
-        if (defer) {
-          pending_part = 0;
-          if constexpr (Traits::kGeneral) {
-            pending_unit = u;
-          } else {
-            pending_m = m_origin;
-            pending_n = n_origin;
-          }
-        } else if constexpr (Traits::kTmaStore && Traits::kCWholeTile) {
-          detail::store_tile_tma<Traits, Traits::kCChunks>(packed, staging, &params.tma_c,
-                                                           m_origin, n_origin, batch, consumer_wg,
-                                                           thread_in_wg, chunk_count, 0, 1);
-        } else {
-          store_packed(m_origin, n_origin, batch, 0, Traits::kStoreParts);
+        continue;
+      }
+      // One of a last-round tile's pieces: stored; the last to arrive adds them all up and goes
+      // on to the epilogue with the tile's sums.
+      if constexpr (Traits::kTailSplit) {
+        if (code >= queue.units) {
+          using F = detail::Fragments<Traits>;
+          const kernels::Piece piece = queue.piece(code, params.num_k_blocks);
+          const int pieces = queue.tail.pieces.divisor;
+          if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
+          const int band = Traits::kWgRowStep != 0 ? consumer_wg : 0;
+          constexpr int64_t kSlotStep = kClusterSize * F::kSlotWords;
+          uint32_t* const partial = reinterpret_cast<uint32_t*>(
+              reinterpret_cast<char*>(params.tail_scratch) +
+              sm90_tail_counter_bytes(kClusterSize, F::kBands, queue.tail.tiles));
+          uint32_t* const own = partial + (piece.slot * kSlotStep + cta_rank * F::kSlotWords);
+          detail::store_fragments<Traits>(acc, own, band, thread_in_wg);
+          int* counter =
+              params.tail_scratch + (piece.counter * kClusterSize + cta_rank) * F::kBands + band;
+          if (!detail::arrive_last(counter, pieces, 1 + consumer_wg, thread_in_wg)) continue;
+          detail::sum_fragments<Traits>(acc, own - piece.index * kSlotStep, kSlotStep, pieces,
+                                        band, thread_in_wg);
         }
+      }
+      // A tile shorter than its epilogue's parts stores what is left before `packed` changes.
+      if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
+      if constexpr (Traits::kAccF32)
+        if (params.epilogue.ops)
+          detail::apply_epilogue<Traits>(acc, params.epilogue, bias_early, bias_words,
+                                         batch_c(batch), params.ldc, params.m, params.n,
+                                         m_origin, n_origin, thread_in_wg);
+      detail::pack_tile<Traits>(acc, packed);
+      if (defer) {
+        pending_part = 0;
+        if constexpr (Traits::kGeneral) {
+          pending_unit = code;
+        } else {
+          pending_m = m_origin;
+          pending_n = n_origin;
+        }
+      } else if constexpr (Traits::kTmaStore && Traits::kCWholeTile) {
+        detail::store_tile_tma<Traits, Traits::kCChunks>(packed, staging, &params.tma_c,
+                                                         m_origin, n_origin, batch, consumer_wg,
+                                                         thread_in_wg, chunk_count, 0, 1);
+      } else {
+        store_packed(m_origin, n_origin, batch, 0, Traits::kStoreParts);
       }
     }
     if (pending_part < Traits::kStoreParts) store_pending(Traits::kStoreParts);
