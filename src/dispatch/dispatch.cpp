@@ -379,7 +379,18 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // tile 1.025, where 16 tokens over 64 rows ran 0.95-0.96 and over 128 rows 0.90-0.92; but at
 // N = 10240 (160 CTAs of 64 rows, 80 of 128) 128 rows ran 14-17% faster. Below 12 tokens TN keeps
 // the decode kernels: 1.07-1.11 at M = 1 and 8 against the 8x64 tile's 1.03, and level with the
-// 16x64 tile at M = 9-11 (1.014-1.026 against 1.016-1.019 on the same pairs).
+// 16x64 tile at M = 9-11 (1.014-1.026 against 1.016-1.019 on the same pairs). In TN at 12 to
+// kTnDecodeUnderGridMaxM tokens the decode kernels run where the tile's grid, split included, has
+// fewer than kStreamSms CTAs: by the model's own terms such a grid cannot pull B at the DRAM rate,
+// while the decode kernels spread B over N / 8-64 CTAs and split K inside each. Probed on an H200
+// over llm-tune's 49 (N, K) pairs at 12, 13 and 15 tokens, every TN decode kernel against the
+// tile (bench/results/2026-11-30-h200-decode-12-16): of the 30 calls under 64 CTAs (N 576-3584
+// in f32) the decode rule's kernel ran 10% faster (0.65-1.05 of the tile's time, the slower ones
+// at N 2816-3584); at 64 CTAs and more the tile was level or faster but at 3584x4096 (112 CTAs,
+// split two ways; decode 0.95). Checked on 7 shapes of other pairs at 12-16 tokens, three rounds:
+// at 12-15 tokens 1.5-5.5% faster in graph mode but 15x3072x2048 (2-5% slower), at 16 tokens
+// level in f16 and 12-13% slower in f32 (the decode kernel took 8.4 us at 16x2880x2880 against
+// 7.3 at 14 tokens), so 16 keeps the tile; one call's latency 11% lower (no tensor maps to encode).
 //
 // Which tile and split: a stream model. The call reads B once; its CTAs run in waves, one after
 // another, and a wave of c CTAs of R rows over Ks of K takes R Ks max(c / kStreamSms, 1): B's bytes
@@ -390,6 +401,7 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // times the fewer splits, then 64 rows. On the probe the rule came within 0.3-1% of the best
 // tile and split per shape.
 constexpr int kSmallMTnFromM = 12;
+constexpr int kTnDecodeUnderGridMaxM = 15;
 constexpr double kStreamSms = 64;
 constexpr double kSplitCost = 0.03;
 constexpr double kWideTileMargin = 0.05;
@@ -485,12 +497,21 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
   };
   // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile. In
   // NN, and in TN from 12 tokens, a narrow swap-AB tile (small_m_swap_tile); the decode kernels
-  // below 12 tokens in TN and where no such tile runs the call.
+  // below 12 tokens in TN, in TN where the tile's grid is too small to stream B at the DRAM rate,
+  // and where no such tile runs the call.
+  std::optional<Decision> swap_tile;
+  std::string swap_declined;
   if (!advice && problem.m <= kDecodeMaxM &&
       (problem.layout == Layout::kNN || problem.m >= kSmallMTnFromM))
-    if (std::optional<Decision> d = small_m_swap_tile(problem, args, device)) {
-      d->reason += "; " + untabled();
-      return *d;
+    if (swap_tile = small_m_swap_tile(problem, args, device); swap_tile) {
+      swap_tile->reason += "; " + untabled();
+      const double ctas = tile_waves(problem, swap_tile->config, device).ctas;
+      if (problem.layout == Layout::kNN || problem.m > kTnDecodeUnderGridMaxM ||
+          ctas >= kStreamSms)
+        return *swap_tile;
+      swap_declined = "; the swap-AB tile " + swap_tile->config.name() + " would run " +
+                      std::to_string(int64_t(ctas)) + " CTAs, under the " +
+                      std::to_string(int(kStreamSms)) + " that stream B at the DRAM rate";
     }
   std::string decode_refusal;
   if (!advice && problem.m <= kDecodeMaxM) {
@@ -509,7 +530,8 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     }
     if (auto choice = choose_decode(problem, configs, device))
       return Decision{runnable[choice->index], configs[choice->index], Source::kDecode,
-                      choice->reason + "; " + untabled()};
+                      choice->reason + swap_declined + "; " + untabled()};
+    if (swap_tile) return *swap_tile;
   }
   if (!advice) {
     const LoadedTable* source = usable(tables.shipped) ? tables.shipped

@@ -332,7 +332,7 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
                    // ways ties and the fewer splits win.
                    Case{12, 2048, 8192, Layout::kTN, 64, 2}, Case{8, 2048, 8192, Layout::kNN, 64, 2},
                    // Too little K to split: 2 CTAs.
-                   Case{16, 104, 1000, Layout::kTN, 64, 1}, Case{3, 2048, 1408, Layout::kNN, 64, 1},
+                   Case{16, 104, 1000, Layout::kNN, 64, 1}, Case{3, 2048, 1408, Layout::kNN, 64, 1},
                    // 65 CTAs, one wave: B at the DRAM rate, unsplit.
                    Case{1, 4104, 2048, Layout::kNN, 64, 1},
                    // 160 CTAs of 64 rows leave a second wave of 28: 80 of 128 rows in one.
@@ -370,6 +370,41 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
       decide({12, 4096, 4096, Layout::kTN, Accum::kF32}, 0x10002);
   EXPECT_NE(misaligned.config.family, Family::kSm90Ws) << misaligned.reason;
   EXPECT_NE(misaligned.config.family, Family::kDecode) << misaligned.reason;
+}
+
+// In TN at 12-15 tokens a tile grid of fewer than 64 CTAs (split included) cannot stream B at the
+// DRAM rate by the stream model's terms: the decode kernels run, and the reason names the tile
+// they replaced. NN keeps the tile (its decode kernels transpose B in registers), and so does TN
+// at 16 tokens (where the decode kernels measured slower).
+TEST(DecodeDispatch, SmallTnGridsUnderSixtyFourCtasRunTheDecodeKernels) {
+  struct Case {
+    int64_t m, n, k;
+    Layout layout;
+    bool decode;
+  };
+  for (Accum acc : {Accum::kF32, Accum::kF16})
+    for (Case c : {// 32 CTAs, K too short to split (N = 2048, K = 2816): decode.
+                   Case{12, 2048, 2816, Layout::kTN, true},
+                   // 9 CTAs of 64 rows: decode.
+                   Case{15, 576, 2048, Layout::kTN, true},
+                   // 32 CTAs split twice: 64, the tile stays.
+                   Case{12, 2048, 8192, Layout::kTN, false},
+                   // 64 unsplit CTAs: the tile stays.
+                   Case{15, 4096, 4096, Layout::kTN, false},
+                   // 16 tokens keep the tile under 64 CTAs too.
+                   Case{16, 2048, 2816, Layout::kTN, false},
+                   // NN keeps the tile at any grid.
+                   Case{12, 2048, 2816, Layout::kNN, false},
+                   // Below 12 tokens TN runs the decode kernels at any grid.
+                   Case{11, 14336, 4096, Layout::kTN, true}}) {
+      const Problem p{c.m, c.n, c.k, c.layout, acc};
+      const hgemm::dispatch::Decision d = decide(p);
+      ASSERT_NE(d.instance, nullptr) << p.name();
+      EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
+      EXPECT_EQ(d.config.family == Family::kDecode, c.decode) << p.name() << ": " << d.reason;
+      const bool replaced = d.reason.find("CTAs, under the 64 that stream B") != std::string::npos;
+      EXPECT_EQ(replaced, c.decode && c.m >= 12) << p.name() << ": " << d.reason;
+    }
 }
 
 TEST(DecodeDispatch, WhatDecodeCannotRunGoesElsewhereWithTheReason) {
