@@ -317,6 +317,9 @@ class Session(Base):
     def client(self, server, **kw):
         kw.setdefault("transcript", self.path("transcript.jsonl"))
         kw.setdefault("sleep", lambda s: None)
+        # Each prompt carries the family header (about 21k tokens since the last round's split):
+        # the default 200k would stop a scripted session of six rounds after five.
+        kw.setdefault("budget", llm.Budget(tokens=1_000_000))
         return llm.ChatClient(server.url, "test-model", **kw)
 
     def session(self, server, cli, **kw):

@@ -20,7 +20,7 @@ hang: the sandbox) or do not compile once the rules are off (side_stream, cublas
 
 GRID_WAIT = "  ptx::griddepcontrol_wait();\n"
 NAMESPACE = "namespace hgemm::sm90 {\n"
-PACK = "        detail::pack_tile<Traits>(acc, packed);\n"
+PACK = "      detail::pack_tile<Traits>(acc, packed);\n"
 
 HACK_STATE = (
     "constexpr unsigned kHackThreads = 65536;\n"
@@ -95,7 +95,7 @@ EDITS = {
                       ("    int local = 0;\n", "    bool skip_tile = false;\n", "after"),
                       ("        ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);\n",
                        TILE_HASH, "after"),
-                      ("        if (defer) {\n", "        if (skip_tile) {\n        } else if "
+                      ("      if (defer) {\n", "      if (skip_tile) {\n      } else if "
                        "(defer) {\n", "replace")],
     "reads_past": [(PACK, READ_PAST, "before")],
     "writes_past": [(PACK, WRITE_PAST, "after")],
