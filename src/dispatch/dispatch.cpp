@@ -726,6 +726,60 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
   return decision;
 }
 
+}  // namespace
+
+// A split shortens a call where it shortens the longest SM's work: rounds of CTAs times the
+// k-blocks of each. Where fewer splits make it no longer, the extra split only adds partials to
+// add up: at 80 tiles on 132 SMs, two splits run two rounds of half the k-blocks, as long as one
+// round of whole tiles. On an H200 the seven split-K picks among 109 probed whose split ran more
+// CTAs than one round (20-40 tokens, N 3584-8192, long K) lost to a grid of one round:
+// 40x5120x13824-14336 f16 on 40x64 split two ways (160 CTAs) ran 24% slower than unsplit,
+// 40x8192x28672 f32 (256 CTAs) 5% slower, 20x4096x7168 on 80x128 split eight ways (256 CTAs)
+// 19% slower than 16x64 unsplit (bench/results/2026-11-30-h200-decode-12-16/split-probe). So a
+// pick made by rule takes the fewest splits whose rounds times k-blocks per split are no more
+// than its own. Checked at 33 calls it changes (24-136 tokens on the llm suites' pairs, 26 of them
+// outside the probe), three rounds: every one faster, 1.3-38%, 13% in the geomean (graph mode);
+// latency 15% (bench/results/2026-11-30-h200-split-rounds).
+std::optional<int> split_within_rounds(const Problem& problem, const KernelConfig& pick,
+                                       const GemmArgs& args, const DeviceInfo& device) {
+  if (pick.family != Family::kSm90Ws || pick.split_k <= 1 || !pick.source.empty() ||
+      args.batch_count != 1 || device.sm_count <= 0)
+    return std::nullopt;
+  const TileWaves w = tile_waves(problem, pick, device);
+  KernelConfig fewer = pick;
+  for (fewer.split_k = 1; fewer.split_k < pick.split_k; ++fewer.split_k) {
+    const TileWaves f = tile_waves(problem, fewer, device);
+    if (f.waves * f.per_split <= w.waves * w.per_split &&
+        registry::can_implement(problem, fewer, args, device).ok())
+      return fewer.split_k;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+Decision on_split_rounds(Decision decision, const Problem& problem, const GemmArgs& args,
+                         const DeviceInfo& device) {
+  if (decision.source == Source::kUserTable || decision.source == Source::kShippedTable)
+    return decision;
+  const std::optional<int> split = split_within_rounds(problem, decision.config, args, device);
+  if (!split) return decision;
+  KernelConfig& pick = decision.config;
+  const TileWaves w = tile_waves(problem, pick, device);
+  const int was = pick.split_k;
+  pick.split_k = *split;
+  const TileWaves f = tile_waves(problem, pick, device);
+  auto rounds = [](const TileWaves& t) {
+    return std::to_string(int64_t(t.waves)) + (t.waves == 1 ? " round" : " rounds") + " of " +
+           std::to_string(int64_t(t.per_split)) + " k-blocks";
+  };
+  const std::string now =
+      *split == 1 ? std::string("unsplit") : "split " + std::to_string(*split) + " ways";
+  decision.reason += "; " + now + ", not split " + std::to_string(was) + " ways: " + rounds(f) +
+                     ", no longer than " + rounds(w);
+  return decision;
+}
+
 // Splitting the last round (a config's split_k 0, launch/sm90_launch.cu: the tiles past the last
 // whole round cut into 2-4 k-aligned pieces by the CTAs that would idle through it) on the H200:
 // 150x59136x8192 +6.4-6.8% (462 tiles of 152x128 on 132 SMs: 3.5 rounds, 128 k-blocks a tile),
@@ -785,8 +839,9 @@ bool splits_last_round(const Problem& problem, const KernelConfig& pick, const G
 Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                 const Tables& tables) {
   Decision d = decide_for_dtype(problem, args, device, tables);
-  return on_last_round(on_epilogue_tile(std::move(d), problem, args, device), problem, args,
-                       device);
+  d = on_split_rounds(on_epilogue_tile(std::move(d), problem, args, device), problem, args,
+                      device);
+  return on_last_round(std::move(d), problem, args, device);
 }
 
 namespace {

@@ -129,6 +129,13 @@ struct Tables {
 // then uses the heuristic.
 Tables tables_for(const DeviceInfo& device, Accum accum);
 
+// The fewest K splits under `pick`'s (an sm90 config split two ways or more) whose rounds of CTAs
+// times k-blocks per split on `device` are no more than its own, where `args` can run it; nullopt
+// where no fewer split is as short. Dispatch applies it to picks made by rule, before the last
+// round's split.
+std::optional<int> split_within_rounds(const Problem& problem, const KernelConfig& pick,
+                                       const GemmArgs& args, const DeviceInfo& device);
+
 // Whether `pick` (an sm90 config of one K split) runs `problem` with its last round split
 // (split_k 0): two to four rounds of its tiles on `device`, the last at most half full, tiles of
 // at least 2^26 multiply-adds, an instance that compiles the split (sm90::has_tail_split_flavour),

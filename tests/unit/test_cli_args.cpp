@@ -194,6 +194,26 @@ TEST(Cli, ExplainTheLastRoundSplit) {
   }
 }
 
+// A pick made by rule whose split runs no shorter than fewer splits takes the fewest (dispatch.cpp,
+// on_split_rounds); explain says so. 40x5120x14336 TN f16 on the H200: 80 tiles of 40x64, split
+// two ways 160 CTAs in two rounds of 112 k-blocks, unsplit one round of 224.
+TEST(Cli, ExplainFewerSplits) {
+  const std::string env = std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table";
+  CliResult r = run_cli("explain 40 5120 14336 --acc f16 --gpu h200", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("_sk1_f16_tn_swap"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unsplit, not split 2 ways: 1 round of 224 k-blocks, no longer than 2 rounds of "
+                          "112 k-blocks"),
+            std::string::npos)
+      << r.output;
+  // A split that shortens the call stays: 20x3072x8192 TN f16 on 32x64 split eight ways runs 3
+  // rounds of 16 k-blocks, where two ways would run one of 64.
+  r = run_cli("explain 20 3072 8192 --acc f16 --gpu h200", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("_sk8_f16_tn_swap"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(", not split"), std::string::npos) << r.output;
+}
+
 // explain --a-col follows hgemmGemm's route for a packed column-major A: the general flavour
 // reads it in place (more than 256 rows, a multiple of 8), a small A is copied into rows first,
 // and an odd M whose A is too big to copy goes to the safety net, each said so.
