@@ -758,10 +758,14 @@ std::optional<int> split_within_rounds(const Problem& problem, const KernelConfi
 
 namespace {
 
+// A table's exact entry was measured for the shape; the rules after the pick leave it as it is.
+bool measured_for_the_shape(const Decision& decision) {
+  return decision.source == Source::kUserTable || decision.source == Source::kShippedTable;
+}
+
 Decision on_split_rounds(Decision decision, const Problem& problem, const GemmArgs& args,
                          const DeviceInfo& device) {
-  if (decision.source == Source::kUserTable || decision.source == Source::kShippedTable)
-    return decision;
+  if (measured_for_the_shape(decision)) return decision;
   const std::optional<int> split = split_within_rounds(problem, decision.config, args, device);
   if (!split) return decision;
   KernelConfig& pick = decision.config;
@@ -812,8 +816,7 @@ std::optional<TileWaves> last_round_split(const Problem& problem, const KernelCo
 
 Decision on_last_round(Decision decision, const Problem& problem, const GemmArgs& args,
                        const DeviceInfo& device) {
-  if (decision.source == Source::kUserTable || decision.source == Source::kShippedTable)
-    return decision;
+  if (measured_for_the_shape(decision)) return decision;
   const std::optional<TileWaves> w = last_round_split(problem, decision.config, args, device);
   if (!w) return decision;
   KernelConfig& pick = decision.config;
