@@ -728,6 +728,50 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
 
 }  // namespace
 
+// A split-K swap-AB pick of few tokens over a wide N gives way to the same grid unsplit: tiles of
+// 64 rows of N, as many token tiles as one round holds beside them, each the narrowest compiled
+// width that covers its share of M. In the split probe (bench/results/2026-11-30-h200-decode-12-16
+// /split-probe) at 20-94 tokens over N 4096-8192 such tiles ran 0.78-0.99 of the split picks'
+// time (72x4096x7168 TN: two 40-token tiles unsplit against 80x128 split four ways, 0.81); at
+// N = 576-3584 or 150 tokens and more the splits won.
+// Over 187 calls at 20-96 tokens (bench/results/2026-11-30-h200-narrow-unsplit) the unsplit tile
+// won everywhere up to K = 16384 (1.003-1.29, geomean 1.116) and at any K on tiles up to 48 tokens
+// wide (1.068); tiles 80 and 104 wide at K = 27648-36864 lost (0.77-1.13, geomean 0.973): there
+// the split's partials pass is a small share of a long call, and the split pick's own tile often
+// fits the tokens closer (52 tokens on 72x192 against 80x64). The bound between K = 16384 and
+// 27648 is fitted on those calls; nothing between was measured.
+inline constexpr int64_t kNarrowUnsplitMaxM = 96;
+inline constexpr int64_t kNarrowUnsplitMinN = 4096;
+inline constexpr int64_t kNarrowUnsplitWideMaxK = 16384;
+inline constexpr int kNarrowUnsplitAnyKMaxWidth = 48;
+
+std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const KernelConfig& pick,
+                                               const GemmArgs& args, const DeviceInfo& device) {
+  if (pick.family != Family::kSm90Ws || !pick.swap_ab || pick.split_k < 2 ||
+      !pick.source.empty() || args.batch_count != 1 || problem.m > kNarrowUnsplitMaxM ||
+      problem.n < kNarrowUnsplitMinN || device.sm_count <= 0)
+    return std::nullopt;
+  const int64_t token_tiles = device.sm_count / ((problem.n + 63) / 64);
+  if (token_tiles < 1) return std::nullopt;
+  const int64_t width = (problem.m + token_tiles - 1) / token_tiles;
+  auto order = [](const KernelConfig& c) {
+    return std::tuple(c.block_m, c.num_consumer_wgs, c.epilogue != Epilogue::kDirect);
+  };
+  std::optional<KernelConfig> best;
+  for (const auto& inst : registry::instances()) {
+    KernelConfig c = inst.config;
+    if (c.family != Family::kSm90Ws || !c.swap_ab || c.block_n != 64 || c.block_m < width ||
+        c.layout != pick.layout || c.accum != pick.accum || c.dtype != pick.dtype ||
+        c.cluster_m * c.cluster_n != 1 || !c.source.empty() || (best && order(c) >= order(*best)))
+      continue;
+    c.split_k = 1;
+    if (registry::can_implement(problem, c, args, device).ok()) best = c;
+  }
+  if (best && best->block_m > kNarrowUnsplitAnyKMaxWidth && problem.k > kNarrowUnsplitWideMaxK)
+    return std::nullopt;
+  return best;
+}
+
 // A split shortens a call where it shortens the longest SM's work: rounds of CTAs times the
 // k-blocks of each. Where fewer splits make it no longer, the extra split only adds partials to
 // add up: at 80 tiles on 132 SMs, two splits run two rounds of half the k-blocks, as long as one
@@ -781,6 +825,22 @@ Decision on_split_rounds(Decision decision, const Problem& problem, const GemmAr
       *split == 1 ? std::string("unsplit") : "split " + std::to_string(*split) + " ways";
   decision.reason += "; " + now + ", not split " + std::to_string(was) + " ways: " + rounds(f) +
                      ", no longer than " + rounds(w);
+  return decision;
+}
+
+Decision on_narrow_unsplit(Decision decision, const Problem& problem, const GemmArgs& args,
+                           const DeviceInfo& device) {
+  if (measured_for_the_shape(decision)) return decision;
+  const std::optional<KernelConfig> unsplit =
+      narrow_unsplit_tile(problem, decision.config, args, device);
+  if (!unsplit) return decision;
+  const int64_t ctas = (problem.m + unsplit->block_m - 1) / unsplit->block_m *
+                       ((problem.n + unsplit->block_n - 1) / unsplit->block_n);
+  decision.reason += "; unsplit as " + unsplit->name() + " (" + std::to_string(ctas) +
+                     " CTAs in one round), not split " + std::to_string(decision.config.split_k) +
+                     " ways";
+  decision.instance = registry::find(unsplit->instance());
+  decision.config = *unsplit;
   return decision;
 }
 
@@ -844,6 +904,7 @@ Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& 
   Decision d = decide_for_dtype(problem, args, device, tables);
   d = on_split_rounds(on_epilogue_tile(std::move(d), problem, args, device), problem, args,
                       device);
+  d = on_narrow_unsplit(std::move(d), problem, args, device);
   return on_last_round(std::move(d), problem, args, device);
 }
 

@@ -136,6 +136,13 @@ Tables tables_for(const DeviceInfo& device, Accum accum);
 std::optional<int> split_within_rounds(const Problem& problem, const KernelConfig& pick,
                                        const GemmArgs& args, const DeviceInfo& device);
 
+// For a split-K swap-AB `pick` of few tokens over a wide N: the unsplit swap-AB tile of 64 rows of
+// N, as many token tiles as one round holds, the narrowest compiled width that covers M so;
+// nullopt where the rule does not apply, no such tile runs the call, or the tile is over 48 tokens
+// wide and K over 16384. Dispatch applies it after split_within_rounds.
+std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const KernelConfig& pick,
+                                               const GemmArgs& args, const DeviceInfo& device);
+
 // Whether `pick` (an sm90 config of one K split) runs `problem` with its last round split
 // (split_k 0): two to four rounds of its tiles on `device`, the last at most half full, tiles of
 // at least 2^26 multiply-adds, an instance that compiles the split (sm90::has_tail_split_flavour),

@@ -180,10 +180,14 @@ TEST(DispatchTable, SameWinnersAsTheHistory) {
         ++neighbours;
         ASSERT_TRUE(expected) << p.name();
         // After the rule dispatch trims a split that runs no shorter than fewer splits
-        // (split_within_rounds), then splits the last round (splits_last_round).
+        // (split_within_rounds), unsplits few tokens over a wide N (narrow_unsplit_tile), then
+        // splits the last round (splits_last_round).
         if (const std::optional<int> s = dispatch::split_within_rounds(p, *expected,
                                                                        stand_in_args(p), d))
           expected->split_k = *s;
+        if (const std::optional<KernelConfig> u =
+                dispatch::narrow_unsplit_tile(p, *expected, stand_in_args(p), d))
+          *expected = *u;
         if (dispatch::splits_last_round(p, *expected, stand_in_args(p), d)) expected->split_k = 0;
         EXPECT_EQ(got.config.name(), expected->name()) << p.name() << ": " << got.reason;
       }
