@@ -738,8 +738,8 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
 // won everywhere up to K = 16384 (1.003-1.29, geomean 1.116) and at any K on tiles up to 48 tokens
 // wide (1.068); tiles 80 and 104 wide at K = 27648-36864 lost (0.77-1.13, geomean 0.973): there
 // the split's partials pass is a small share of a long call, and the split pick's own tile often
-// fits the tokens closer (52 tokens on 72x192 against 80x64). The bound between K = 16384 and
-// 27648 is fitted on those calls; nothing between was measured.
+// fits the tokens closer (52 tokens on 72x192 against 80x64). Measured after the bound was set,
+// at K = 20480 and 24576 the wide tiles lost as well (0.956 over 99 calls, one round).
 inline constexpr int64_t kNarrowUnsplitMaxM = 96;
 inline constexpr int64_t kNarrowUnsplitMinN = 4096;
 inline constexpr int64_t kNarrowUnsplitWideMaxK = 16384;

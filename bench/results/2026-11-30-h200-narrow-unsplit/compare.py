@@ -5,6 +5,8 @@ speed over the old one and both against cublaslt-best, then geomeans.
     compare.py unbounded   every call the unbounded rule changed (narrowall.txt), and the subsets
                            the bound keeps and drops
     compare.py bounded     the calls the bounded rule changes on shapes measured first here
+    compare.py gap         the bound's gap, K = 20480 and 24576 with 80- and 104-wide tiles: the
+                           unsplit tile's speed over the split pick's, one round
 """
 import collections
 import csv
@@ -57,8 +59,29 @@ def summary(name, calls):
           f"{sum(x < 0.98 for x in s)} below 0.98), latency {geo([c['latency'] for c in calls]):.3f}")
 
 
+def gap():
+    speed = collections.defaultdict(list)
+    with open(os.path.join(HERE, "gap", "gap-changed.txt")) as f:
+        for line in f:
+            m, n, k, lay, acc, new, old = line.split()
+            with gzip.open(os.path.join(HERE, "gap", "v", f"g-{m}-{n}-{k}-{lay}-{acc}.csv.gz"),
+                           "rt") as g:
+                t = {r["impl"]: float(r["ms"]) for r in csv.DictReader(
+                    l for l in g if not l.startswith("#")) if r["disposition"] == "passed"}
+            s = t["config:" + old] / t["config:" + new]
+            width = int(new.split("_")[2].split("x")[0])
+            print(f"{m}x{n}x{k} {lay} {acc} width {width}: unsplit over split {s:.3f}")
+            speed[(int(k), width)].append(s)
+    every = [x for v in speed.values() for x in v]
+    for (k, width), v in sorted(speed.items()):
+        print(f"K {k}, width {width}: {len(v)} calls, {geo(v):.3f} (min {min(v):.3f})")
+    print(f"all: {len(every)} calls, {geo(every):.3f}")
+
+
 def main():
     which = sys.argv[1] if len(sys.argv) > 1 else "bounded"
+    if which == "gap":
+        return gap()
     calls = load(which, "narrowall.txt" if which == "unbounded" else "val-changed.txt")
     for c in sorted(calls, key=lambda c: (c["key"][2], c["key"][0], c["key"][1])):
         print("%dx%dx%d %s %s" % c["key"], f"width {c['width']}: new over old {c['speedup']:.3f}; "
