@@ -740,6 +740,7 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
 // the split's partials pass is a small share of a long call, and the split pick's own tile often
 // fits the tokens closer (52 tokens on 72x192 against 80x64). Measured after the bound was set,
 // at K = 20480 and 24576 the wide tiles lost as well (0.956 over 99 calls, one round).
+inline constexpr int kNarrowUnsplitRowsOfN = 64;
 inline constexpr int64_t kNarrowUnsplitMaxM = 96;
 inline constexpr int64_t kNarrowUnsplitMinN = 4096;
 inline constexpr int64_t kNarrowUnsplitWideMaxK = 16384;
@@ -751,7 +752,8 @@ std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const Ke
       !pick.source.empty() || args.batch_count != 1 || problem.m > kNarrowUnsplitMaxM ||
       problem.n < kNarrowUnsplitMinN || device.sm_count <= 0)
     return std::nullopt;
-  const int64_t token_tiles = device.sm_count / ((problem.n + 63) / 64);
+  const int64_t token_tiles =
+      device.sm_count / ((problem.n + kNarrowUnsplitRowsOfN - 1) / kNarrowUnsplitRowsOfN);
   if (token_tiles < 1) return std::nullopt;
   const int64_t width = (problem.m + token_tiles - 1) / token_tiles;
   auto order = [](const KernelConfig& c) {
@@ -760,9 +762,10 @@ std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const Ke
   std::optional<KernelConfig> best;
   for (const auto& inst : registry::instances()) {
     KernelConfig c = inst.config;
-    if (c.family != Family::kSm90Ws || !c.swap_ab || c.block_n != 64 || c.block_m < width ||
-        c.layout != pick.layout || c.accum != pick.accum || c.dtype != pick.dtype ||
-        c.cluster_m * c.cluster_n != 1 || !c.source.empty() || (best && order(c) >= order(*best)))
+    if (c.family != Family::kSm90Ws || !c.swap_ab || c.block_n != kNarrowUnsplitRowsOfN ||
+        c.block_m < width || c.layout != pick.layout || c.accum != pick.accum ||
+        c.dtype != pick.dtype || c.cluster_m * c.cluster_n != 1 || !c.source.empty() ||
+        (best && order(c) >= order(*best)))
       continue;
     c.split_k = 1;
     if (registry::can_implement(problem, c, args, device).ok()) best = c;
