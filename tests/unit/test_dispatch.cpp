@@ -646,5 +646,47 @@ TEST(DispatchEpilogue, ShortKCooperativeWideTilesTakeThePingPongSibling) {
   EXPECT_GE(swapped, 5);
 }
 
-}  // namespace
+// narrow_unsplit_tile's bounds, each one a case that would change the pick if it were missing.
+// 132 SMs; a split swap-AB pick of the kind the neighbours rule makes at these token counts.
+TEST(DispatchNarrowUnsplit, TakesTheNarrowestTileOneRoundHoldsWithinItsBounds) {
+  const DeviceInfo d = h100();
+  const KernelConfig pick =
+      *KernelConfig::parse("sm90_ws_80x128x64_s8_c1x1_w2_m8_st_sk4_f32_tn_swap");
+  auto unsplit = [&](int64_t m, int64_t n, int64_t k, const KernelConfig& c) {
+    const Problem p{m, n, k, Layout::kTN, Accum::kF32};
+    return dispatch::narrow_unsplit_tile(p, c, stand_in_args(p), d);
+  };
+  // 64 rows of 4096 leave room for two token columns in a round: 72 tokens in two of 36, on the
+  // narrowest compiled width that covers 36 (40), unsplit.
+  std::optional<KernelConfig> u = unsplit(72, 4096, 7168, pick);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->block_m, 40);
+  EXPECT_EQ(u->block_n, 64);
+  EXPECT_EQ(u->split_k, 1);
+  EXPECT_TRUE(u->swap_ab);
+  EXPECT_EQ(u->layout, Layout::kTN);
+  EXPECT_EQ(u->accum, Accum::kF32);
+  // 80 rows of 5120: one column, so 56 tokens take a tile over 48 wide; it runs up to K = 16384
+  // and keeps the split past it.
+  u = unsplit(56, 5120, 16384, pick);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_GT(u->block_m, 48);
+  EXPECT_FALSE(unsplit(56, 5120, 16384 + 64, pick).has_value());
+  // A tile up to 48 wide runs at any K: 40 tokens in two columns of 20 over 4096 rows.
+  u = unsplit(40, 4096, 32768, pick);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_LE(u->block_m, 48);
+  // Outside the rule: more than 96 tokens, N under 4096, more 64-row tiles of N than SMs, an
+  // unsplit pick, a pick that is not swap-AB.
+  EXPECT_FALSE(unsplit(104, 4096, 7168, pick).has_value());
+  EXPECT_FALSE(unsplit(72, 4096 - 64, 7168, pick).has_value());
+  EXPECT_FALSE(unsplit(72, 133 * 64, 7168, pick).has_value());
+  KernelConfig one = pick;
+  one.split_k = 1;
+  EXPECT_FALSE(unsplit(72, 4096, 7168, one).has_value());
+  EXPECT_FALSE(unsplit(72, 4096, 7168,
+                       *KernelConfig::parse("sm90_ws_64x128x64_s6_c1x1_w1_m8_st_sk4_f32_tn"))
+                   .has_value());
+}
 
+}  // namespace
