@@ -746,8 +746,13 @@ inline constexpr int64_t kNarrowUnsplitMinN = 4096;
 inline constexpr int64_t kNarrowUnsplitWideMaxK = 16384;
 inline constexpr int kNarrowUnsplitAnyKMaxWidth = 48;
 
-std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const KernelConfig& pick,
-                                               const GemmArgs& args, const DeviceInfo& device) {
+namespace {
+
+// The rule's tile before its bound (narrow_unsplit_tile); explain names it where the bound keeps
+// the split.
+std::optional<KernelConfig> narrowest_unsplit_tile(const Problem& problem,
+                                                   const KernelConfig& pick, const GemmArgs& args,
+                                                   const DeviceInfo& device) {
   if (pick.family != Family::kSm90Ws || !pick.swap_ab || pick.split_k < 2 ||
       !pick.source.empty() || args.batch_count != 1 || problem.m > kNarrowUnsplitMaxM ||
       problem.n < kNarrowUnsplitMinN || device.sm_count <= 0)
@@ -770,9 +775,20 @@ std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const Ke
     c.split_k = 1;
     if (registry::can_implement(problem, c, args, device).ok()) best = c;
   }
-  if (best && best->block_m > kNarrowUnsplitAnyKMaxWidth && problem.k > kNarrowUnsplitWideMaxK)
-    return std::nullopt;
   return best;
+}
+
+bool narrow_tile_keeps_split(const Problem& problem, const KernelConfig& tile) {
+  return tile.block_m > kNarrowUnsplitAnyKMaxWidth && problem.k > kNarrowUnsplitWideMaxK;
+}
+
+}  // namespace
+
+std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const KernelConfig& pick,
+                                               const GemmArgs& args, const DeviceInfo& device) {
+  std::optional<KernelConfig> tile = narrowest_unsplit_tile(problem, pick, args, device);
+  if (tile && narrow_tile_keeps_split(problem, *tile)) return std::nullopt;
+  return tile;
 }
 
 // A split shortens a call where it shortens the longest SM's work: rounds of CTAs times the
@@ -835,8 +851,15 @@ Decision on_narrow_unsplit(Decision decision, const Problem& problem, const Gemm
                            const DeviceInfo& device) {
   if (measured_for_the_shape(decision)) return decision;
   const std::optional<KernelConfig> unsplit =
-      narrow_unsplit_tile(problem, decision.config, args, device);
+      narrowest_unsplit_tile(problem, decision.config, args, device);
   if (!unsplit) return decision;
+  if (narrow_tile_keeps_split(problem, *unsplit)) {
+    decision.reason += "; kept split " + std::to_string(decision.config.split_k) +
+                       " ways: unsplit it would run on " + unsplit->name() + ", over " +
+                       std::to_string(kNarrowUnsplitAnyKMaxWidth) + " tokens wide at K over " +
+                       std::to_string(kNarrowUnsplitWideMaxK);
+    return decision;
+  }
   const int64_t ctas = (problem.m + unsplit->block_m - 1) / unsplit->block_m *
                        ((problem.n + unsplit->block_n - 1) / unsplit->block_n);
   decision.reason += "; unsplit as " + unsplit->name() + " (" + std::to_string(ctas) +

@@ -217,7 +217,8 @@ TEST(Cli, ExplainFewerSplits) {
 // A split-K swap-AB pick of few tokens over a wide N runs unsplit on narrow tiles, one round of
 // them (dispatch.cpp, narrow_unsplit_tile); explain says so. 72x6144x5120 TN f32 on the H200: 96
 // tiles of 80x64 where the rule's pick split four ways. A tile over 48 tokens wide at K over 16384
-// keeps the split: 56x5120x32768 NN f32 would take 80x64 tiles, and those lost there.
+// keeps the split, and explain says which tile it declined: 56x5120x32768 NN f32 would take 80x64
+// tiles, and those lost there.
 TEST(Cli, ExplainNarrowUnsplit) {
   const std::string env = std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table";
   CliResult r = run_cli("explain 72 6144 5120 --gpu h200", env);
@@ -231,6 +232,11 @@ TEST(Cli, ExplainNarrowUnsplit) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("_sk4_f32_nn_swap"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("unsplit as"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kept split 4 ways: unsplit it would run on "
+                          "sm90_ws_80x64x64_s10_c1x1_w1_m8_st_sk1_f32_nn_swap, over 48 tokens wide "
+                          "at K over 16384"),
+            std::string::npos)
+      << r.output;
 }
 
 // explain --a-col follows hgemmGemm's route for a packed column-major A: the general flavour
