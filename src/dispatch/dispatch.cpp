@@ -748,14 +748,20 @@ inline constexpr int kNarrowUnsplitAnyKMaxWidth = 48;
 
 namespace {
 
+// What the rules after the pick may reshape: a compiled sm90 config (not a variant's own source)
+// of one matrix, on a device whose SMs are known.
+bool reshapeable(const KernelConfig& pick, const GemmArgs& args, const DeviceInfo& device) {
+  return pick.family == Family::kSm90Ws && pick.source.empty() && args.batch_count == 1 &&
+         device.sm_count > 0;
+}
+
 // The rule's tile before its bound (narrow_unsplit_tile); explain names it where the bound keeps
 // the split.
 std::optional<KernelConfig> narrowest_unsplit_tile(const Problem& problem,
                                                    const KernelConfig& pick, const GemmArgs& args,
                                                    const DeviceInfo& device) {
-  if (pick.family != Family::kSm90Ws || !pick.swap_ab || pick.split_k < 2 ||
-      !pick.source.empty() || args.batch_count != 1 || problem.m > kNarrowUnsplitMaxM ||
-      problem.n < kNarrowUnsplitMinN || device.sm_count <= 0)
+  if (!reshapeable(pick, args, device) || !pick.swap_ab || pick.split_k < 2 ||
+      problem.m > kNarrowUnsplitMaxM || problem.n < kNarrowUnsplitMinN)
     return std::nullopt;
   const int64_t token_tiles =
       device.sm_count / ((problem.n + kNarrowUnsplitRowsOfN - 1) / kNarrowUnsplitRowsOfN);
@@ -805,9 +811,7 @@ std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const Ke
 // latency 15% (bench/results/2026-11-30-h200-split-rounds).
 std::optional<int> split_within_rounds(const Problem& problem, const KernelConfig& pick,
                                        const GemmArgs& args, const DeviceInfo& device) {
-  if (pick.family != Family::kSm90Ws || pick.split_k <= 1 || !pick.source.empty() ||
-      args.batch_count != 1 || device.sm_count <= 0)
-    return std::nullopt;
+  if (!reshapeable(pick, args, device) || pick.split_k <= 1) return std::nullopt;
   const TileWaves w = tile_waves(problem, pick, device);
   KernelConfig fewer = pick;
   for (fewer.split_k = 1; fewer.split_k < pick.split_k; ++fewer.split_k) {
@@ -860,8 +864,7 @@ Decision on_narrow_unsplit(Decision decision, const Problem& problem, const Gemm
                        std::to_string(kNarrowUnsplitWideMaxK);
     return decision;
   }
-  const int64_t ctas = (problem.m + unsplit->block_m - 1) / unsplit->block_m *
-                       ((problem.n + unsplit->block_n - 1) / unsplit->block_n);
+  const int64_t ctas = int64_t(tile_waves(problem, *unsplit, device).ctas);
   decision.reason += "; unsplit as " + unsplit->name() + " (" + std::to_string(ctas) +
                      " CTAs in one round), not split " + std::to_string(decision.config.split_k) +
                      " ways";
@@ -887,8 +890,7 @@ inline constexpr int64_t kLastRoundMinTileMacs = int64_t(1) << 26;
 // resident at once) at most half a round, and long tiles.
 std::optional<TileWaves> last_round_split(const Problem& problem, const KernelConfig& pick,
                                           const GemmArgs& args, const DeviceInfo& device) {
-  if (pick.family != Family::kSm90Ws || pick.split_k != 1 || !pick.source.empty() ||
-      args.batch_count != 1 || sm90_needs_general(args) || device.sm_count <= 0 ||
+  if (!reshapeable(pick, args, device) || pick.split_k != 1 || sm90_needs_general(args) ||
       !sm90::has_tail_split_flavour(sm90_variant(pick)))
     return std::nullopt;
   const TileWaves w = tile_waves(problem, pick, device);
@@ -928,8 +930,8 @@ bool splits_last_round(const Problem& problem, const KernelConfig& pick, const G
 Decision decide(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                 const Tables& tables) {
   Decision d = decide_for_dtype(problem, args, device, tables);
-  d = on_split_rounds(on_epilogue_tile(std::move(d), problem, args, device), problem, args,
-                      device);
+  d = on_epilogue_tile(std::move(d), problem, args, device);
+  d = on_split_rounds(std::move(d), problem, args, device);
   d = on_narrow_unsplit(std::move(d), problem, args, device);
   return on_last_round(std::move(d), problem, args, device);
 }

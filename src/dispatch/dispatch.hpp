@@ -28,9 +28,10 @@
 // A table entry is used only when its config is compiled (or the JIT is on) and can_implement
 // accepts the call; an exact entry that cannot run goes straight to the heuristic.
 //
-// After the rules, a pick that was not a table's exact entry splits its last round
-// (splits_last_round) where that pays, and a fused epilogue on a wide cooperative tile runs the
-// ping-pong sibling.
+// After the rules, in this order: a fused epilogue on a wide cooperative tile runs the ping-pong
+// sibling; and a pick that was not a table's exact entry takes fewer K splits where they run no
+// longer (split_within_rounds), gives a split over few tokens and a wide N up for narrow unsplit
+// tiles (narrow_unsplit_tile), and splits its last round where that pays (splits_last_round).
 #pragma once
 
 #include <memory>
