@@ -135,7 +135,9 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *
  * Element types: fp16 with fp32 or fp16 accumulation, bf16 with fp32 accumulation.
  * Activations: ReLU max(x, 0); GELU the exact erf form x/2 (1 + erf(x / sqrt 2)), as PyTorch's
- * default nn.GELU(); GELU_TANH PyTorch's approximate='tanh' form.
+ * default nn.GELU(); GELU_TANH PyTorch's approximate='tanh' form. The sm90 kernels apply
+ * GELU_TANH to the rounded sum in the element type's own arithmetic (a second rounding); over
+ * random inputs C's relative error stays at the rounding's own (2.1e-4 in fp16, 1.7e-3 in bf16).
  *
  * Limits:
  *   M, N, K in [1, 2^31-1]; batch_count in [1, 2^31-1]; every matrix's span over all batches,

@@ -1,13 +1,22 @@
-// Special-function unit instructions (sm_75+).
+// Special-function unit instructions (sm_75+; the bf16 pair sm_90).
 #pragma once
+
+#include <cstdint>
 
 namespace hgemm::ptx {
 
-// tanh(x) from the special-function unit in one instruction: maximum relative error about
-// 2^-10.99 (PTX ISA, tanh.approx.f32), below fp16's and bf16's half ulp.
-__device__ __forceinline__ float tanh_approx(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+// tanh of a pair of fp16 values (both halves of the 32-bit word) from the special-function unit
+// in one instruction, each result an approximation in fp16.
+__device__ __forceinline__ uint32_t tanh_approx_f16x2(uint32_t x) {
+  uint32_t y;
+  asm("tanh.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
+}
+
+// A pair of bf16 values (sm_90).
+__device__ __forceinline__ uint32_t tanh_approx_bf16x2(uint32_t x) {
+  uint32_t y;
+  asm("tanh.approx.bf16x2 %0, %1;" : "=r"(y) : "r"(x));
   return y;
 }
 

@@ -824,6 +824,87 @@ void test_epilogue_ping_pong(Buffers& buf) {
                        " of 4 calls at 4096x4096x1024 (the tables pick 128x256 there)");
 }
 
+// The tanh GELU at the ends of its range, on the sm90 kernels, which apply it to C's rounded
+// pairs (kernels::gelu_tanh_pair): A is all ones and each column of B one value, so column j's x
+// is K * B(j) + bias(j), one of eight cases. Beyond fp16's range on either side (the rounded x is
+// -inf or +inf), x^2 past it (|x| = 300), NaN, and values where the tanh is not saturated. The
+// saturated cases must be exact (0, +inf, 300, NaN); elsewhere the error is bounded by half |x|
+// times two ulps of the tanh near 1 (2^-9 in fp16, 2^-6 in bf16) plus two ulps of the result:
+// the cancellation in 1 + tanh for negative x is what the paired arithmetic can lose.
+void test_gelu_range() {
+  const int64_t k = 64;
+  const double x_values[8] = {-70000, 70000, -300, 300, NAN, -3, 0.5, 0};
+  int cases = 0;
+  for (DType dtype : {DType::kF16, DType::kBF16})
+    for (const Shape& s : {Shape{256, 256, k}, Shape{40, 1024, k}}) {
+      GemmDesc d = plain(s.m, s.n, s.k, Order::kRow, Order::kCol, Order::kRow,
+                         hgemm::Accum::kF32);
+      d.dtype = dtype;
+      d.activation = Activation::kGeluTanh;
+      std::vector<uint16_t> ha(size_t(s.m * k), to_bits(1.0f, dtype));
+      std::vector<uint16_t> hb(size_t(s.n * k)), hbias(size_t(s.n));
+      for (int64_t j = 0; j < s.n; ++j) {
+        const double x = x_values[j % 8];
+        // The bias carries x up to +-60000 (an fp16 and a bf16 value); B the rest, over K terms.
+        const double from_bias = std::isnan(x) ? 0 : std::fabs(x) > 60000 ? std::copysign(60000, x)
+                                                                           : x;
+        const float b = std::isnan(x) ? NAN : float((x - from_bias) / double(k));
+        hbias[size_t(j)] = to_bits(float(from_bias), dtype);
+        for (int64_t l = 0; l < k; ++l) hb[size_t(j * k + l)] = to_bits(b, dtype);
+      }
+      void *a, *b, *c, *bias;
+      CUDA_OK(cudaMalloc(&a, ha.size() * 2));
+      CUDA_OK(cudaMalloc(&b, hb.size() * 2));
+      CUDA_OK(cudaMalloc(&c, size_t(s.m * s.n) * 2));
+      CUDA_OK(cudaMalloc(&bias, hbias.size() * 2));
+      CUDA_OK(cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemcpy(bias, hbias.data(), hbias.size() * 2, cudaMemcpyHostToDevice));
+      d.bias = bias;
+      std::string failure;
+      try {
+        const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+        check(plan.kernel.rfind("sm90_", 0) == 0,
+              d.name() + " GELU range: runs on the sm90 kernels: " + plan.kernel);
+        hgemm::gemm(d, a, b, c, nullptr);
+        CUDA_OK(cudaDeviceSynchronize());
+        std::vector<uint16_t> hc(size_t(s.m * s.n));
+        CUDA_OK(cudaMemcpy(hc.data(), c, hc.size() * 2, cudaMemcpyDeviceToHost));
+        const double tanh_error = dtype == DType::kF16 ? std::ldexp(1.0, -9) : std::ldexp(1.0, -6);
+        for (int64_t i = 0; i < s.m && failure.empty(); ++i)
+          for (int64_t j = 0; j < s.n && failure.empty(); ++j) {
+            const double bj = from_bits(hb[size_t(j * k)], dtype);
+            const double x = double(k) * bj + from_bits(hbias[size_t(j)], dtype);
+            const double ref = 0.5 * x * (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) *
+                                                         (x + 0.044715 * x * x * x)));
+            // GELU(x) rounded; below fp16's range the exact value is a tiny negative, 0 here.
+            const double want = std::isnan(x) ? NAN : from_bits(to_bits(float(ref), dtype), dtype);
+            const double got = from_bits(hc[size_t(i * s.n + j)], dtype);
+            const int kind = int(j % 8);
+            const bool saturated = kind <= 4 || kind == 7;
+            const bool ok =
+                std::isnan(want) ? std::isnan(got)
+                : saturated      ? got == want || (want == 0 && got == 0)
+                                 : std::fabs(got - want) <=
+                                  0.5 * std::fabs(x) * tanh_error +
+                                      2 * std::fabs(want) * (dtype == DType::kF16
+                                                                 ? std::ldexp(1.0, -10)
+                                                                 : std::ldexp(1.0, -7));
+            if (!ok)
+              failure = "(" + std::to_string(i) + "," + std::to_string(j) + ") x " +
+                        std::to_string(x) + ": got " + std::to_string(got) + ", want " +
+                        std::to_string(want);
+          }
+      } catch (const hgemm::Error& e) {
+        failure = e.what();
+      }
+      for (void* p : {a, b, c, bias}) CUDA_OK(cudaFree(p));
+      check(failure.empty(), d.name() + " GELU range" + (failure.empty() ? "" : ": " + failure));
+      ++cases;
+    }
+  check(cases == 4, "GELU range: " + std::to_string(cases) + " of 4 calls");
+}
+
 // Calls the tuned kernels cannot take name the safety net and why.
 void test_safety_net_plan() {
   void *a, *b, *c;
@@ -1259,6 +1340,7 @@ int main(int argc, char** argv) {
   test_col_major_a(buf, tuned_shapes, sm90);
   if (sm90 && !g_quick) test_general_flavours(buf);
   if (!g_quick) test_epilogue_ping_pong(buf);
+  if (sm90) test_gelu_range();
   test_safety_net_plan();
   test_device_refusals();
   if (!g_quick) {

@@ -1,7 +1,7 @@
 // The GEMM epilogue every kernel family applies: C = act(alpha * acc + beta * C + bias) in fp32
 // with one rounding to the element type, C read only where beta != 0. Shared so that the kernels
 // compute one function. One exception: the sm90 kernels' tanh GELU takes the special-function
-// unit's tanh (gelu_tanh_approx below), the other paths tanhf.
+// unit's tanh on C's rounded pairs (gelu_tanh_pair below), the other paths tanhf.
 #pragma once
 
 #include <cstdint>
@@ -48,18 +48,41 @@ __device__ __forceinline__ float activate(float x) {
 // once per tile, and inlining it beside the other activations spilled.
 static __device__ __noinline__ float gelu(float x) { return activate<Activation::kGelu>(x); }
 
-// The tanh GELU with the special-function unit's tanh: a few instructions, inlined, so that the
-// tuned kernels' unrolled epilogue overlaps its elements (a call per element with tanhf ran them
-// one after another: +37% over the plain GEMM, against cuBLASLt's +5%). It differs from tanhf by
-// less than half an fp16 or bf16 ulp of the result's scale.
-// Written as x (k + k c x^2) and h + h tanh with h = x / 2: five multiplies and adds and the
-// tanh, where the formula as written took seven (the tuned kernels' epilogue issues them back to
-// back, so each one is time).
-__device__ __forceinline__ float gelu_tanh_approx(float x) {
+// The tanh GELU on a pair of C's elements already rounded to the element type, in that type's
+// paired arithmetic: the sm90 kernels apply it after the tile's one rounding, so C is GELU(x
+// rounded) rounded. Six paired operations (five in bf16) and the tanh for two elements, where
+// the fp32 form took five operations and a tanh per element; the tanh still costs the
+// special-function unit one issue per element (the SASS has one MUFU.TANH.F16 per element, as
+// many as MUFU.TANH before), and that is most of what remains. The cooperative epilogue runs
+// while no mainloop does, so every instruction there is time: bias + GELU over the plain call
+// 1.056 -> 1.046 (docs/notes/2026-12-01-paired-gelu.md).
+// Error: the intermediates' roundings (fp16's 2^-11, bf16's 2^-8) move C by about half an ulp of
+// its type where |x| is small and not at all where the tanh saturates, as it does for the large
+// |x| that dominate C's norm: the verifier measured the rounding's own relative error, 2.1e-4
+// (fp16) and 1.7e-3 (bf16). In fp16, x below -65504 (rounded to -inf, and -inf (1 + -1) is NaN)
+// is raised to -65504 first, which gives the 0 that GELU(x) rounds to; NaN stays NaN (max.NaN).
+// x^2 overflows from |x| = 256 on: u is then +-inf and the tanh +-1, as GELU needs.
+template <DType kDType>
+__device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
   constexpr float kK = 0.79788456080286536f, kC = 0.044715f;
-  const float inner = x * fmaf(x * x, kK * kC, kK);
-  const float h = 0.5f * x;
-  return fmaf(h, ptx::tanh_approx(inner), h);
+  if constexpr (kDType == DType::kF16) {
+    const __half2 lowest = __float2half2_rn(-65504.0f);
+    const __half2 x = __hmax2_nan(*reinterpret_cast<__half2 const*>(&pair), lowest);
+    const __half2 inner = __hmul2(x, __hfma2(__hmul2(x, x), __float2half2_rn(kK * kC),
+                                             __float2half2_rn(kK)));
+    const __half2 h = __hmul2(x, __float2half2_rn(0.5f));
+    const uint32_t t = ptx::tanh_approx_f16x2(*reinterpret_cast<uint32_t const*>(&inner));
+    const __half2 y = __hfma2(h, *reinterpret_cast<__half2 const*>(&t), h);
+    return *reinterpret_cast<uint32_t const*>(&y);
+  } else {
+    const __nv_bfloat162 x = *reinterpret_cast<__nv_bfloat162 const*>(&pair);
+    const __nv_bfloat162 inner =
+        __hmul2(x, __hfma2(__hmul2(x, x), __float2bfloat162_rn(kK * kC), __float2bfloat162_rn(kK)));
+    const __nv_bfloat162 h = __hmul2(x, __float2bfloat162_rn(0.5f));
+    const uint32_t t = ptx::tanh_approx_bf16x2(*reinterpret_cast<uint32_t const*>(&inner));
+    const __nv_bfloat162 y = __hfma2(h, *reinterpret_cast<__nv_bfloat162 const*>(&t), h);
+    return *reinterpret_cast<uint32_t const*>(&y);
+  }
 }
 
 __device__ __forceinline__ float activate(float x, Activation activation) {

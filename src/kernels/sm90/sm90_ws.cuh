@@ -106,9 +106,9 @@ struct Params {
   // tile's k-blocks; 0 stores them all after its first k-block, or at the tile's end when the
   // whole tile is staged.
   int spread_epilogue;
-  // alpha, bias and activation, applied to each tile before its rounding (not to split-K's
-  // partials: the reduction applies them; to a last-round tile's sums, not to its pieces). The
-  // bias is per column of C: with swap-AB, per row of the kernel's tile.
+  // alpha, bias and activation, applied to each tile before its rounding, the tanh GELU just
+  // after it (not to split-K's partials: the reduction applies them; to a last-round tile's sums,
+  // not to its pieces). The bias is per column of C: with swap-AB, per row of the kernel's tile.
   kernels::EpilogueParams epilogue;
   // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
   // producer has issued its last load, 0 once every CTA's consumers have finished the mainloop
@@ -557,11 +557,11 @@ __device__ __forceinline__ void add_bias_words(
 // refuses an epilogue there (sm90_check_args). Passes, each one straight run of code without
 // branches inside: alpha and beta * C, or alpha and the bias, or alpha alone; the bias after
 // beta * C (the order of the other paths' sums); then the activation, chosen once per tile (the
-// erf GELU is a call, the tanh GELU the special-function unit's tanh:
-// kernels/common/epilogue.cuh). Every load is unconditional, its index clamped into C, so that
-// the loads can be issued together: a load behind a per-element bounds branch waited for the one
-// before it, and a bias cost up to the whole mainloop of a K = 1024 tile. Elements outside C are
-// never stored. `c` is this batch's C, row stride ldc (C^T's column stride with swap-AB).
+// erf GELU is a call; the tanh GELU runs after the rounding, on pairs: gelu_tanh_tile). Every
+// load is unconditional, its index clamped into C, so that the loads can be issued together: a
+// load behind a per-element bounds branch waited for the one before it, and a bias cost up to the
+// whole mainloop of a K = 1024 tile. Elements outside C are never stored. `c` is this batch's C,
+// row stride ldc (C^T's column stride with swap-AB).
 // `bias_words`: the tile's bias as load_bias_words read it, where bias_early.
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
@@ -604,15 +604,20 @@ __device__ __forceinline__ void apply_epilogue(
       for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
                                    [](float x, int, int) { return kernels::gelu(x); });
       break;
-    case Activation::kGeluTanh:
-      for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
-                                   [](float x, int, int) {
-                                     return kernels::gelu_tanh_approx(x);
-                                   });
-      break;
+    case Activation::kGeluTanh:  // on the rounded pairs: gelu_tanh_tile
     case Activation::kNone:
       break;
   }
+}
+
+// The tanh GELU on the tile's rounded pairs (kernels::gelu_tanh_pair), after pack_tile.
+template <class Traits>
+__device__ __forceinline__ void gelu_tanh_tile(PackedTile<Traits>& packed) {
+#pragma unroll
+  for (int mt = 0; mt < Traits::kWgAtomsM; ++mt)
+#pragma unroll
+    for (int r = 0; r < Traits::kPackedRegs; ++r)
+      packed[mt][r] = kernels::gelu_tanh_pair<Traits::kDType>(packed[mt][r]);
 }
 
 // A 4x4 transpose of 32-bit values across the 4 lanes of a quad: lane q's x[p] becomes lane p's
@@ -1436,6 +1441,9 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                          batch_c(batch), params.ldc, params.m, params.n,
                                          m_origin, n_origin, thread_in_wg);
       detail::pack_tile<Traits>(acc, packed);
+      if constexpr (Traits::kAccF32)
+        if (params.epilogue.ops && params.epilogue.activation == Activation::kGeluTanh)
+          detail::gelu_tanh_tile<Traits>(packed);
       if (defer) {
         pending_part = 0;
         if constexpr (Traits::kGeneral) {
