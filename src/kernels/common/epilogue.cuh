@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -64,25 +65,27 @@ static __device__ __noinline__ float gelu(float x) { return activate<Activation:
 // x^2 overflows from |x| = 256 on: u is then +-inf and the tanh +-1, as GELU needs.
 template <DType kDType>
 __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
+  constexpr bool kF16 = kDType == DType::kF16;
+  using Pair = std::conditional_t<kF16, __half2, __nv_bfloat162>;
+  auto splat = [](float v) {
+    if constexpr (kF16)
+      return __float2half2_rn(v);
+    else
+      return __float2bfloat162_rn(v);
+  };
   constexpr float kK = 0.79788456080286536f, kC = 0.044715f;
-  if constexpr (kDType == DType::kF16) {
-    const __half2 lowest = __float2half2_rn(-65504.0f);
-    const __half2 x = __hmax2_nan(*reinterpret_cast<__half2 const*>(&pair), lowest);
-    const __half2 inner = __hmul2(x, __hfma2(__hmul2(x, x), __float2half2_rn(kK * kC),
-                                             __float2half2_rn(kK)));
-    const __half2 h = __hmul2(x, __float2half2_rn(0.5f));
-    const uint32_t t = ptx::tanh_approx_f16x2(*reinterpret_cast<uint32_t const*>(&inner));
-    const __half2 y = __hfma2(h, *reinterpret_cast<__half2 const*>(&t), h);
-    return *reinterpret_cast<uint32_t const*>(&y);
-  } else {
-    const __nv_bfloat162 x = *reinterpret_cast<__nv_bfloat162 const*>(&pair);
-    const __nv_bfloat162 inner =
-        __hmul2(x, __hfma2(__hmul2(x, x), __float2bfloat162_rn(kK * kC), __float2bfloat162_rn(kK)));
-    const __nv_bfloat162 h = __hmul2(x, __float2bfloat162_rn(0.5f));
-    const uint32_t t = ptx::tanh_approx_bf16x2(*reinterpret_cast<uint32_t const*>(&inner));
-    const __nv_bfloat162 y = __hfma2(h, *reinterpret_cast<__nv_bfloat162 const*>(&t), h);
-    return *reinterpret_cast<uint32_t const*>(&y);
-  }
+  Pair x = *reinterpret_cast<Pair const*>(&pair);
+  if constexpr (kF16) x = __hmax2_nan(x, splat(-65504.0f));
+  const Pair inner = __hmul2(x, __hfma2(__hmul2(x, x), splat(kK * kC), splat(kK)));
+  const Pair h = __hmul2(x, splat(0.5f));
+  const uint32_t inner_bits = *reinterpret_cast<uint32_t const*>(&inner);
+  uint32_t t;
+  if constexpr (kF16)
+    t = ptx::tanh_approx_f16x2(inner_bits);
+  else
+    t = ptx::tanh_approx_bf16x2(inner_bits);
+  const Pair y = __hfma2(h, *reinterpret_cast<Pair const*>(&t), h);
+  return *reinterpret_cast<uint32_t const*>(&y);
 }
 
 __device__ __forceinline__ float activate(float x, Activation activation) {
