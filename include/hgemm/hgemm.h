@@ -160,7 +160,10 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  *               TT products) that A is first copied into rows, and the call runs as the
  *               row-major one, where it has at most 256 rows or its rows are not 16-byte
  *               strides (one matrix; a copy over 32 MiB runs in blocks of rows: see
- *               Workspace); the kernels' general flavour reads any other such A M-major. Leading
+ *               Workspace); the kernels' general flavour reads any other such A M-major. Not
+ *               copied: one row with a leading dimension of 1 (it is that row), and up to 16
+ *               rows whose columns are 16-byte strides where the row-major call runs a decode
+ *               kernel (those read a column-major A as it is). Leading
  *               dimensions become their row strides; alpha, beta, a bias (row-major C only)
  *               and an activation are fused into their epilogue (by the sm90 kernels with fp32
  *               accumulation, by the decode kernels, M <= 16, with either). Strided batches run

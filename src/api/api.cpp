@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/decode_variant.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "hgemm/hgemm.h"
@@ -176,6 +177,24 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
   return plan;
 }
 
+// A decode kernel reads a column-major A as it is (sm80_decode.cuh): where the row-major call on
+// the copy would run one (M <= 16), it runs on the call's own A instead, and nothing is copied;
+// the copy and its kernel boundary cost 1.6-2 us at 16 x 4096. nullptr where it would not, or
+// where that kernel cannot take this A (a column stride that is no multiple of 8).
+const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& route,
+                                                   const GemmArgs& call,
+                                                   const DeviceInfo& device) {
+  if (!route.a_rows_first || route.a_rows_block != call.m || call.m > kDecodeMaxM) return nullptr;
+  // The copy's place as the planner sees it: 256-byte aligned, like the pool's and a
+  // workspace's, and never dereferenced.
+  void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);
+  const std::vector<RowsBlock> plan = plan_rows_blocks(route, call, stand_in, device, nullptr);
+  if (plan.size() != 1 || plan.front().decision->config.family != Family::kDecode) return nullptr;
+  const dispatch::Decision* decision = plan.front().decision;
+  return registry::can_implement(route.problem, decision->config, call, device).ok() ? decision
+                                                                                    : nullptr;
+}
+
 // A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows
 // it then copies into C, all decided before anything runs; empty where nothing compiled runs a
 // block (on an sm_80 device, say), and the call takes dispatch's own decision. The blocks write a
@@ -302,6 +321,10 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
   }
   const GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
   if (!route.a_rows_first && run_padded_c(route.problem, args, *device)) return;
+  if (const dispatch::Decision* decode = decode_on_column_major_a(route, args, *device)) {
+    decode->instance->launch(decode->config, args);
+    return;
+  }
   if (route.a_rows_first) {
     OperandCopyScratch rows(a_rows_bytes(route.a_rows_block, args.k), args.workspace, stream,
                             "a column-major A's copy in rows");
@@ -339,8 +362,11 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   const GemmArgs args = dispatch::route_args(desc, route, a, b, const_cast<void*>(c), nullptr);
   std::string why_not;
   const dispatch::Decision* decision = nullptr;
-  std::string blocks;
-  if (route.a_rows_first) {
+  std::string a_note;  // what reading a column-major A adds: no copy, or the copy's blocks
+  if (const dispatch::Decision* decode = decode_on_column_major_a(route, args, *device)) {
+    decision = decode;
+    a_note = "; not copied after all: the decode kernel reads a column-major A as it is";
+  } else if (route.a_rows_first) {
     // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
     // dereferenced here).
     void* copy = desc.workspace ? desc.workspace : reinterpret_cast<void*>(uintptr_t(1) << 16);
@@ -348,7 +374,7 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
     if (!plan.empty()) {
       decision = plan.front().decision;
       if (plan.size() > 1)
-        blocks = "; " + std::to_string(plan.size()) + " blocks, the last of " +
+        a_note = "; " + std::to_string(plan.size()) + " blocks, the last of " +
                  std::to_string(plan.back().run.m) + " rows by " +
                  plan.back().decision->config.name();
     }
@@ -366,7 +392,7 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
                     route.reason + "; no compiled kernel runs it: " + why_not};
   return GemmPlan{HGEMM_PATH_DISPATCH, route.transposed, decision->config.name(),
                   std::string(dispatch::to_string(decision->source)),
-                  route.reason + "; " + decision->reason + blocks};
+                  route.reason + "; " + decision->reason + a_note};
 }
 
 size_t workspace_size(const GemmDesc& desc) {

@@ -51,20 +51,16 @@ Status decode_check_args(KernelConfig const& config, GemmArgs const& args) {
   if (config.layout == Layout::kNN && args.n % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "16-byte copies of NN's B rows need N % 8 == 0; N=" + std::to_string(args.n));
-  // hgemmGemm copies a column-major A into rows first where it may (GemmRoute::a_rows_first);
-  // what it leaves column-major (a copy over the scratch limit) the sm90 general flavour reads.
-  if (args.a_col_major)
-    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "copies A in 16-byte row pieces: a column-major A runs from a copy in rows "
-                  "(hgemmGemm makes one) or on the sm90 kernels' general flavour");
   if (args.batch_count != 1)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   "runs one matrix; " + std::to_string(args.batch_count) +
                       " batches run on the sm90 family");
-  if (args.lda % 8 != 0 || args.ldb % 8 != 0)
+  // A column-major A is copied a column at a time, 16 bytes per 8 of its rows.
+  if (args.row_stride_a() % 8 != 0 || args.ldb % 8 != 0)
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
-                  "16-byte copies of A and B rows need lda and ldb multiples of 8; lda=" +
-                      std::to_string(args.lda) + " ldb=" + std::to_string(args.ldb));
+                  std::string("16-byte copies of A's ") + (args.a_col_major ? "columns" : "rows") +
+                      " and B's rows need lda and ldb multiples of 8; lda=" +
+                      std::to_string(args.row_stride_a()) + " ldb=" + std::to_string(args.ldb));
   if (!aligned16(args.a) || !aligned16(args.b))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("16-byte copies need 16-byte aligned A and B; not aligned:") +
@@ -104,7 +100,8 @@ struct DecodeInstance {
                                     epilogue_params(args.epilogue),
                                     args.row_stride_a(),
                                     args.row_stride_b(kVariant.layout),
-                                    args.row_stride_c()};
+                                    args.row_stride_c(),
+                                    args.a_col_major};
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3(unsigned((args.n + kVariant.block_n - 1) / kVariant.block_n));
     launch.blockDim = dim3(unsigned(kGeometry.num_threads));

@@ -355,8 +355,9 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
 }
 
 // A column-major A runs on the general kernels (the table's pick where it is one, else the cost
-// model's), never split, and the decision is not the row-major call's cached one; with at most
-// 16 rows too: the decode kernels refuse it (hgemmGemm copies it into rows before dispatch).
+// model's), never split, and the decision is not the row-major call's cached one. With at most
+// 16 rows in TN the decode kernels read it, as the row-major call's decode rule picks them
+// (hgemmGemm runs them on it without a copy); they refuse columns that are no 16-byte strides.
 TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   const DeviceInfo d = h100();
   // How many of `family`'s instances for p's layout, accumulation and element type refuse the
@@ -388,15 +389,21 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, {}).config, row.config) << p.name();
   }
   for (const Problem& p : {Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
-                           Problem{8, 4096, 4096, Layout::kNN, Accum::kF16},
-                           Problem{16, 5120, 13824, Layout::kTN, Accum::kF32}}) {
+                           Problem{3, 4096, 4096, Layout::kTN, Accum::kF16}}) {
+    const dispatch::Decision row = dispatch::decide(p, stand_in_args(p), d, {});
+    ASSERT_EQ(row.config.family, Family::kDecode) << p.name() << ": " << row.reason;
     GemmArgs args = stand_in_args(p);
     args.a_col_major = true;
+    args.lda = 8;
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
-    EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
-    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
-    EXPECT_GT(refusals(Family::kDecode, p, args, "a column-major A runs from a copy in rows"), 0)
-        << p.name();
+    EXPECT_EQ(col.config, row.config) << p.name() << ": " << col.reason;
+    EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
+    args.lda = 12;
+    EXPECT_GT(refusals(Family::kDecode, p, args, "16-byte copies of A's columns"), 0) << p.name();
+    const dispatch::Decision strided = dispatch::decide(p, args, d, {});
+    EXPECT_EQ(strided.config.family, Family::kSm90Ws) << p.name() << ": " << strided.reason;
+    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(strided.config)))
+        << strided.config.name();
   }
   // The sm80 catalog refuses it by name.
   const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};

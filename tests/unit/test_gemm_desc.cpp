@@ -506,7 +506,7 @@ TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
   };
   const Case cases[] = {
       {most, 4096, 0, 1, true, "M <= 256"},
-      {1, 4096, 0, 1, true, "M <= 256"},
+      {1, 4096, 8, 1, true, "M <= 256"},  // one row, its elements 8 apart
       {most + 8, 4096, 0, 1, false, "read M-major"},
       {most + 4, 4096, 0, 1, true, "leading dimension is no multiple of 8"},
       {4096, 4096, 4100, 1, true, "leading dimension is no multiple of 8"},
@@ -532,6 +532,49 @@ TEST(GemmRoute, AColumnMajorAGoesThroughRowsWhereThatPays) {
                 (r.a_rows_block < c.m && r.a_rows_block % hgemm::dispatch::kARowsBlockAlign == 0))
         << r.a_rows_block;
   }
+}
+
+// One row of column-major A with a leading dimension of 1 is a contiguous row: the row-major
+// call runs on it as stored, batches included, and so does column-major C's B^T of one column.
+TEST(GemmRoute, OneColumnMajorRowIsReadAsARow) {
+  for (Order oc : {Order::kRow, Order::kCol}) {
+    for (int64_t batches : {1, 3}) {
+      GemmDesc d = oc == Order::kRow ? plain(1, 4096, 1001) : plain(4096, 1, 1001);
+      d.order_b = Order::kCol;
+      d.order_c = oc;
+      if (oc == Order::kRow) d.order_a = Order::kCol;
+      else d.order_b = Order::kRow;  // column-major C: B^T, the kernels' A, is column-major
+      d.batch_count = batches;
+      if (batches > 1) {
+        d.stride_a = d.m * d.k;
+        d.stride_b = d.k * d.n;
+        d.stride_c = d.m * d.n;
+      }
+      const auto r = hgemm::dispatch::route(d);
+      ASSERT_TRUE(r.dispatch) << r.reason;
+      EXPECT_EQ(r.transposed, oc == Order::kCol);
+      EXPECT_EQ(r.problem.m, 1);
+      EXPECT_FALSE(r.a_col_major) << r.reason;
+      EXPECT_FALSE(r.a_rows_first) << r.reason;
+      EXPECT_EQ(r.lda, 1008);  // K in 16-byte strides: never stepped with one row
+      EXPECT_EQ(r.stride_a, oc == Order::kRow ? d.stride_a : d.stride_b);
+      EXPECT_NE(r.reason.find("one row: read as that row"), std::string::npos) << r.reason;
+      EXPECT_EQ(r.reason.find("exactly"), std::string::npos) << r.reason;
+      const hgemm::GemmArgs args = hgemm::dispatch::route_args(d, r, nullptr, nullptr, nullptr, nullptr);
+      EXPECT_FALSE(args.a_col_major);
+      EXPECT_EQ(args.lda, 1008);
+    }
+  }
+  // Its elements apart (a leading dimension past 1), or two rows: column-major as stored.
+  GemmDesc d = plain(1, 4096, 1001);
+  d.order_a = Order::kCol;
+  d.order_b = Order::kCol;
+  d.lda = 2;
+  EXPECT_TRUE(hgemm::dispatch::route(d).a_col_major);
+  d = plain(2, 4096, 1001);
+  d.order_a = Order::kCol;
+  d.order_b = Order::kCol;
+  EXPECT_TRUE(hgemm::dispatch::route(d).a_col_major);
 }
 
 TEST(GemmRoute, BetaAndBatchesRideAlong) {

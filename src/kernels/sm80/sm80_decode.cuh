@@ -11,11 +11,15 @@
 //   order of K inside a k32 chunk is permuted, identically for A and B, so that a lane's 16
 //   contiguous bytes of a row are its fragment registers (a dot product does not see the order).
 //   NN transposes B in registers (byte permutes of two k-rows).
+//   A column-major A (DecodeParams::a_col_major) is copied a k-column per lane instead, its M
+//   rows in up to two 16-byte pieces, and read back transposed by ldmatrix into the same
+//   registers a row-major A's pieces fill: hgemmGemm needs no copy of A into rows first.
 //   Epilogue: partial sums through shared memory, added over the warps in warp order (bitwise
 //   repeatable), then alpha, bias and activation where asked, rounded once to C's type; no
 //   atomics, no workspace.
-//   Limits: 1 <= M <= 16; K % 8 == 0 and, for NN, N % 8 == 0; A and B 16-byte aligned (the
-//   launcher's can_implement refuses the rest, which the sm80 safety net takes).
+//   Limits: 1 <= M <= 16; K % 8 == 0 and, for NN, N % 8 == 0; A and B 16-byte aligned, their
+//   strides (a column-major A's column stride too) multiples of 8 (the launcher's can_implement
+//   refuses the rest, which the sm80 safety net takes).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,7 @@
 #include "kernels/common/epilogue.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/griddepcontrol.cuh"
+#include "ptx/ldmatrix.cuh"
 #include "ptx/mma_sync.cuh"
 
 namespace hgemm::sm80 {
@@ -43,11 +48,18 @@ struct DecodeParams {
   int n;
   int k;
   kernels::EpilogueParams epilogue;  // applied to each sum before its rounding
-  // Row strides in elements: A's and B's multiples of 8 (16-byte copies), C's any.
+  // Row strides in elements: A's and B's multiples of 8 (16-byte copies), C's any. A
+  // column-major A (stored K x M) has lda elements between its columns.
   int64_t lda;
   int64_t ldb;
   int64_t ldc;
+  bool a_col_major;
 };
+
+// Where a column-major A's k-row r of a k32 chunk sits in its 32 16-byte slots. ldmatrix reads
+// k-rows {8q + 2j + e} (q < 4, e < 2) as matrix j; k ^ 2(k / 8) puts those eight rows in eight
+// different 16-byte bank groups, so neither the reads nor the copies conflict.
+__device__ __forceinline__ int decode_a_col_slot(int r) { return r ^ ((r >> 3) << 1); }
 
 // The kernel's variant, wrapped: a __global__ function's host stub cannot spell a class-type
 // template argument, only one nested in a type argument.
@@ -132,15 +144,29 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
   const int warp_k0 = warp_idx * kBlockK;  // this warp's K offset inside a round
 
   // This lane's pieces of A at round 0: rows g and g + 8, K offset 8t of every chunk. Rows past M
-  // are copied as zeros (no global read), so the math needs no predicate.
-  bool a_row_ok[2];
+  // are copied as zeros (no global read), so the math needs no predicate. Column-major: column
+  // warp_k0 + lane of every chunk, rows 0-7 and 8-15, as many bytes as there are rows (the rest
+  // zero-filled), and the k-row this lane's ldmatrix address names (decode_a_col_slot).
+  const bool a_col = params.a_col_major;
+  uint32_t a_bytes[2];
   uint16_t const* a_lane[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const int row = lane_group + 8 * h;
-    a_row_ok[h] = row < m;
-    a_lane[h] = params.a + int64_t(a_row_ok[h] ? row : 0) * params.lda + warp_k0 + 8 * lane_pair;
+    if (a_col) {
+      a_bytes[h] = 2u * uint32_t(min(max(m - 8 * h, 0), 8));
+      a_lane[h] = params.a + int64_t(warp_k0 + lane_idx) * params.lda + 8 * h;
+    } else {
+      const int row = lane_group + 8 * h;
+      a_bytes[h] = row < m ? 16u : 0u;
+      a_lane[h] =
+          params.a + int64_t(row < m ? row : 0) * params.lda + warp_k0 + 8 * lane_pair;
+    }
   }
+  const int a_col_store = decode_a_col_slot(lane_idx);
+  // ldmatrix matrix j = lane / 8, its row r = lane % 8: k-row 8 (r / 2) + 2j + r % 2, so that
+  // lane (g, t) receives row g's k pairs 8t + 2j, + 1, as a row-major piece's word j holds them.
+  const int a_col_read =
+      decode_a_col_slot(8 * ((lane_idx % 8) / 2) + 2 * (lane_idx / 8) + lane_idx % 2);
   // Its pieces of B at round 0. TN: slot j is row n0 + 8j + g at K offset 8t. NN: slot 8q + r is
   // k-row 8t + r of the chunk, columns n0 + 64q + 8g .. + 7. Rows (TN) or columns (NN) past N
   // are copied as zeros; their address is clamped to the CTA's first column, so that it stays
@@ -169,12 +195,15 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
       if (!kFull && k_chunk >= k) break;
       const bool k_ok = kFull || k_chunk + 8 * lane_pair < k;
       uint4(*slots)[32] = &smem.ring[warp_idx][stage_idx][c * kSlotsPerChunk];
+      const bool a_k_ok = a_col ? kFull || k_chunk + lane_idx < k : k_ok;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         if (h == 1 && !upper_rows) continue;
-        uint16_t const* src = a_lane[h] + k_round + 32 * c;
-        ptx::cp_async_ca_16(uint32_t(__cvta_generic_to_shared(slots[h] + lane_idx)),
-                            k_ok ? src : params.a, a_row_ok[h] && k_ok ? 16u : 0u);
+        uint16_t const* src =
+            a_lane[h] + (a_col ? (k_round + 32 * c) * params.lda : k_round + 32 * c);
+        ptx::cp_async_ca_16(
+            uint32_t(__cvta_generic_to_shared(slots[h] + (a_col ? a_col_store : lane_idx))),
+            a_k_ok ? src : params.a, a_k_ok ? a_bytes[h] : 0u);
       }
 #pragma unroll
       for (int s = 0; s < kBSlots; ++s) {
@@ -232,8 +261,19 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
     for (int c = 0; c < kChunks; ++c) {
       if (!kFull && k_warp + 32 * c >= k) break;
       uint4 const(*slots)[32] = &smem.ring[warp_idx][stage_idx][c * kSlotsPerChunk];
-      const uint4 a_lo = slots[0][lane_idx];
-      const uint4 a_hi = upper_rows ? slots[1][lane_idx] : make_uint4(0, 0, 0, 0);
+      uint4 a_lo, a_hi = make_uint4(0, 0, 0, 0);
+      if (a_col) {
+        uint32_t w[4];
+        ptx::ldmatrix_x4_trans(w, uint32_t(__cvta_generic_to_shared(slots[0] + a_col_read)));
+        a_lo = make_uint4(w[0], w[1], w[2], w[3]);
+        if (upper_rows) {
+          ptx::ldmatrix_x4_trans(w, uint32_t(__cvta_generic_to_shared(slots[1] + a_col_read)));
+          a_hi = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+      } else {
+        a_lo = slots[0][lane_idx];
+        if (upper_rows) a_hi = slots[1][lane_idx];
+      }
       const uint32_t a_step[2][4] = {{a_lo.x, a_hi.x, a_lo.y, a_hi.y},
                                      {a_lo.z, a_hi.z, a_lo.w, a_hi.w}};
       if constexpr (kNN) {
@@ -293,11 +333,15 @@ __global__ void __launch_bounds__(decode_geometry(Traits::kVariant).num_threads,
 
   // Main loop. NOTE: a stage is refilled only after its math, whose mma consumed the shared
   // loads of that slot, so the lane's own copy cannot overwrite bytes it has yet to read; no
-  // other lane touches the slot, so no barrier is needed.
+  // other lane touches the slot, so no barrier is needed. A column-major A is the exception:
+  // ldmatrix reads the pieces the warp's other lanes copied, so the warp meets after the wait
+  // (their copies visible) and before the refill (every lane done reading).
   int stage_idx = 0;
   for (int round = 0; round < num_rounds; ++round) {
     ptx::cp_async_wait<kNumStages - 1>();
+    if (a_col) __syncwarp();
     compute(round, stage_idx);
+    if (a_col) __syncwarp();
     if (round + kNumStages < num_rounds) issue(round + kNumStages, stage_idx);
     ptx::cp_async_commit();
     stage_idx = stage_idx == kNumStages - 1 ? 0 : stage_idx + 1;
