@@ -35,8 +35,9 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
                (H100 SXM, 132 SMs, 3.35 TB/s) or h200 (132 SMs, 60 MB of L2, 4.8 TB/s; it has
                no table of its own and reads the H100's)
   --a-col      A stored column-major (K x M), packed, as hgemmGemm routes it: the kernels'
-               general flavour reads it in place, or (few or odd rows) it is copied into rows
-               first and dispatch sees the row-major call (with --suite, rule "rows-first+RULE";
+               general flavour or (up to 16 rows) a decode kernel reads it in place, or (few or
+               odd rows) it is copied into rows first and dispatch sees the row-major call (with
+               --suite, rule "rows-first+RULE";
                a copy over 32 MiB runs in blocks of rows, "rows-blocks+RULE", and the first
                block's call is shown),
                or no compiled kernel can read it and the general kernel runs it ("general
@@ -72,15 +73,16 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   Explained e;
   bool in_place = false;
   Problem decided = problem;
+  const GemmDesc call = bench::general_call_a_col(problem);
+  const dispatch::GemmRoute route = a_col_major ? dispatch::route(call) : dispatch::GemmRoute{};
   if (a_col_major) {
-    const dispatch::GemmRoute route = dispatch::route(bench::general_call_a_col(problem));
     if (!route.dispatch) {
       e.safety_net = route.reason;
       return e;
     }
     e.rows_first = route.a_rows_first;
     e.route = route.reason;
-    in_place = !route.a_rows_first;
+    in_place = route.a_col_major && !route.a_rows_first;  // one row: read as a row
     // A copy too large for one block runs block by block, each block a call of its own.
     if (route.a_rows_first && route.a_rows_block < problem.m) {
       decided.m = e.block_rows = route.a_rows_block;
@@ -110,6 +112,15 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   }
   try {
     e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
+    // A decode kernel reads the column-major A as it is: no copy (hgemmGemm's same test).
+    if (a_col_major && e.rows_first) {
+      const GemmArgs at = stand_in_args(problem, true);
+      const GemmArgs as_stored = dispatch::route_args(call, route, at.a, at.b, at.c, nullptr);
+      if (dispatch::decode_reads_a_as_stored(route, *e.decision, as_stored, device)) {
+        e.rows_first = false;
+        e.route += std::string("; ") + dispatch::kDecodeReadsAAsStored;
+      }
+    }
     if (e.last_rows) {
       Problem last = decided;
       last.m = e.last_rows;

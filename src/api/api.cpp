@@ -177,10 +177,10 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
   return plan;
 }
 
-// A decode kernel reads a column-major A as it is (sm80_decode.cuh): where the row-major call on
-// the copy would run one (M <= 16), it runs on the call's own A instead, and nothing is copied;
-// the copy and its kernel boundary cost 1.6-2 us at 16 x 4096. nullptr where it would not, or
-// where that kernel cannot take this A (a column stride that is no multiple of 8).
+// A decode kernel reads a column-major A as it is: where the row-major call on the copy would run
+// one (M <= 16), it runs on the call's own A instead, and nothing is copied; the copy and its
+// kernel boundary cost 1.6-2 us at 16 x 4096 (dispatch::decode_reads_a_as_stored). nullptr
+// where it would not.
 const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& route,
                                                    const GemmArgs& call,
                                                    const DeviceInfo& device) {
@@ -189,10 +189,9 @@ const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& ro
   // workspace's, and never dereferenced.
   void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);
   const std::vector<RowsBlock> plan = plan_rows_blocks(route, call, stand_in, device, nullptr);
-  if (plan.size() != 1 || plan.front().decision->config.family != Family::kDecode) return nullptr;
+  if (plan.size() != 1) return nullptr;
   const dispatch::Decision* decision = plan.front().decision;
-  return registry::can_implement(route.problem, decision->config, call, device).ok() ? decision
-                                                                                    : nullptr;
+  return dispatch::decode_reads_a_as_stored(route, *decision, call, device) ? decision : nullptr;
 }
 
 // A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows
@@ -365,7 +364,7 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   std::string a_note;  // what reading a column-major A adds: no copy, or the copy's blocks
   if (const dispatch::Decision* decode = decode_on_column_major_a(route, args, *device)) {
     decision = decode;
-    a_note = "; not copied after all: the decode kernel reads a column-major A as it is";
+    a_note = std::string("; ") + dispatch::kDecodeReadsAAsStored;
   } else if (route.a_rows_first) {
     // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
     // dereferenced here).

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "core/decode_variant.hpp"
+#include "dispatch/dispatch.hpp"
 #include "launch/launch.hpp"
 #include "launch/workspace.hpp"
+#include "registry/registry.hpp"
 
 namespace hgemm::dispatch {
 namespace {
@@ -153,6 +155,13 @@ size_t workspace_bytes(const GemmRoute& route) {
   // counted by hgemm.h's Workspace paragraph, not here.
   if (route.a_col_major) return 0;
   return most_split_bytes(m, n);
+}
+
+bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
+                              const DeviceInfo& device) {
+  return route.a_rows_first && route.a_rows_block == route.problem.m &&
+         route.problem.m <= kDecodeMaxM && row.config.family == Family::kDecode &&
+         registry::can_implement(route.problem, row.config, call, device).ok();
 }
 
 GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,

@@ -57,6 +57,18 @@ int64_t a_rows_block_rows(int64_t m, int64_t k);
 // The rows of the last block of an a_rows_first route (its a_rows_block where they divide M).
 int64_t a_rows_last_block(const GemmRoute& route);
 
+struct Decision;  // dispatch/dispatch.hpp
+
+// Whether a route through rows (a_rows_first, one block) runs without the copy: `row`, the
+// row-major call's pick on the copy, is a decode kernel, which reads a column-major A as it is
+// (kernels/sm80/sm80_decode.cuh), and it takes `call`, the call's own arguments (route_args:
+// that A as stored; its columns must be 16-byte strides).
+bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
+                              const DeviceInfo& device);
+// What an explanation adds to the route's reason where that holds.
+inline constexpr const char* kDecodeReadsAAsStored =
+    "not copied after all: the decode kernel reads a column-major A as it is";
+
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path, after
 // the copy of A where it runs through rows; the safety net needs none): what a caller's workspace
 // must hold.

@@ -240,8 +240,9 @@ TEST(Cli, ExplainNarrowUnsplit) {
 }
 
 // explain --a-col follows hgemmGemm's route for a packed column-major A: the general flavour
-// reads it in place (more than 256 rows, a multiple of 8), a small A is copied into rows first,
-// and an odd M whose A is too big to copy goes to the safety net, each said so.
+// reads it in place (more than 256 rows, a multiple of 8), a small A is copied into rows first
+// unless a decode kernel reads it or it is one row, and an odd M whose A is too big to copy goes
+// to the safety net, each said so.
 TEST(Cli, ExplainAColumnMajorA) {
   const std::string env = std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table";
   CliResult r = run_cli("explain 1024 7168 5120 --gpu h200 --a-col", env);
@@ -250,6 +251,15 @@ TEST(Cli, ExplainAColumnMajorA) {
   r = run_cli("explain 100 4096 4096 --gpu h200 --a-col", env);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("copied to rows first"), std::string::npos) << r.output;
+  // Eight rows run on the decode kernel the row-major call picks, which reads that A uncopied;
+  // one row is read as that row.
+  r = run_cli("explain 8 4096 4096 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("runs    decode_"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not copied after all"), std::string::npos) << r.output;
+  r = run_cli("explain 1 4096 4096 --gpu h200 --a-col", env);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("one row: read as that row"), std::string::npos) << r.output;
   // Odd rows whose copy exceeds 32 MiB are copied and run in blocks of rows.
   r = run_cli("explain 2500 10240 8192 --gpu h200 --a-col", env);
   EXPECT_EQ(r.code, 0) << r.output;
@@ -264,13 +274,15 @@ TEST(Cli, ExplainAColumnMajorA) {
   TempDir dir;
   const std::string suite = dir.file("acol.txt");
   if (FILE* f = std::fopen(suite.c_str(), "w")) {
-    std::fputs("2500 10240 8192\n100 4096 4096\n1024 7168 5120\n2501 4096 140000\n", f);
+    std::fputs("2500 10240 8192\n100 4096 4096\n1024 7168 5120\n2501 4096 140000\n8 4096 4096\n",
+               f);
     std::fclose(f);
   }
   r = run_cli("explain --suite " + suite + " --gpu h200 --a-col", env);
   EXPECT_EQ(r.code, 0) << r.output;
   for (const char* line : {"2500 10240 8192 tn f32 sm90_ws_", "100 4096 4096 tn f32 ",
-                           "1024 7168 5120 tn f32 sm90_ws_", "2501 4096 140000 tn f32 general"})
+                           "1024 7168 5120 tn f32 sm90_ws_", "2501 4096 140000 tn f32 general",
+                           "8 4096 4096 tn f32 decode_n"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   EXPECT_NE(r.output.find(" rows-blocks+"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" rows-first+"), std::string::npos) << r.output;
