@@ -1,8 +1,10 @@
 """Prints this folder's figures: fused over plain per run (main = ref, the staged GELU = new),
-per shape for the GELU alone, and plain llm-heldout against cublaslt-best in both builds."""
-import csv, glob, gzip, math, os
+per shape for the GELU alone, and plain llm-heldout against cublaslt-best in both builds.
+`python3 compare.py parts` prints the second attempt's (the GELU applied part by part ahead of
+each deferred store)."""
+import csv, glob, gzip, math, os, sys
 
-os.chdir(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), *sys.argv[1:2]))
 
 
 def load(path):
@@ -33,7 +35,7 @@ for s in sorted({key[:3] for key in runs["ref"][0]}, key=lambda s: int(s[0]) * i
     cols = {side: " ".join(f"{ratio(d, s, 'hgemm', 'hgemm-plain'):.3f}" for d in ds)
             for side, ds in runs.items()}
     print(f"gelu {'x'.join(s):16s} {cols['ref']} -> {cols['new']}  {runs['new'][0][s + ('hgemm',)][1][:48]}")
-for side in ("ref", "new"):
+for side in ("ref", "new") if os.path.exists("heldout-ref.csv.gz") else ():
     d = load(f"heldout-{side}.csv.gz")
     shapes = sorted({key[:3] for key in d})
     print(f"llm-heldout {side}: cublaslt-best/hgemm "
