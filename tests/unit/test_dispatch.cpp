@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "dispatch/cost.hpp"
 #include "dispatch/dispatch.hpp"
+#include "dispatch/gemm_route.hpp"
 #include "launch/launch.hpp"
 #include "launch/sm90_catalog.hpp"
 #include "registry/registry.hpp"
@@ -410,6 +411,38 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
   GemmArgs args = stand_in_args(p);
   args.a_col_major = true;
   EXPECT_GT(refusals(Family::kSm80Mma, p, args, "row-major"), 0);
+}
+
+// hgemmGemm runs a column-major A of at most 16 rows on the row-major call's decode pick without
+// copying it into rows, only where that pick is a decode kernel that takes the A as stored (its
+// columns 16-byte strides) and the route copies all of it in one block.
+TEST(DispatchGeneral, TheDecodeKernelReadsASmallColumnMajorAAsStored) {
+  const DeviceInfo d = h100();
+  auto check = [&](int64_t m, int64_t lda, Layout layout, bool expected) {
+    GemmDesc desc;
+    desc.m = m;
+    desc.n = 4096;
+    desc.k = 4096;
+    desc.order_a = Order::kCol;
+    desc.order_b = layout == Layout::kTN ? Order::kCol : Order::kRow;
+    desc.lda = lda;
+    const dispatch::GemmRoute route = dispatch::route(desc);
+    ASSERT_TRUE(route.dispatch) << route.reason;
+    // The row-major call on the copy, as hgemmGemm plans it.
+    const dispatch::Decision row =
+        dispatch::decide(route.problem, stand_in_args(route.problem), d, {});
+    const void* base = reinterpret_cast<const void*>(uintptr_t(1) << 16);
+    const GemmArgs as_stored =
+        dispatch::route_args(desc, route, base, base, const_cast<void*>(base), nullptr);
+    EXPECT_EQ(dispatch::decode_reads_a_as_stored(route, row, as_stored, d), expected)
+        << desc.name() << " on " << row.config.name() << ": " << route.reason;
+  };
+  check(8, 8, Layout::kTN, true);    // the decode rule's pick reads it
+  check(3, 8, Layout::kTN, true);    // three rows, their columns 16 bytes apart
+  check(3, 3, Layout::kTN, false);   // columns 6 bytes apart: the copy
+  check(12, 12, Layout::kTN, false);
+  check(8, 8, Layout::kNN, false);   // NN's pick is a swap-AB tile, which reads A K-major
+  check(100, 104, Layout::kTN, false);  // a sm90 tile's call: the copy
 }
 
 // A column-major A whose tuned tile has no general flavour runs on that tile's twin that has
