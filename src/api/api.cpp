@@ -11,7 +11,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/decode_variant.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "hgemm/hgemm.h"
@@ -184,7 +183,7 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
 const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& route,
                                                    const GemmArgs& call,
                                                    const DeviceInfo& device) {
-  if (!route.a_rows_first || route.a_rows_block != call.m || call.m > kDecodeMaxM) return nullptr;
+  if (!dispatch::decode_may_read_a_as_stored(route)) return nullptr;
   // The copy's place as the planner sees it: 256-byte aligned, like the pool's and a
   // workspace's, and never dereferenced.
   void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);

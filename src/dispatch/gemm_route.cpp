@@ -157,10 +157,14 @@ size_t workspace_bytes(const GemmRoute& route) {
   return most_split_bytes(m, n);
 }
 
+bool decode_may_read_a_as_stored(const GemmRoute& route) {
+  return route.a_rows_first && route.a_rows_block == route.problem.m &&
+         route.problem.m <= kDecodeMaxM;
+}
+
 bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
                               const DeviceInfo& device) {
-  return route.a_rows_first && route.a_rows_block == route.problem.m &&
-         route.problem.m <= kDecodeMaxM && row.config.family == Family::kDecode &&
+  return decode_may_read_a_as_stored(route) && row.config.family == Family::kDecode &&
          registry::can_implement(route.problem, row.config, call, device).ok();
 }
 

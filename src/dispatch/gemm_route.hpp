@@ -59,10 +59,15 @@ int64_t a_rows_last_block(const GemmRoute& route);
 
 struct Decision;  // dispatch/dispatch.hpp
 
-// Whether a route through rows (a_rows_first, one block) runs without the copy: `row`, the
-// row-major call's pick on the copy, is a decode kernel, which reads a column-major A as it is
-// (kernels/sm80/sm80_decode.cuh), and it takes `call`, the call's own arguments (route_args:
-// that A as stored; its columns must be 16-byte strides).
+// Whether a route through rows could run without the copy at all: one block of at most
+// kDecodeMaxM rows, which a decode kernel may read as stored. Needs no decision, so hgemmGemm asks
+// it before planning the row-major call.
+bool decode_may_read_a_as_stored(const GemmRoute& route);
+
+// Whether it does (decode_may_read_a_as_stored): `row`, the row-major call's pick on the copy, is
+// a decode kernel, which reads a column-major A as it is (kernels/sm80/sm80_decode.cuh), and it
+// takes `call`, the call's own arguments (route_args: that A as stored; its columns must be
+// 16-byte strides).
 bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
                               const DeviceInfo& device);
 // What an explanation adds to the route's reason where that holds.
