@@ -1071,13 +1071,13 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     ptx::cluster_sync();
   else
     __syncthreads();
-  // Programmatic dependent launch: the setup above may overlap the previous kernel's tail; from
-  // here on every thread may touch global memory (A, B, C, partials), so each waits for it. The
-  // next kernel is let in late, never here at the start: early dependents cost kernels with
-  // grids under the SM count up to 20% (docs/notes/perf-notes.md, step 13), and even the
-  // producer's last load is too early once a CTA streams more than a few dozen k-blocks
-  // (docs/notes/2026-11-28-pdl-trigger.md).
-  ptx::griddepcontrol_wait();
+  // Programmatic dependent launch: the setup above, and each role's own up to its wait, may
+  // overlap the previous kernel's tail; every thread that touches global memory (A, B, C,
+  // partials) waits for that kernel first: the producer's loading thread, and the consumers just
+  // before their first tile (the producer's other threads touch none). The next kernel is let in
+  // late, never here at the start: early dependents cost kernels with grids under the SM count
+  // up to 20% (docs/notes/perf-notes.md, step 13), and even the producer's last load is too
+  // early once a CTA streams more than a few dozen k-blocks (docs/notes/2026-11-28-pdl-trigger.md).
 
   if (wg_idx == 0) {
     // Producer: one elected thread streams A and B k-blocks into the ring, tile after tile,
@@ -1096,18 +1096,34 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
 #pragma unroll
       for (int i = 0; i < Traits::kClusterM; ++i)
         mask_b |= uint16_t(1u << (i + rank_n * Traits::kClusterM));
-      kernels::PipelineState<kNumStages> stage;
-      for (int code = queue.first<Traits::kTailSplit>(cluster_idx); code >= 0;
-           code = queue.next<Traits::kTailSplit>(code, cluster_idx, num_clusters)) {
-        int linear, kb_begin, kb_end;
-        work_range(code, linear, kb_begin, kb_end);
+      // One work unit as the producer loads it: its tile's origin, the rows its K-major boxes
+      // start early (kShiftA, kShiftB), its batch and k-blocks.
+      struct Unit {
+        int m0, n0, a_m0, b_shift, batch, kb_begin, kb_end;
+      };
+      auto unit_of = [&](int code) {
+        Unit u;
+        int linear;
+        work_range(code, linear, u.kb_begin, u.kb_end);
         const kernels::TileCoord tile = scheduler.cta_tile(linear, cta_rank);
-        const int m0 = tile.m_block * Traits::kBlockM;
-        const int n0 = tile.n_block * Traits::kBlockN;
-        const int a_m0 = m0 - detail::a_row_shift<Traits>(m0, params.m);
-        const int b_shift = detail::b_row_shift<Traits>(n0, params.n);
+        u.m0 = tile.m_block * Traits::kBlockM;
+        u.n0 = tile.n_block * Traits::kBlockN;
+        u.a_m0 = u.m0 - detail::a_row_shift<Traits>(u.m0, params.m);
+        u.b_shift = detail::b_row_shift<Traits>(u.n0, params.n);
+        u.batch = batch_of(code);
+        return u;
+      };
+      // The first unit is found before the wait, so that its first load follows the wait at
+      // once: the kernel ahead's last writes are all this CTA waits for.
+      int code = queue.first<Traits::kTailSplit>(cluster_idx);
+      Unit unit = code >= 0 ? unit_of(code) : Unit{};
+      ptx::griddepcontrol_wait();
+      kernels::PipelineState<kNumStages> stage;
+      while (code >= 0) {
+        const int m0 = unit.m0, n0 = unit.n0, a_m0 = unit.a_m0, b_shift = unit.b_shift;
+        const int kb_begin = unit.kb_begin, kb_end = unit.kb_end;
         // A or B of one matrix (one batch, or one shared by every batch) has a 2-D map.
-        const int batch = batch_of(code);
+        const int batch = unit.batch;
         const bool batched_a = batched && params.batched_a;
         const bool batched_b = batched && params.batched_b;
         for (int kb = kb_begin; kb < kb_end; ++kb) {
@@ -1168,6 +1184,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
           }
           stage.advance();
         }
+        code = queue.next<Traits::kTailSplit>(code, cluster_idx, num_clusters);
+        if (code >= 0) unit = unit_of(code);
       }
       if (params.early_dependents) ptx::griddepcontrol_launch_dependents();
     }
@@ -1276,6 +1294,7 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
     // passes the turn on. Every arrive has its sync: the last unit passes nothing on.
     constexpr uint32_t kOrderBarrier = 3;  // 1 and 2 are the epilogue's
     int local = 0;
+    ptx::griddepcontrol_wait();
     for (int code = queue.first<Traits::kTailSplit>(cluster_idx), next; code >= 0;
          code = next, ++local) {
       next = queue.next<Traits::kTailSplit>(code, cluster_idx, num_clusters);
