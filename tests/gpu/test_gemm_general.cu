@@ -1255,6 +1255,76 @@ void test_rows_blocks() {
   for (void* p : {a_rows, a_cols, b, bias, c_ref, c_gemm, workspace}) CUDA_OK(cudaFree(p));
 }
 
+// Column-major A's copied into rows, back to back on one stream with no wait between: two calls
+// of each shape with different A's share the pool's copy, which each copy kernel overwrites only
+// after the GEMM ahead of it (reading the other A's copy) has finished, and each GEMM reads only
+// after its copy has. Swap-AB and plain tiles, both B layouts. Every result has the row-major
+// call's bits.
+void test_rows_copy_in_turn() {
+  struct Case {
+    int64_t m, n, k;
+    Order b;  // kCol: B is N x K (TN)
+  };
+  const Case cases[] = {{77, 4096, 4096, Order::kCol},  // a swap-AB tile: B is its A
+                        {12, 4096, 2048, Order::kRow},  // NN's swap-AB decode tile
+                        {40, 28672, 1024, Order::kCol},  // a 64-row tile: B is its B
+                        {200, 2048, 2048, Order::kRow}};
+  constexpr int kTurns = 2;
+  struct Call {
+    GemmDesc d;
+    void *a_rows, *a_cols, *b, *c_ref, *c_gemm;
+    std::string plan;
+  };
+  std::vector<Call> calls;
+  uint32_t seed = 4100;
+  for (const Case& cs : cases)
+    for (int turn = 0; turn < kTurns; ++turn) {
+      Call call{plain(cs.m, cs.n, cs.k, Order::kCol, cs.b, Order::kRow, hgemm::Accum::kF32)};
+      const int64_t m = cs.m, n = cs.n, k = cs.k;
+      CUDA_OK(cudaMalloc(&call.a_rows, size_t(m * k) * 2));
+      CUDA_OK(cudaMalloc(&call.a_cols, size_t(m * k) * 2));
+      CUDA_OK(cudaMalloc(&call.b, size_t(k * n) * 2));
+      CUDA_OK(cudaMalloc(&call.c_ref, size_t(m * n) * 2));
+      CUDA_OK(cudaMalloc(&call.c_gemm, size_t(m * n) * 2));
+      fill(call.a_rows, m * k, seed++);
+      fill(call.b, k * n, seed++);
+      std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
+      CUDA_OK(cudaMemcpy(rows.data(), call.a_rows, rows.size() * 2, cudaMemcpyDeviceToHost));
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
+      CUDA_OK(cudaMemcpy(call.a_cols, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
+      try {
+        const hgemm::GemmPlan plan = hgemm::explain(call.d, call.a_cols, call.b, call.c_gemm);
+        call.plan = plan.kernel + " " + plan.reason;
+        check(plan.path == HGEMM_PATH_DISPATCH && plan.kernel.rfind("sm90_", 0) == 0 &&
+                  plan.reason.find("copied to rows first") != std::string::npos,
+              call.d.name() + " runs an sm90 kernel on a copy in rows: " + call.plan);
+        GemmDesc row_major = call.d;
+        row_major.order_a = Order::kRow;
+        hgemm::gemm(row_major, call.a_rows, call.b, call.c_ref, nullptr);
+      } catch (const hgemm::Error& e) {
+        check(false, call.d.name() + ": " + e.what());
+      }
+      calls.push_back(call);
+    }
+  CUDA_OK(cudaDeviceSynchronize());
+  for (const Call& call : calls) {
+    try {
+      hgemm::gemm(call.d, call.a_cols, call.b, call.c_gemm, nullptr);
+    } catch (const hgemm::Error& e) {
+      check(false, call.d.name() + " from rows: " + e.what());
+    }
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  for (const Call& call : calls) {
+    check(gpu_checks::same_bits(call.c_ref, call.c_gemm, call.d.m, call.d.n),
+          call.d.name() + " from its copy in rows, calls back to back, gives the row-major "
+                          "call's bits: " + call.plan);
+    for (void* p : {call.a_rows, call.a_cols, call.b, call.c_ref, call.c_gemm})
+      CUDA_OK(cudaFree(p));
+  }
+}
+
 // A safety-net call captured in a graph and replayed equals an eager call, bitwise.
 // `batches` > 1: strided batches that the sm90 kernels run (one launch), one B for all.
 void test_graph_replay(int64_t batches) {
@@ -1397,6 +1467,7 @@ int main(int argc, char** argv) {
   test_batched_dispatch(buf, batched_shapes);
   test_col_major_a(buf, tuned_shapes, sm90);
   if (sm90) test_decode_col_major_a(buf);
+  if (sm90) test_rows_copy_in_turn();
   if (sm90 && !g_quick) test_general_flavours(buf);
   if (!g_quick) test_epilogue_ping_pong(buf);
   if (sm90) test_gelu_range();
