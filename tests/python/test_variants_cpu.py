@@ -181,7 +181,7 @@ class Rules(Base):
 
     def test_anchor_that_moved_is_named(self):
         with self.assertRaises(vs.AnchorError):
-            vs.make("pointer_cache", stock().replace("ptx::griddepcontrol_wait();", ""))
+            vs.make("pointer_cache", stock().replace(vs.ROLE_SPLIT, ""))
 
 
 class Parsing(unittest.TestCase):

@@ -18,7 +18,9 @@ verifier's first run and to be caught only by the run-time defence they target:
 The others are caught before timing (writes_past: guard bands; wrong: the comparison; crash,
 hang: the sandbox) or do not compile once the rules are off (side_stream, cublas)."""
 
-GRID_WAIT = "  ptx::griddepcontrol_wait();\n"
+# The kernel body after its barriers, where every thread still runs the same code: the planted
+# kinds go just before the split into producer and consumers.
+ROLE_SPLIT = "  if (wg_idx == 0) {\n"
 NAMESPACE = "namespace hgemm::sm90 {\n"
 PACK = "      detail::pack_tile<Traits>(acc, packed);\n"
 
@@ -90,7 +92,7 @@ CUBLAS = (
 EDITS = {
     "correct": [("// sm90 warp-specialized persistent GEMM", "// A test rewrite: the family's "
                  "kernel unchanged but for this line.\n", "before")],
-    "pointer_cache": [(NAMESPACE, HACK_STATE, "after"), (GRID_WAIT, POINTER_SKIP, "after")],
+    "pointer_cache": [(NAMESPACE, HACK_STATE, "after"), (ROLE_SPLIT, POINTER_SKIP, "before")],
     "content_cache": [(NAMESPACE, TILE_HASH_STATE, "after"),
                       ("    int local = 0;\n", "    bool skip_tile = false;\n", "after"),
                       ("        ptx::mbarrier_wait(full_barrier(stage.index), stage.phase);\n",
@@ -99,11 +101,11 @@ EDITS = {
                        "(defer) {\n", "replace")],
     "reads_past": [(PACK, READ_PAST, "before")],
     "writes_past": [(PACK, WRITE_PAST, "after")],
-    "side_stream": [(GRID_WAIT, SIDE_STREAM, "after")],
+    "side_stream": [(ROLE_SPLIT, SIDE_STREAM, "before")],
     "cublas": [("#include <cuda_fp16.h>\n", "#include <cublas_v2.h>\n", "after"),
-               (GRID_WAIT, CUBLAS, "after")],
-    "hang": [(GRID_WAIT, "  if (params.k > 0)\n    for (;;) __nanosleep(1000000);\n", "after")],
-    "crash": [(GRID_WAIT, "  if (params.k > 0 && threadIdx.x == 0) __trap();\n", "after")],
+               (ROLE_SPLIT, CUBLAS, "before")],
+    "hang": [(ROLE_SPLIT, "  if (params.k > 0)\n    for (;;) __nanosleep(1000000);\n", "before")],
+    "crash": [(ROLE_SPLIT, "  if (params.k > 0 && threadIdx.x == 0) __trap();\n", "before")],
     "slow": [("      uint32_t prev_stage = 0;\n", SPIN, "after")],
     "wrong": [("(kb > kb_first || kk > 0) ? 1u : 0u", "(kb > kb_first) ? 1u : 0u", "replace")],
     "does_not_compile": [("const int warp_idx = ", "const int warp_idx = not_declared_anywhere + ",
