@@ -1256,10 +1256,10 @@ void test_rows_blocks() {
 }
 
 // Column-major A's copied into rows, back to back on one stream with no wait between: two calls
-// of each shape with different A's share the pool's copy, which each copy kernel overwrites only
-// after the GEMM ahead of it (reading the other A's copy) has finished, and each GEMM reads only
-// after its copy has. Swap-AB and plain tiles, both B layouts. Every result has the row-major
-// call's bits.
+// of each shape with different A's, the second's copy where the pool reuses the first's freed
+// memory, so that its copy kernel must wait for the GEMM ahead of it (still reading the other A's
+// copy) before writing, and its GEMM for its copy before reading. Swap-AB and plain tiles, both
+// B layouts. Every result has the row-major call's bits.
 void test_rows_copy_in_turn() {
   struct Case {
     int64_t m, n, k;
