@@ -125,6 +125,11 @@ Status prepare_gemm(const GemmDesc& desc, const void* a, const void* b, const vo
   return Status::success();
 }
 
+// Where the planners below put the library's scratch (a copy of A or of C) before it exists: a
+// 256-byte aligned stand-in, as aligned as the pool's buffers and a workspace (all dispatch looks
+// at), never dereferenced.
+void* scratch_stand_in() { return reinterpret_cast<void*>(uintptr_t(1) << 16); }
+
 // The call with its column-major A replaced by `copy`, that A in rows (GemmRoute::a_rows_first):
 // a row-major call from here on, whose split-K partial sums follow the copy in a caller's
 // workspace (workspace_bytes counted both).
@@ -184,10 +189,8 @@ const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& ro
                                                    const GemmArgs& call,
                                                    const DeviceInfo& device) {
   if (!dispatch::decode_may_read_a_as_stored(route)) return nullptr;
-  // The copy's place as the planner sees it: 256-byte aligned, like the pool's and a
-  // workspace's, and never dereferenced.
-  void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);
-  const std::vector<RowsBlock> plan = plan_rows_blocks(route, call, stand_in, device, nullptr);
+  const std::vector<RowsBlock> plan =
+      plan_rows_blocks(route, call, scratch_stand_in(), device, nullptr);
   if (plan.size() != 1) return nullptr;
   const dispatch::Decision* decision = plan.front().decision;
   return dispatch::decode_reads_a_as_stored(route, *decision, call, device) ? decision : nullptr;
@@ -195,9 +198,8 @@ const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& ro
 
 // A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows
 // it then copies into C, all decided before anything runs; empty where nothing compiled runs a
-// block (on an sm_80 device, say), and the call takes dispatch's own decision. The blocks write a
-// 256-byte aligned stand-in, never dereferenced, as aligned as the pool's buffers (all dispatch
-// looks at), until run_padded_c points them at the copy it takes from the pool.
+// block (on an sm_80 device, say), and the call takes dispatch's own decision. The blocks write
+// scratch_stand_in() until run_padded_c points them at the copy it takes from the pool.
 struct PaddedBlock {
   GemmArgs run;
   int64_t m0 = 0;
@@ -205,7 +207,7 @@ struct PaddedBlock {
 };
 std::vector<PaddedBlock> plan_padded_c(const Problem& problem, const GemmArgs& call,
                                        dispatch::PaddedC pad, const DeviceInfo& device) {
-  void* stand_in = reinterpret_cast<void*>(uintptr_t(1) << 16);
+  void* stand_in = scratch_stand_in();
   std::vector<PaddedBlock> plan;
   for (int64_t m0 = 0; m0 < call.m; m0 += pad.block_rows) {
     const int64_t rows = std::min(pad.block_rows, call.m - m0);
@@ -365,9 +367,8 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
     decision = decode;
     a_note = std::string("; ") + dispatch::kDecodeReadsAAsStored;
   } else if (route.a_rows_first) {
-    // The copy's place: the caller's workspace, or a pool buffer (256-byte aligned, never
-    // dereferenced here).
-    void* copy = desc.workspace ? desc.workspace : reinterpret_cast<void*>(uintptr_t(1) << 16);
+    // The copy's place: the caller's workspace, or a pool buffer.
+    void* copy = desc.workspace ? desc.workspace : scratch_stand_in();
     const std::vector<RowsBlock> plan = plan_rows_blocks(route, args, copy, *device, &why_not);
     if (!plan.empty()) {
       decision = plan.front().decision;
