@@ -401,6 +401,16 @@ void fill(void* p, int64_t n, uint32_t seed) {
   CUDA_OK(cudaGetLastError());
 }
 
+// `rows` (M x K on the device, packed) stored column-major into `cols` (K x M, packed), through
+// the host so that the copy does not use the library it tests.
+void copy_column_major(const void* rows, void* cols, int64_t m, int64_t k) {
+  std::vector<uint16_t> r(size_t(m * k)), c(size_t(m * k));
+  CUDA_OK(cudaMemcpy(r.data(), rows, r.size() * 2, cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) c[size_t(j * m + i)] = r[size_t(i * k + j)];
+  CUDA_OK(cudaMemcpy(cols, c.data(), c.size() * 2, cudaMemcpyHostToDevice));
+}
+
 // Calls hgemmRun's kernels can take say so, name the kernel select_config picks for the mapped
 // hgemmRun problem (an sm90 one on an H100 for shapes of 1000 and more), and give hgemmRun's bits.
 void test_dispatch_path(const std::vector<Shape>& shapes, bool sm90) {
@@ -1080,12 +1090,8 @@ void test_workspace(int64_t m, int64_t n, int64_t k, bool col_major_a) {
   fill(b, k * n, 22);
   a_gemm = a;
   if (col_major_a) {
-    std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
-    CUDA_OK(cudaMemcpy(rows.data(), a, rows.size() * 2, cudaMemcpyDeviceToHost));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
-    CUDA_OK(cudaMalloc(&a_gemm, cols.size() * 2));
-    CUDA_OK(cudaMemcpy(a_gemm, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMalloc(&a_gemm, size_t(m * k) * 2));
+    copy_column_major(a, a_gemm, m, k);
   }
   // Work on the legacy stream does not order with the non-blocking stream below.
   CUDA_OK(cudaDeviceSynchronize());
@@ -1167,13 +1173,7 @@ void test_rows_blocks() {
   fill(a_rows, m * k, 31);
   fill(b, k * n, 32);
   fill(bias, n, 33);
-  {
-    std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
-    CUDA_OK(cudaMemcpy(rows.data(), a_rows, rows.size() * 2, cudaMemcpyDeviceToHost));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
-    CUDA_OK(cudaMemcpy(a_cols, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
-  }
+  copy_column_major(a_rows, a_cols, m, k);
   auto desc = [&](int64_t rows, Order oa) {
     GemmDesc d = plain(rows, n, k, oa, Order::kCol, Order::kRow, hgemm::Accum::kF32);  // TN
     d.alpha = 0.75f;
@@ -1288,11 +1288,7 @@ void test_rows_copy_in_turn() {
       CUDA_OK(cudaMalloc(&call.c_gemm, size_t(m * n) * 2));
       fill(call.a_rows, m * k, seed++);
       fill(call.b, k * n, seed++);
-      std::vector<uint16_t> rows(size_t(m * k)), cols(size_t(m * k));
-      CUDA_OK(cudaMemcpy(rows.data(), call.a_rows, rows.size() * 2, cudaMemcpyDeviceToHost));
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < k; ++j) cols[size_t(j * m + i)] = rows[size_t(i * k + j)];
-      CUDA_OK(cudaMemcpy(call.a_cols, cols.data(), cols.size() * 2, cudaMemcpyHostToDevice));
+      copy_column_major(call.a_rows, call.a_cols, m, k);
       try {
         const hgemm::GemmPlan plan = hgemm::explain(call.d, call.a_cols, call.b, call.c_gemm);
         call.plan = plan.kernel + " " + plan.reason;
