@@ -192,8 +192,13 @@ const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& ro
   const std::vector<RowsBlock> plan =
       plan_rows_blocks(route, call, scratch_stand_in(), device, nullptr);
   if (plan.size() != 1) return nullptr;
-  const dispatch::Decision* decision = plan.front().decision;
-  return dispatch::decode_reads_a_as_stored(route, *decision, call, device) ? decision : nullptr;
+  const dispatch::Decision* row = plan.front().decision;
+  if (dispatch::decode_reads_a_as_stored(route, *row, call, device)) return row;
+  if (!dispatch::decode_rule_tile_in_tn(route.problem, *row)) return nullptr;
+  // No swap-AB tile reads a column-major A, so dispatch on the call as it is answers with the
+  // decode family's pick.
+  const dispatch::Decision* own = dispatch::try_select(route.problem, call, device, nullptr);
+  return own && dispatch::decode_reads_a_as_stored(route, *own, call, device) ? own : nullptr;
 }
 
 // A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows

@@ -1,7 +1,7 @@
-// The decode rule: the kernel dispatch runs for a TN call with M <= 11 that no table lists (in NN,
-// and in TN from 12 tokens, a narrow swap-AB tile runs instead: dispatch.cpp, small_m_swap_tile),
-// for a TN call of 12-15 tokens where that tile's grid is too small to stream B at the DRAM rate,
-// and where no swap-AB tile can run the call. Such a call streams B once (N x K halves), so its
+// The decode rule: the kernel dispatch runs for a TN call of at most 16 tokens that no table lists
+// where the narrow swap-AB tile that otherwise runs it (dispatch.cpp, small_m_swap_tile; always in
+// NN) would not: up to 15 tokens where that tile's grid is too small to stream B at the DRAM rate,
+// below 12 tokens where it splits K, and where no swap-AB tile can run the call. Such a call streams B once (N x K halves), so its
 // time is how fast the grid's CTAs can pull B's bytes; the rule takes the decode kernel whose
 // stream model predicts the least time.
 //

@@ -377,9 +377,15 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // graph, best split of each (bench/results/2026-11-29-h200-swap-64-rows): at M = 12 TN the 16x64
 // tile 1.012, 16x128 0.959, 32x64 0.971; NN 0.998, 0.938, 0.952; at M = 1 and 8 in NN the 8x64
 // tile 1.025, where 16 tokens over 64 rows ran 0.95-0.96 and over 128 rows 0.90-0.92; but at
-// N = 10240 (160 CTAs of 64 rows, 80 of 128) 128 rows ran 14-17% faster. Below 12 tokens TN keeps
-// the decode kernels: 1.07-1.11 at M = 1 and 8 against the 8x64 tile's 1.03, and level with the
-// 16x64 tile at M = 9-11 (1.014-1.026 against 1.016-1.019 on the same pairs). In TN at 12 to
+// N = 10240 (160 CTAs of 64 rows, 80 of 128) 128 rows ran 14-17% faster. Below 12 tokens TN runs
+// the tile where it runs unsplit on kStreamSms CTAs or more, and the decode kernels where it
+// splits K: measured on an H200 at 1, 2, 3, 5, 7, 8 and 10 tokens over llm-tune's 49 (N, K)
+// pairs, two rounds alternated with main (bench/results/2026-12-01-h200-tn-decode-tile), the
+// unsplit 8x64 and 16x64 tiles ran 8% faster than the decode rule's kernels (0.94-1.37 of their
+// time, every token count alike), the 16x128 4%, but the tiles split two ways level (0.89-1.06):
+// there the split's second pass costs what the decode kernels, which split K inside a CTA, do not
+// pay. (The probe above, the tile at its best split against cublaslt-best, had put the decode
+// kernels ahead at M = 1 and 8: 1.07-1.11 against the tile's 1.03.) In TN at 12 to
 // kTnDecodeUnderGridMaxM tokens the decode kernels run where the tile's grid, split included, has
 // fewer than kStreamSms CTAs: by the model's own terms such a grid cannot pull B at the DRAM rate,
 // while the decode kernels spread B over N / 8-64 CTAs and split K inside each. Probed on an H200
@@ -400,7 +406,7 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // where the model had it 2.6% ahead (N = 27648-28672, several waves) it ran 2-7% behind. Of equal
 // times the fewer splits, then 64 rows. On the probe the rule came within 0.3-1% of the best
 // tile and split per shape.
-constexpr int kSmallMTnFromM = 12;
+constexpr int kTnUnsplitOnlyBelowM = 12;
 constexpr int kTnDecodeUnderGridMaxM = 15;
 constexpr double kStreamSms = 64;
 constexpr double kSplitCost = 0.03;
@@ -495,23 +501,26 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     return usable(tables.user) || usable(tables.shipped) ? "no table entry for " + shape(problem)
                                                          : no_advice;
   };
-  // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile. In
-  // NN, and in TN from 12 tokens, a narrow swap-AB tile (small_m_swap_tile); the decode kernels
-  // below 12 tokens in TN, in TN where the tile's grid is too small to stream B at the DRAM rate,
-  // and where no such tile runs the call.
+  // An untabled M <= 16 call streams B once: the decode family's rule, not a neighbour's tile: a
+  // narrow swap-AB tile (small_m_swap_tile); the decode kernels in TN where the tile's grid is
+  // too small to stream B at the DRAM rate, below kTnUnsplitOnlyBelowM tokens in TN where the tile
+  // splits K, and where no such tile runs the call.
   std::optional<Decision> swap_tile;
   std::string swap_declined;
-  if (!advice && problem.m <= kDecodeMaxM &&
-      (problem.layout == Layout::kNN || problem.m >= kSmallMTnFromM))
+  if (!advice && problem.m <= kDecodeMaxM)
     if (swap_tile = small_m_swap_tile(problem, args, device); swap_tile) {
       swap_tile->reason += "; " + untabled();
       const double ctas = tile_waves(problem, swap_tile->config, device).ctas;
-      if (problem.layout == Layout::kNN || problem.m > kTnDecodeUnderGridMaxM ||
-          ctas >= kStreamSms)
-        return *swap_tile;
-      swap_declined = "; the swap-AB tile " + swap_tile->config.name() + " would run " +
-                      std::to_string(int64_t(ctas)) + " CTAs, under the " +
-                      std::to_string(int(kStreamSms)) + " that stream B at the DRAM rate";
+      const bool few_ctas = problem.m <= kTnDecodeUnderGridMaxM && ctas < kStreamSms;
+      const bool split_below = problem.m < kTnUnsplitOnlyBelowM && swap_tile->config.split_k > 1;
+      if (problem.layout == Layout::kNN || (!few_ctas && !split_below)) return *swap_tile;
+      swap_declined = "; the swap-AB tile " + swap_tile->config.name() +
+                      (few_ctas ? " would run " + std::to_string(int64_t(ctas)) +
+                                      " CTAs, under the " + std::to_string(int(kStreamSms)) +
+                                      " that stream B at the DRAM rate"
+                                : " splits K in two kernels below " +
+                                      std::to_string(kTnUnsplitOnlyBelowM) +
+                                      " tokens, where the decode kernels split it inside a CTA");
     }
   std::string decode_refusal;
   if (!advice && problem.m <= kDecodeMaxM) {
@@ -727,6 +736,11 @@ Decision on_epilogue_tile(Decision decision, const Problem& problem, const GemmA
 }
 
 }  // namespace
+
+bool decode_rule_tile_in_tn(const Problem& problem, const Decision& row) {
+  return row.source == Source::kDecode && row.config.family == Family::kSm90Ws &&
+         problem.layout == Layout::kTN && problem.m < kTnUnsplitOnlyBelowM;
+}
 
 // A split-K swap-AB pick of few tokens over a wide N gives way to the same grid unsplit: tiles of
 // 64 rows of N, as many token tiles as one round holds beside them, each the narrowest compiled

@@ -151,6 +151,13 @@ std::optional<KernelConfig> narrow_unsplit_tile(const Problem& problem, const Ke
 bool splits_last_round(const Problem& problem, const KernelConfig& pick, const GemmArgs& args,
                        const DeviceInfo& device);
 
+// Whether `row`, dispatch's pick for a row-major TN call of `problem`, is the decode rule's
+// swap-AB tile at a token count where the decode kernels run whenever the tile splits K (below 12
+// tokens). There the decode kernels were within 8% of the tile on row-major A, and they read a
+// column-major A as stored where the tile needs a copy of it in rows first (about 12% of a call,
+// docs/notes/2026-12-01-copy-route-and-prologue.md), so hgemmGemm runs them on such an A.
+bool decode_rule_tile_in_tn(const Problem& problem, const Decision& row);
+
 // The decision for one call, from scratch (no cache): what select() caches, explain prints and
 // the tests check with tables of their own. Throws hgemm::Error(HGEMM_ERROR_NOT_SUPPORTED) when
 // nothing compiled can run the call.

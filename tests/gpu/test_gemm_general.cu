@@ -804,9 +804,9 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
             std::to_string(decoded) + " calls)");
 }
 
-// A column-major A of at most 16 rows where the row-major call runs a decode kernel: that kernel
-// reads it as it is (columns copied a lane each, read back through ldmatrix .trans), no copy into
-// rows. Rows that are no multiple of 8 (zero-filled pieces), gaps between the columns (random
+// A column-major A of at most 16 rows where the row-major call runs a decode kernel, or below 12
+// tokens in TN the decode rule's swap-AB tile: a decode kernel reads it as it is (columns copied a
+// lane each, read back through ldmatrix .trans), no copy into rows. Rows that are no multiple of 8 (zero-filled pieces), gaps between the columns (random
 // values there must not leak in), K with a partial last round, both accumulations, bf16, a bias
 // with the tanh GELU; and a B of either order (NN's row-major pick is a swap-AB tile, so its
 // call still runs from the copy). Every result matches the reference.
@@ -825,6 +825,7 @@ void test_decode_col_major_a(Buffers& buf) {
                                   {11, 1536, 1000, 16, Order::kCol, kTypes[0], true},
                                   {16, 1024, 2048, 24, Order::kCol, kTypes[1], false},
                                   {1, 4096, 512, 8, Order::kCol, kTypes[0], false},
+                                  {7, 8192, 2048, 8, Order::kCol, kTypes[0], false},
                                   {9, 2048, 1000, 16, Order::kRow, kTypes[0], false}};
   int uncopied = 0;
   uint64_t seed = 3300;
@@ -839,7 +840,8 @@ void test_decode_col_major_a(Buffers& buf) {
       const bool decode = plan.kernel.rfind("decode_", 0) == 0;
       const bool not_copied = plan.reason.find("not copied after all") != std::string::npos;
       uncopied += decode && not_copied;
-      // TN below 12 tokens always takes the decode rule (dispatch.cpp, kSmallMTnFromM).
+      // TN below 12 tokens: the row-major call's decode kernel, or the one that reads the A in
+      // place of its swap-AB tile (dispatch::decode_rule_tile_in_tn).
       const bool must = c.b == Order::kCol && c.m < 12;
       check(decode == not_copied && (!must || decode),
             d.name() + ": a decode kernel reads the column-major A uncopied: plan " + plan.kernel +

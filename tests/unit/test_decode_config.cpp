@@ -295,8 +295,9 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     int block_n;
   };
   for (Accum acc : {Accum::kF32, Accum::kF16})
-    // The stream model's picks on the described H100 (DecodeRule.TheStreamModelsLeastTime).
-    for (Case c : {Case{1, 4608, 3584, Layout::kTN, 16}, Case{8, 14336, 4096, Layout::kTN, 128},
+    // The stream model's picks on the described H100, where the swap-AB tile would split K
+    // (2048 x 8192, 3584 x 4096) or leave SMs idle (576 x 7168, 1 x 8).
+    for (Case c : {Case{1, 2048, 8192, Layout::kTN, 16}, Case{8, 3584, 4096, Layout::kTN, 16},
                    Case{4, 576, 7168, Layout::kTN, 8}, Case{3, 1, 8, Layout::kTN, 8}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
@@ -311,7 +312,7 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     }
 }
 
-// NN with at most 16 tokens and TN with 12 to 16: the swap-AB tile of 64 rows of N with the fewest
+// NN and TN with at most 16 tokens (TN below 12 where it runs unsplit): the swap-AB tile of 64 rows of N with the fewest
 // tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn) or of 128 rows (16
 // tokens), and the split, that the stream model finds quickest (dispatch.cpp, small_m_swap_tile).
 TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamModel) {
@@ -328,6 +329,7 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
                    // 64 CTAs in one wave stream at the DRAM rate: unsplit.
                    Case{16, 4096, 14336, Layout::kTN, 64, 1},
                    Case{16, 4096, 4096, Layout::kNN, 64, 1},
+                   Case{1, 4608, 4096, Layout::kTN, 64, 1}, Case{8, 14336, 4096, Layout::kTN, 64, 1},
                    // 32 CTAs leave the SMs short: split twice (each part keeps 4096 of K); four
                    // ways ties and the fewer splits win.
                    Case{12, 2048, 8192, Layout::kTN, 64, 2}, Case{8, 2048, 8192, Layout::kNN, 64, 2},
@@ -360,8 +362,6 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
     }
   // 24 CTAs of 64 rows leave most SMs idle unsplit, and K = 7168 can be split.
   EXPECT_GT(decide({1, 1536, 7168, Layout::kNN, Accum::kF32}).config.split_k, 1);
-  // Eleven tokens in TN stay with the decode kernels (whose re-read of A costs less there).
-  EXPECT_EQ(decide({11, 14336, 4096, Layout::kTN, Accum::kF32}).config.family, Family::kDecode);
   // What no swap-AB tile runs falls through to the rules after this one: N % 8 != 0 (the swapped
   // tile's rows of C^T) to the decode kernels, a misaligned A (TMA needs 16 bytes; so does the
   // decode kernel, which names it) to the safety net.
@@ -372,38 +372,48 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
   EXPECT_NE(misaligned.config.family, Family::kDecode) << misaligned.reason;
 }
 
-// In TN at 12-15 tokens a tile grid of fewer than 64 CTAs (split included) cannot stream B at the
-// DRAM rate by the stream model's terms: the decode kernels run, and the reason names the tile
-// they replaced. NN keeps the tile (its decode kernels transpose B in registers), and so does TN
-// at 16 tokens (where the decode kernels measured slower).
-TEST(DecodeDispatch, SmallTnGridsUnderSixtyFourCtasRunTheDecodeKernels) {
+// In TN up to 15 tokens a tile grid of fewer than 64 CTAs (split included) cannot stream B at
+// the DRAM rate by the stream model's terms, and below 12 tokens a tile that splits K pays a
+// second pass that the decode kernels do not: in both the decode kernels run, and the reason
+// names the tile they replaced and why. NN keeps the tile (its decode kernels transpose B in
+// registers), and so does TN at 16 tokens (where the decode kernels measured slower).
+TEST(DecodeDispatch, SmallTnGridsAndSplitsBelowTwelveTokensRunTheDecodeKernels) {
+  constexpr const char* kFewCtas = "CTAs, under the 64 that stream B";
+  constexpr const char* kSplit = "splits K in two kernels below 12 tokens";
   struct Case {
     int64_t m, n, k;
     Layout layout;
-    bool decode;
+    const char* decode_because;  // nullptr: the tile runs
   };
   for (Accum acc : {Accum::kF32, Accum::kF16})
     for (Case c : {// 32 CTAs, K too short to split (N = 2048, K = 2816): decode.
-                   Case{12, 2048, 2816, Layout::kTN, true},
+                   Case{12, 2048, 2816, Layout::kTN, kFewCtas},
+                   Case{8, 2048, 2816, Layout::kTN, kFewCtas},
                    // 9 CTAs of 64 rows: decode.
-                   Case{15, 576, 2048, Layout::kTN, true},
-                   // 32 CTAs split twice: 64, the tile stays.
-                   Case{12, 2048, 8192, Layout::kTN, false},
-                   // 64 unsplit CTAs: the tile stays.
-                   Case{15, 4096, 4096, Layout::kTN, false},
+                   Case{15, 576, 2048, Layout::kTN, kFewCtas},
+                   // 32 CTAs split twice: 64, the tile stays from 12 tokens ...
+                   Case{12, 2048, 8192, Layout::kTN, nullptr},
+                   // ... and below 12 the split sends the call to the decode kernels.
+                   Case{8, 2048, 8192, Layout::kTN, kSplit},
+                   Case{1, 2048, 8192, Layout::kTN, kSplit},
+                   // 64 or more unsplit CTAs: the tile stays, at any token count.
+                   Case{15, 4096, 4096, Layout::kTN, nullptr},
+                   Case{11, 14336, 4096, Layout::kTN, nullptr},
+                   Case{1, 4608, 4096, Layout::kTN, nullptr},
                    // 16 tokens keep the tile under 64 CTAs too.
-                   Case{16, 2048, 2816, Layout::kTN, false},
-                   // NN keeps the tile at any grid.
-                   Case{12, 2048, 2816, Layout::kNN, false},
-                   // Below 12 tokens TN runs the decode kernels at any grid.
-                   Case{11, 14336, 4096, Layout::kTN, true}}) {
+                   Case{16, 2048, 2816, Layout::kTN, nullptr},
+                   // NN keeps the tile at any grid and split.
+                   Case{12, 2048, 2816, Layout::kNN, nullptr},
+                   Case{8, 2048, 8192, Layout::kNN, nullptr}}) {
       const Problem p{c.m, c.n, c.k, c.layout, acc};
       const hgemm::dispatch::Decision d = decide(p);
       ASSERT_NE(d.instance, nullptr) << p.name();
       EXPECT_EQ(d.source, hgemm::dispatch::Source::kDecode) << p.name() << ": " << d.reason;
-      EXPECT_EQ(d.config.family == Family::kDecode, c.decode) << p.name() << ": " << d.reason;
-      const bool replaced = d.reason.find("CTAs, under the 64 that stream B") != std::string::npos;
-      EXPECT_EQ(replaced, c.decode && c.m >= 12) << p.name() << ": " << d.reason;
+      EXPECT_EQ(d.config.family == Family::kDecode, c.decode_because != nullptr)
+          << p.name() << ": " << d.reason;
+      for (const char* why : {kFewCtas, kSplit})
+        EXPECT_EQ(d.reason.find(why) != std::string::npos, c.decode_because == why)
+            << p.name() << ": " << d.reason;
     }
 }
 
@@ -498,10 +508,13 @@ TEST(DecodeExplain, AnH200ReadsTheH100sTable) {
 }
 
 TEST(DecodeExplain, SaysTheDecodeRuleChose) {
-  const CliResult r = run_cli("explain 1 4608 3584 --gpu h100",
+  const CliResult r = run_cli("explain 1 2048 8192 --gpu h100",
                               std::string(kNoDevice) + " HGEMM_USER_TABLE=/nonexistent/user.table");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("runs    decode_n16_"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("rule    decode rule"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("288 CTAs of 16 columns"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("128 CTAs of 16 columns"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("_sk2_f32_tn_swap splits K in two kernels below 12 tokens"),
+            std::string::npos)
+      << r.output;
 }

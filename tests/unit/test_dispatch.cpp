@@ -389,8 +389,9 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
     EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, {}).config, row.config) << p.name();
   }
-  for (const Problem& p : {Problem{8, 4096, 4096, Layout::kTN, Accum::kF32},
-                           Problem{3, 4096, 4096, Layout::kTN, Accum::kF16}}) {
+  // Calls whose row-major pick is a decode kernel (the swap-AB tile would split K).
+  for (const Problem& p : {Problem{8, 2048, 8192, Layout::kTN, Accum::kF32},
+                           Problem{3, 2048, 8192, Layout::kTN, Accum::kF16}}) {
     const dispatch::Decision row = dispatch::decide(p, stand_in_args(p), d, {});
     ASSERT_EQ(row.config.family, Family::kDecode) << p.name() << ": " << row.reason;
     GemmArgs args = stand_in_args(p);
@@ -407,7 +408,7 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
         << strided.config.name();
   }
   // The sm80 catalog refuses it by name.
-  const Problem p{8, 4096, 4096, Layout::kTN, Accum::kF32};
+  const Problem p{8, 2048, 8192, Layout::kTN, Accum::kF32};
   GemmArgs args = stand_in_args(p);
   args.a_col_major = true;
   EXPECT_GT(refusals(Family::kSm80Mma, p, args, "row-major"), 0);
@@ -416,26 +417,41 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
 // hgemmGemm runs a column-major A of at most 16 rows on the row-major call's decode pick without
 // copying it into rows, only where that pick is a decode kernel that takes the A as stored (its
 // columns 16-byte strides) and the route copies all of it in one block.
+// A column-major A of m rows (leading dimension lda) times a B of `layout`'s order as hgemmGemm
+// routes it: the route, the row-major call's pick on the copy of A in rows, and the call's own
+// arguments (the A as stored).
+struct ColumnMajorACall {
+  GemmDesc desc;
+  dispatch::GemmRoute route;
+  dispatch::Decision row;
+  GemmArgs as_stored;
+};
+ColumnMajorACall column_major_a_call(int64_t m, int64_t n, int64_t k, int64_t lda, Layout layout,
+                                     const DeviceInfo& d) {
+  ColumnMajorACall c;
+  c.desc.m = m;
+  c.desc.n = n;
+  c.desc.k = k;
+  c.desc.order_a = Order::kCol;
+  c.desc.order_b = layout == Layout::kTN ? Order::kCol : Order::kRow;
+  c.desc.lda = lda;
+  c.route = dispatch::route(c.desc);
+  if (!c.route.dispatch) return c;
+  c.row = dispatch::decide(c.route.problem, stand_in_args(c.route.problem), d, {});
+  const void* base = reinterpret_cast<const void*>(uintptr_t(1) << 16);
+  c.as_stored =
+      dispatch::route_args(c.desc, c.route, base, base, const_cast<void*>(base), nullptr);
+  return c;
+}
+
 TEST(DispatchGeneral, TheDecodeKernelReadsASmallColumnMajorAAsStored) {
   const DeviceInfo d = h100();
   auto check = [&](int64_t m, int64_t lda, Layout layout, bool expected) {
-    GemmDesc desc;
-    desc.m = m;
-    desc.n = 4096;
-    desc.k = 4096;
-    desc.order_a = Order::kCol;
-    desc.order_b = layout == Layout::kTN ? Order::kCol : Order::kRow;
-    desc.lda = lda;
-    const dispatch::GemmRoute route = dispatch::route(desc);
-    ASSERT_TRUE(route.dispatch) << route.reason;
-    // The row-major call on the copy, as hgemmGemm plans it.
-    const dispatch::Decision row =
-        dispatch::decide(route.problem, stand_in_args(route.problem), d, {});
-    const void* base = reinterpret_cast<const void*>(uintptr_t(1) << 16);
-    const GemmArgs as_stored =
-        dispatch::route_args(desc, route, base, base, const_cast<void*>(base), nullptr);
-    EXPECT_EQ(dispatch::decode_reads_a_as_stored(route, row, as_stored, d), expected)
-        << desc.name() << " on " << row.config.name() << ": " << route.reason;
+    // 2048 x 8192: the swap-AB tile would split K below 12 tokens, so TN picks decode kernels.
+    const ColumnMajorACall c = column_major_a_call(m, 2048, 8192, lda, layout, d);
+    ASSERT_TRUE(c.route.dispatch) << c.route.reason;
+    EXPECT_EQ(dispatch::decode_reads_a_as_stored(c.route, c.row, c.as_stored, d), expected)
+        << c.desc.name() << " on " << c.row.config.name() << ": " << c.route.reason;
   };
   check(8, 8, Layout::kTN, true);    // the decode rule's pick reads it
   check(3, 8, Layout::kTN, true);    // three rows, their columns 16 bytes apart
@@ -443,6 +459,32 @@ TEST(DispatchGeneral, TheDecodeKernelReadsASmallColumnMajorAAsStored) {
   check(12, 12, Layout::kTN, false);
   check(8, 8, Layout::kNN, false);   // NN's pick is a swap-AB tile, which reads A K-major
   check(100, 104, Layout::kTN, false);  // a sm90 tile's call: the copy
+}
+
+// Below 12 tokens in TN, where the row-major call runs the decode rule's swap-AB tile (unsplit,
+// 64 CTAs or more), hgemmGemm runs the decode family on a column-major A as stored instead of
+// copying it into rows for the tile: dispatch on the call as it is (no swap-AB tile reads such an
+// A) answers with a decode kernel that takes it.
+TEST(DispatchGeneral, BelowTwelveTokensInTnTheDecodeKernelsReadAColumnMajorAForTheTile) {
+  const DeviceInfo d = h100();
+  auto check = [&](int64_t m, int64_t lda, Layout layout, bool expected) {
+    const ColumnMajorACall c = column_major_a_call(m, 4096, 4096, lda, layout, d);
+    ASSERT_TRUE(c.route.dispatch) << c.route.reason;
+    ASSERT_TRUE(c.row.config.swap_ab) << c.desc.name() << ": " << c.row.reason;
+    EXPECT_FALSE(dispatch::decode_reads_a_as_stored(c.route, c.row, c.as_stored, d));
+    EXPECT_EQ(dispatch::decode_rule_tile_in_tn(c.route.problem, c.row), expected)
+        << c.desc.name();
+    if (!expected) return;
+    const dispatch::Decision own = dispatch::decide(c.route.problem, c.as_stored, d, {});
+    EXPECT_EQ(own.config.family, Family::kDecode) << c.desc.name() << ": " << own.reason;
+    EXPECT_TRUE(dispatch::decode_reads_a_as_stored(c.route, own, c.as_stored, d))
+        << c.desc.name() << " on " << own.config.name();
+  };
+  check(8, 8, Layout::kTN, true);
+  check(3, 8, Layout::kTN, true);
+  check(11, 16, Layout::kTN, true);
+  check(12, 16, Layout::kTN, false);  // from 12 tokens the tile runs on the copy, as before
+  check(8, 8, Layout::kNN, false);    // NN's decode kernels transpose B in registers
 }
 
 // A column-major A whose tuned tile has no general flavour runs on that tile's twin that has
