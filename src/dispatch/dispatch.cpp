@@ -381,10 +381,10 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // the tile where it runs unsplit on kStreamSms CTAs or more, and the decode kernels where it
 // splits K: measured on an H200 at 1, 2, 3, 5, 7, 8 and 10 tokens over llm-tune's 49 (N, K)
 // pairs, two rounds alternated with main (bench/results/2026-12-01-h200-tn-decode-tile), the
-// unsplit 8x64 and 16x64 tiles ran 8% faster than the decode rule's kernels (0.94-1.37 of their
-// time, every token count alike), the 16x128 4%, but the tiles split two ways level (0.89-1.06):
-// there the split's second pass costs what the decode kernels, which split K inside a CTA, do not
-// pay. (The probe above, the tile at its best split against cublaslt-best, had put the decode
+// unsplit 8x64 and 16x64 tiles ran 8% faster than the decode rule's kernels (0.93-1.37 times
+// their speed, every token count alike), the 16x128 4%, but the split tiles only 2% (32 calls,
+// 0.89-1.14; on llm-fresh's five 0.96): there the split's second pass costs what the decode
+// kernels, which split K inside a CTA, do not pay. (The probe above, the tile at its best split against cublaslt-best, had put the decode
 // kernels ahead at M = 1 and 8: 1.07-1.11 against the tile's 1.03.) In TN at 12 to
 // kTnDecodeUnderGridMaxM tokens the decode kernels run where the tile's grid, split included, has
 // fewer than kStreamSms CTAs: by the model's own terms such a grid cannot pull B at the DRAM rate,
