@@ -112,20 +112,16 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   }
   try {
     e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
-    // A decode kernel reads the column-major A as it is: no copy (hgemmGemm's same tests,
-    // decode_on_column_major_a): the row-major pick, or in place of the decode rule's tile below
-    // 12 tokens in TN, dispatch's pick for the call as it is.
+    // A decode kernel reads the column-major A as it is: no copy (hgemmGemm's same decision).
     if (a_col_major && e.rows_first) {
       const GemmArgs at = stand_in_args(problem, true);
       const GemmArgs as_stored = dispatch::route_args(call, route, at.a, at.b, at.c, nullptr);
-      if (!dispatch::decode_reads_a_as_stored(route, *e.decision, as_stored, device) &&
-          dispatch::decode_may_read_a_as_stored(route) &&
-          dispatch::decode_rule_tile_in_tn(route.problem, *e.decision)) {
-        dispatch::Decision own = dispatch::decide(route.problem, as_stored, device, tables);
-        if (dispatch::decode_reads_a_as_stored(route, own, as_stored, device))
-          e.decision = std::move(own);
-      }
-      if (dispatch::decode_reads_a_as_stored(route, *e.decision, as_stored, device)) {
+      std::optional<dispatch::Decision> as_is;
+      if (const dispatch::Decision* decode = dispatch::decode_for_column_major_a(
+              route, *e.decision, as_stored, device, [&] {
+                return &as_is.emplace(dispatch::decide(route.problem, as_stored, device, tables));
+              })) {
+        if (as_is && decode == &*as_is) e.decision = std::move(*as_is);
         e.rows_first = false;
         e.route += std::string("; ") + dispatch::kDecodeReadsAAsStored;
       }

@@ -182,9 +182,9 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
 }
 
 // A decode kernel reads a column-major A as it is: where the row-major call on the copy would run
-// one (M <= 16), it runs on the call's own A instead, and nothing is copied; the copy and its
-// kernel boundary cost 1.6-2 us at 16 x 4096 (dispatch::decode_reads_a_as_stored). nullptr
-// where it would not.
+// one (M <= 16), or below 12 tokens in TN the decode rule's swap-AB tile, it runs on the call's own
+// A instead, and nothing is copied; the copy and its kernel boundary cost 1.6-2 us at 16 x 4096
+// (dispatch::decode_for_column_major_a). nullptr where it would not.
 const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& route,
                                                    const GemmArgs& call,
                                                    const DeviceInfo& device) {
@@ -192,13 +192,9 @@ const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& ro
   const std::vector<RowsBlock> plan =
       plan_rows_blocks(route, call, scratch_stand_in(), device, nullptr);
   if (plan.size() != 1) return nullptr;
-  const dispatch::Decision* row = plan.front().decision;
-  if (dispatch::decode_reads_a_as_stored(route, *row, call, device)) return row;
-  if (!dispatch::decode_rule_tile_in_tn(route.problem, *row)) return nullptr;
-  // No swap-AB tile reads a column-major A, so dispatch on the call as it is answers with the
-  // decode family's pick.
-  const dispatch::Decision* own = dispatch::try_select(route.problem, call, device, nullptr);
-  return own && dispatch::decode_reads_a_as_stored(route, *own, call, device) ? own : nullptr;
+  return dispatch::decode_for_column_major_a(route, *plan.front().decision, call, device, [&] {
+    return dispatch::try_select(route.problem, call, device, nullptr);
+  });
 }
 
 // A call through a padded C (dispatch::padded_c): each block's GEMM into the copy, and the rows

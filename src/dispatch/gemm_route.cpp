@@ -168,6 +168,16 @@ bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const
          registry::can_implement(route.problem, row.config, call, device).ok();
 }
 
+const Decision* decode_for_column_major_a(const GemmRoute& route, const Decision& row,
+                                          const GemmArgs& call, const DeviceInfo& device,
+                                          const std::function<const Decision*()>& as_is) {
+  if (decode_reads_a_as_stored(route, row, call, device)) return &row;
+  if (!decode_may_read_a_as_stored(route) || !decode_rule_tile_in_tn(route.problem, row))
+    return nullptr;
+  const Decision* own = as_is();
+  return own && decode_reads_a_as_stored(route, *own, call, device) ? own : nullptr;
+}
+
 GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,
                     void* c, cudaStream_t stream) {
   const Problem& p = route.problem;

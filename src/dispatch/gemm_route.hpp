@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "hgemm/hgemm.hpp"
@@ -70,6 +71,15 @@ bool decode_may_read_a_as_stored(const GemmRoute& route);
 // 16-byte strides).
 bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
                               const DeviceInfo& device);
+// The decode kernel that reads the call's column-major A as stored, so that nothing is copied:
+// `row` where decode_reads_a_as_stored holds; else, where `row` is the decode rule's swap-AB tile
+// below 12 tokens in TN (decode_rule_tile_in_tn), dispatch's pick for the call as it is, which
+// `as_is` supplies (asked only then; no swap-AB tile reads such an A, so the decode family
+// answers), where that reads it. nullptr where the call runs from the copy. hgemmGemm and
+// `hgemm explain --a-col` both decide through it.
+const Decision* decode_for_column_major_a(const GemmRoute& route, const Decision& row,
+                                          const GemmArgs& call, const DeviceInfo& device,
+                                          const std::function<const Decision*()>& as_is);
 // What an explanation adds to the route's reason where that holds.
 inline constexpr const char* kDecodeReadsAAsStored =
     "not copied after all: the decode kernel reads a column-major A as it is";
