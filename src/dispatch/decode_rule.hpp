@@ -1,9 +1,9 @@
 // The decode rule: the kernel dispatch runs for a TN call of at most 16 tokens that no table lists
 // where the narrow swap-AB tile that otherwise runs it (dispatch.cpp, small_m_swap_tile; always in
 // NN) would not: up to 15 tokens where that tile's grid is too small to stream B at the DRAM rate,
-// below 12 tokens where it splits K, and where no swap-AB tile can run the call. Such a call streams B once (N x K halves), so its
-// time is how fast the grid's CTAs can pull B's bytes; the rule takes the decode kernel whose
-// stream model predicts the least time.
+// below 12 tokens where it splits K, and where no swap-AB tile can run the call. Such a call
+// streams B once (N x K halves), so its time is how fast the grid's CTAs can pull B's bytes; the
+// rule takes the decode kernel whose stream model predicts the least time.
 //
 // The stream model. A CTA owns block_n columns, so it reads block_n x K halves of B. The grid
 // runs in waves of the CTAs resident at once (shared memory and threads decide how many fit on

@@ -378,25 +378,25 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
 // tile 1.012, 16x128 0.959, 32x64 0.971; NN 0.998, 0.938, 0.952; at M = 1 and 8 in NN the 8x64
 // tile 1.025, where 16 tokens over 64 rows ran 0.95-0.96 and over 128 rows 0.90-0.92; but at
 // N = 10240 (160 CTAs of 64 rows, 80 of 128) 128 rows ran 14-17% faster. Below 12 tokens TN runs
-// the tile where it runs unsplit on kStreamSms CTAs or more, and the decode kernels where it
-// splits K: measured on an H200 at 1, 2, 3, 5, 7, 8 and 10 tokens over llm-tune's 49 (N, K)
-// pairs, two rounds alternated with main (bench/results/2026-12-01-h200-tn-decode-tile), the
-// unsplit 8x64 and 16x64 tiles ran 8% faster than the decode rule's kernels (0.93-1.37 times
-// their speed, every token count alike), the 16x128 4%, but the split tiles only 2% (32 calls,
-// 0.89-1.14; on llm-fresh's five 0.96): there the split's second pass costs what the decode
-// kernels, which split K inside a CTA, do not pay. (The probe above, the tile at its best split against cublaslt-best, had put the decode
-// kernels ahead at M = 1 and 8: 1.07-1.11 against the tile's 1.03.) In TN at 12 to
-// kTnDecodeUnderGridMaxM tokens the decode kernels run where the tile's grid, split included, has
-// fewer than kStreamSms CTAs: by the model's own terms such a grid cannot pull B at the DRAM rate,
-// while the decode kernels spread B over N / 8-64 CTAs and split K inside each. Probed on an H200
-// over llm-tune's 49 (N, K) pairs at 12, 13 and 15 tokens, every TN decode kernel against the
-// tile (bench/results/2026-11-30-h200-decode-12-16): of the 30 calls under 64 CTAs (N 576-3584
-// in f32) the decode rule's kernel ran 10% faster (0.65-1.05 of the tile's time, the slower ones
-// at N 2816-3584); at 64 CTAs and more the tile was level or faster but at 3584x4096 (112 CTAs,
-// split two ways; decode 0.95). Checked on 7 shapes of other pairs at 12-16 tokens, three rounds:
-// at 12-15 tokens 1.5-5.5% faster in graph mode but 15x3072x2048 (2-5% slower), at 16 tokens
-// level in f16 and 12-13% slower in f32 (the decode kernel took 8.4 us at 16x2880x2880 against
-// 7.3 at 14 tokens), so 16 keeps the tile; one call's latency 11% lower (no tensor maps to encode).
+// the tile where it runs unsplit on kStreamSms CTAs or more, and the decode kernels where it splits
+// K: measured on an H200 at 1, 2, 3, 5, 7, 8 and 10 tokens over llm-tune's 49 (N, K) pairs, two
+// rounds alternated with main (bench/results/2026-12-01-h200-tn-decode-tile), the unsplit 8x64 and
+// 16x64 tiles ran 8% faster than the decode rule's kernels (0.93-1.37 times their speed, every
+// token count alike), the 16x128 4%, but the split tiles only 2% (32 calls, 0.89-1.14; on
+// llm-fresh's five 0.96): there the split's second pass costs what the decode kernels, which split
+// K inside a CTA, do not pay. (The probe above, the tile at its best split against cublaslt-best,
+// had put the decode kernels ahead at M = 1 and 8: 1.07-1.11 against the tile's 1.03.) In TN at 12
+// to kTnDecodeUnderGridMaxM tokens the decode kernels run where the tile's grid, split included,
+// has fewer than kStreamSms CTAs: by the model's own terms such a grid cannot pull B at the DRAM
+// rate, while the decode kernels spread B over N / 8-64 CTAs and split K inside each. Probed on an
+// H200 over llm-tune's 49 (N, K) pairs at 12, 13 and 15 tokens, every TN decode kernel against the
+// tile (bench/results/2026-11-30-h200-decode-12-16): of the 30 calls under 64 CTAs (N 576-3584 in
+// f32) the decode rule's kernel ran 10% faster (0.65-1.05 of the tile's time, the slower ones at N
+// 2816-3584); at 64 CTAs and more the tile was level or faster but at 3584x4096 (112 CTAs, split
+// two ways; decode 0.95). Checked on 7 shapes of other pairs at 12-16 tokens, three rounds: at
+// 12-15 tokens 1.5-5.5% faster in graph mode but 15x3072x2048 (2-5% slower), at 16 tokens level in
+// f16 and 12-13% slower in f32 (the decode kernel took 8.4 us at 16x2880x2880 against 7.3 at 14
+// tokens), so 16 keeps the tile; one call's latency 11% lower (no tensor maps to encode).
 //
 // Which tile and split: a stream model. The call reads B once; its CTAs run in waves, one after
 // another, and a wave of c CTAs of R rows over Ks of K takes R Ks max(c / kStreamSms, 1): B's bytes

@@ -806,10 +806,11 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
 
 // A column-major A of at most 16 rows where the row-major call runs a decode kernel, or below 12
 // tokens in TN the decode rule's swap-AB tile: a decode kernel reads it as it is (columns copied a
-// lane each, read back through ldmatrix .trans), no copy into rows. Rows that are no multiple of 8 (zero-filled pieces), gaps between the columns (random
-// values there must not leak in), K with a partial last round, both accumulations, bf16, a bias
-// with the tanh GELU; and a B of either order (NN's row-major pick is a swap-AB tile, so its
-// call still runs from the copy). Every result matches the reference.
+// lane each, read back through ldmatrix .trans), no copy into rows. Rows that are no multiple of 8
+// (zero-filled pieces), gaps between the columns (random values there must not leak in), K with a
+// partial last round, both accumulations, bf16, a bias with the tanh GELU; and a B of either order
+// (NN's row-major pick is a swap-AB tile, so its call still runs from the copy). Every result
+// matches the reference.
 void test_decode_col_major_a(Buffers& buf) {
   struct Case {
     int64_t m, n, k, lda;

@@ -312,9 +312,10 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheDecodeFamily) {
     }
 }
 
-// NN and TN with at most 16 tokens (TN below 12 where it runs unsplit): the swap-AB tile of 64 rows of N with the fewest
-// tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn) or of 128 rows (16
-// tokens), and the split, that the stream model finds quickest (dispatch.cpp, small_m_swap_tile).
+// NN and TN with at most 16 tokens (TN below 12 where it runs unsplit): the swap-AB tile of 64 rows
+// of N with the fewest tokens that hold M (8 or 16; its two warpgroups take the k-blocks in turn)
+// or of 128 rows (16 tokens), and the split, that the stream model finds quickest (dispatch.cpp,
+// small_m_swap_tile).
 TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamModel) {
   struct Case {
     int64_t m, n, k;
@@ -329,7 +330,9 @@ TEST(DecodeDispatch, UntabledSmallMRunsTheSwapTileThatHoldsItsTokensByTheStreamM
                    // 64 CTAs in one wave stream at the DRAM rate: unsplit.
                    Case{16, 4096, 14336, Layout::kTN, 64, 1},
                    Case{16, 4096, 4096, Layout::kNN, 64, 1},
-                   Case{1, 4608, 4096, Layout::kTN, 64, 1}, Case{8, 14336, 4096, Layout::kTN, 64, 1},
+                   // Below 12 tokens in TN too, where the tile runs unsplit (72 and 224 CTAs).
+                   Case{1, 4608, 4096, Layout::kTN, 64, 1},
+                   Case{8, 14336, 4096, Layout::kTN, 64, 1},
                    // 32 CTAs leave the SMs short: split twice (each part keeps 4096 of K); four
                    // ways ties and the fewer splits win.
                    Case{12, 2048, 8192, Layout::kTN, 64, 2}, Case{8, 2048, 8192, Layout::kNN, 64, 2},
