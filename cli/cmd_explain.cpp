@@ -35,9 +35,10 @@ constexpr const char* kHelp = R"(usage: hgemm explain M N K [--layout nn|tn] [--
                (H100 SXM, 132 SMs, 3.35 TB/s) or h200 (132 SMs, 60 MB of L2, 4.8 TB/s; it has
                no table of its own and reads the H100's)
   --a-col      A stored column-major (K x M), packed, as hgemmGemm routes it: the kernels'
-               general flavour or (up to 16 rows) a decode kernel reads it in place, or (few or
-               odd rows) it is copied into rows first and dispatch sees the row-major call (with
-               --suite, rule "rows-first+RULE";
+               general flavour reads it in place, or (few or odd rows) dispatch sees the
+               row-major call on a copy in rows, whose pick reads it in place where it is a
+               decode kernel or a swap-AB tile with a flavour for it, else the copy runs first
+               (with --suite, rule "rows-first+RULE";
                a copy over 32 MiB runs in blocks of rows, "rows-blocks+RULE", and the first
                block's call is shown),
                or no compiled kernel can read it and the general kernel runs it ("general
@@ -112,18 +113,19 @@ Explained explained(const Problem& problem, const DeviceInfo& device,
   }
   try {
     e.decision = dispatch::decide(decided, stand_in_args(decided, in_place), device, tables);
-    // A decode kernel reads the column-major A as it is: no copy (hgemmGemm's same decision).
+    // A decode kernel or a swap-AB tile's flavour for it reads the column-major A as it is: no
+    // copy (hgemmGemm's same decision).
     if (a_col_major && e.rows_first) {
       const GemmArgs at = stand_in_args(problem, true);
       const GemmArgs as_stored = dispatch::route_args(call, route, at.a, at.b, at.c, nullptr);
       std::optional<dispatch::Decision> as_is;
-      if (const dispatch::Decision* decode = dispatch::decode_for_column_major_a(
+      if (std::optional<dispatch::Decision> reader = dispatch::column_major_a_as_stored(
               route, *e.decision, as_stored, device, [&] {
                 return &as_is.emplace(dispatch::decide(route.problem, as_stored, device, tables));
               })) {
-        if (as_is && decode == &*as_is) e.decision = std::move(*as_is);
         e.rows_first = false;
-        e.route += std::string("; ") + dispatch::kDecodeReadsAAsStored;
+        e.route += "; " + dispatch::a_as_stored_note(*reader);
+        e.decision = std::move(*reader);
       }
     }
     if (e.last_rows) {

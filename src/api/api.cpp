@@ -181,18 +181,18 @@ std::vector<RowsBlock> plan_rows_blocks(const dispatch::GemmRoute& route, const 
   return plan;
 }
 
-// A decode kernel reads a column-major A as it is: where the row-major call on the copy would run
-// one (M <= 16), or below 12 tokens in TN the decode rule's swap-AB tile, it runs on the call's own
-// A instead, and nothing is copied; the copy and its kernel boundary cost 1.6-2 us at 16 x 4096
-// (dispatch::decode_for_column_major_a). nullptr where it would not.
-const dispatch::Decision* decode_on_column_major_a(const dispatch::GemmRoute& route,
-                                                   const GemmArgs& call,
-                                                   const DeviceInfo& device) {
-  if (!dispatch::decode_may_read_a_as_stored(route)) return nullptr;
+// A decode kernel, and a swap-AB tile's flavour for it, read a column-major A as it is: where the
+// row-major call on the copy would run one, it runs on the call's own A instead, and nothing is
+// copied; the copy and its kernel boundary cost 1.6-2 us at 16 x 4096, about 12% of a call of
+// 2-256 tokens (dispatch::column_major_a_as_stored). nullopt where it would not.
+std::optional<dispatch::Decision> column_major_a_as_stored(const dispatch::GemmRoute& route,
+                                                           const GemmArgs& call,
+                                                           const DeviceInfo& device) {
+  if (!dispatch::may_read_a_as_stored(route)) return std::nullopt;
   const std::vector<RowsBlock> plan =
       plan_rows_blocks(route, call, scratch_stand_in(), device, nullptr);
-  if (plan.size() != 1) return nullptr;
-  return dispatch::decode_for_column_major_a(route, *plan.front().decision, call, device, [&] {
+  if (plan.size() != 1) return std::nullopt;
+  return dispatch::column_major_a_as_stored(route, *plan.front().decision, call, device, [&] {
     return dispatch::try_select(route.problem, call, device, nullptr);
   });
 }
@@ -322,8 +322,9 @@ void gemm(const GemmDesc& desc, const void* a, const void* b, void* c, cudaStrea
   }
   const GemmArgs args = dispatch::route_args(desc, route, a, b, c, stream);
   if (!route.a_rows_first && run_padded_c(route.problem, args, *device)) return;
-  if (const dispatch::Decision* decode = decode_on_column_major_a(route, args, *device)) {
-    decode->instance->launch(decode->config, args);
+  if (const std::optional<dispatch::Decision> reader =
+          column_major_a_as_stored(route, args, *device)) {
+    reader->instance->launch(reader->config, args);
     return;
   }
   if (route.a_rows_first) {
@@ -364,9 +365,10 @@ GemmPlan explain(const GemmDesc& desc, const void* a, const void* b, const void*
   std::string why_not;
   const dispatch::Decision* decision = nullptr;
   std::string a_note;  // what reading a column-major A adds: no copy, or the copy's blocks
-  if (const dispatch::Decision* decode = decode_on_column_major_a(route, args, *device)) {
-    decision = decode;
-    a_note = std::string("; ") + dispatch::kDecodeReadsAAsStored;
+  const std::optional<dispatch::Decision> reader = column_major_a_as_stored(route, args, *device);
+  if (reader) {
+    decision = &*reader;
+    a_note = "; " + dispatch::a_as_stored_note(*reader);
   } else if (route.a_rows_first) {
     // The copy's place: the caller's workspace, or a pool buffer.
     void* copy = desc.workspace ? desc.workspace : scratch_stand_in();

@@ -67,10 +67,12 @@ struct Sm90Variant {
   // tables time costs what it did before batches (docs/notes/2026-11-24-batches-and-beta.md).
   // The launcher picks the flavour per call (launch/sm90_launch.cu).
   bool general = false;
-  // A flavour of the general one: A read M-major (column-major A, or with column-major C the
-  // transposed B), which TMA loads in 64-row chunks and wgmma transposes (its tnspA bit). A
-  // swap-AB variant in NN reads its A (the problem's K x N B) M-major without this flag: that is
-  // its layout, not a flavour (sm90_geometry).
+  // A flavour: the problem's A read M-major (column-major A, or with column-major C the
+  // transposed B). In the general flavour it is the kernel's A, which TMA loads in 64-row chunks
+  // and wgmma transposes (its tnspA bit). In the plain flavour of a swap-AB variant it is the
+  // kernel's B, N-major as NN's B is (chunks of its columns, tnspB). A swap-AB variant in NN
+  // reads its A (the problem's K x N B) M-major without this flag: that is its layout, not a
+  // flavour (sm90_geometry).
   bool a_mn_major = false;
   // The source the kernel is compiled from (KernelConfig::source): a promoted rewrite's kernel
   // is another type than the family header's of the same tile, so the two instantiations have
@@ -229,16 +231,18 @@ constexpr int sm90_reduce_bytes(Sm90Variant const& v) {
   return sm90_splits_k_blocks(v) ? 64 * v.block_n * (v.accum == Accum::kF32 ? 4 : 2) : 0;
 }
 
-// Swap-AB's B is the problem's row-major A, K-major in either layout; its A is the problem's B,
-// K-major in TN and M-major in NN (K x N, the kernel's M = the problem's N contiguous).
+// Swap-AB's B is the problem's A: K-major when row-major, in either layout; N-major in the
+// flavour for a column-major A (K x M, the kernel's N = the problem's M contiguous). Its A is the
+// problem's B, K-major in TN and M-major in NN (K x N, the kernel's M = the problem's N
+// contiguous).
 constexpr bool sm90_b_k_major(Sm90Variant const& v) {
-  return v.layout == Layout::kTN || v.swap_ab;
+  return v.swap_ab ? !v.a_mn_major : v.layout == Layout::kTN;
 }
 
 // A is M-major in the general kernel's column-major flavour and in NN's swap-AB (the problem's
 // K x N B), K-major otherwise.
 constexpr bool sm90_a_k_major(Sm90Variant const& v) {
-  return !v.a_mn_major && !(v.swap_ab && v.layout == Layout::kNN);
+  return v.swap_ab ? v.layout == Layout::kTN : !v.a_mn_major;
 }
 
 // Whether a variant can compile the last round's split (split_k 0): the plain flavour with at most

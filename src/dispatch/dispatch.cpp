@@ -331,9 +331,11 @@ std::optional<KernelConfig> sibling_that_runs(const KernelInstance& inst, const 
   return config;
 }
 
-// The tile an advice names, for a call only the general flavour runs (column-major A, beta * C)
-// where the advised config has none or splits K (a column-major A never does): the same tile at
-// another depth or cluster that runs it, nearest in stages, then the same cluster; the advice's
+}  // namespace
+
+// The tile an advice names, for a call only a flavour runs (column-major A, beta * C) where the
+// advised config has none or splits K (a column-major A never does): the same tile at another
+// depth, epilogue or cluster that runs it, nearest in stages, then the same cluster; the advice's
 // raster carries over, K unsplit. Column-major A on an H200: 2048^3 0.96 -> 0.99 and
 // 1024x4096x4096 0.97 -> 1.00 of the row-major call's speed, where the cost model over every
 // tile took 128x256 (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
@@ -366,6 +368,8 @@ std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig
                    std::to_string(best->config.cluster_n) + ")";
   return best;
 }
+
+namespace {
 
 // The decode rule's swap-AB tile: NN calls of at most 16 tokens (the decode kernels transpose B
 // in registers there and ran 1.6-3x slower, docs/notes/2026-11-25-nn-swap-ab.md) and TN calls of
@@ -415,6 +419,10 @@ constexpr int64_t kMinKPerStreamSplit = 2048;
 
 std::optional<Decision> small_m_swap_tile(const Problem& problem, const GemmArgs& args,
                                           const DeviceInfo& device) {
+  // A column-major A of at most 16 rows reaches dispatch as it is only where hgemmGemm asks
+  // whether a decode kernel reads it as stored (column_major_a_as_stored, dispatch/gemm_route.hpp);
+  // the tile's flavour for such an A runs where the row-major call's pick is that tile.
+  if (args.a_col_major) return std::nullopt;
   // The compiled tile of `rows` rows of N that runs the call with the fewest tokens that hold M;
   // of equal widths the one with more warpgroups.
   auto covering = [&](int rows) {
@@ -614,7 +622,7 @@ Decision decide_in_tables(const Problem& problem, const GemmArgs& args, const De
     else
       advice_refused = std::string(to_string(advice->source)) + " advised " +
                        advice->config.name() + ", which cannot run it (" + s.message + ")";
-    if (!advised.instance && sm90_needs_general(args))
+    if (!advised.instance && sm90_needs_flavour(args))
       if (std::optional<Decision> twin = runnable_twin(problem, advice->config, args, device))
         advised = {twin->instance, twin->config, advice->source,
                    advice_refused + "; its tile " + twin->reason};
@@ -904,7 +912,7 @@ inline constexpr int64_t kLastRoundMinTileMacs = int64_t(1) << 26;
 // resident at once) at most half a round, and long tiles.
 std::optional<TileWaves> last_round_split(const Problem& problem, const KernelConfig& pick,
                                           const GemmArgs& args, const DeviceInfo& device) {
-  if (!reshapeable(pick, args, device) || pick.split_k != 1 || sm90_needs_general(args) ||
+  if (!reshapeable(pick, args, device) || pick.split_k != 1 || sm90_needs_flavour(args) ||
       !sm90::has_tail_split_flavour(sm90_variant(pick)))
     return std::nullopt;
   const TileWaves w = tile_waves(problem, pick, device);

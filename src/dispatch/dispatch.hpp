@@ -36,6 +36,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,13 @@ const Decision& select(const Problem& problem, const GemmArgs& args, const Devic
 // where nothing compiled can run the call (a bf16 call that TMA cannot read, say). Cached too.
 const Decision* try_select(const Problem& problem, const GemmArgs& args, const DeviceInfo& device,
                            std::string* why_not);
+
+// The tile of `advised` (an sm90 config) at another depth, epilogue or cluster that runs the
+// call, K unsplit: for a call that needs a flavour `advised` has not compiled (a column-major A,
+// beta * C) or that may not split K as it does. The nearest in stages, then the same cluster;
+// nullopt where no sibling of the tile runs it.
+std::optional<Decision> runnable_twin(const Problem& problem, const KernelConfig& advised,
+                                      const GemmArgs& args, const DeviceInfo& device);
 
 // The next tables_for() and select() find and load the tables again, so a process sees a user
 // table that `hgemm tune` wrote after its first call. Earlier tables and cached decisions are

@@ -157,25 +157,44 @@ size_t workspace_bytes(const GemmRoute& route) {
   return most_split_bytes(m, n);
 }
 
-bool decode_may_read_a_as_stored(const GemmRoute& route) {
-  return route.a_rows_first && route.a_rows_block == route.problem.m &&
-         route.problem.m <= kDecodeMaxM;
+bool may_read_a_as_stored(const GemmRoute& route) {
+  return route.a_rows_first && route.a_rows_block == route.problem.m;
 }
+
+namespace {
 
 bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
                               const DeviceInfo& device) {
-  return decode_may_read_a_as_stored(route) && row.config.family == Family::kDecode &&
+  return row.config.family == Family::kDecode && route.problem.m <= kDecodeMaxM &&
          registry::can_implement(route.problem, row.config, call, device).ok();
 }
 
-const Decision* decode_for_column_major_a(const GemmRoute& route, const Decision& row,
-                                          const GemmArgs& call, const DeviceInfo& device,
-                                          const std::function<const Decision*()>& as_is) {
-  if (decode_reads_a_as_stored(route, row, call, device)) return &row;
-  if (!decode_may_read_a_as_stored(route) || !decode_rule_tile_in_tn(route.problem, row))
-    return nullptr;
+}  // namespace
+
+std::optional<Decision> column_major_a_as_stored(const GemmRoute& route, const Decision& row,
+                                                 const GemmArgs& call, const DeviceInfo& device,
+                                                 const std::function<const Decision*()>& as_is) {
+  if (!may_read_a_as_stored(route)) return std::nullopt;
+  if (decode_reads_a_as_stored(route, row, call, device)) return row;
+  if (row.config.family == Family::kSm90Ws && row.config.swap_ab && row.config.split_k == 1) {
+    if (registry::can_implement(route.problem, row.config, call, device).ok()) return row;
+    if (std::optional<Decision> twin = runnable_twin(route.problem, row.config, call, device)) {
+      twin->source = row.source;
+      twin->reason = row.reason + "; its tile " + twin->reason;
+      return twin;
+    }
+  }
+  if (!decode_rule_tile_in_tn(route.problem, row)) return std::nullopt;
   const Decision* own = as_is();
-  return own && decode_reads_a_as_stored(route, *own, call, device) ? own : nullptr;
+  if (own && decode_reads_a_as_stored(route, *own, call, device)) return *own;
+  return std::nullopt;
+}
+
+std::string a_as_stored_note(const Decision& reader) {
+  return std::string("not copied after all: ") +
+         (reader.config.family == Family::kDecode ? "the decode kernel"
+                                                   : "the swap-AB tile's flavour for it") +
+         " reads a column-major A as it is";
 }
 
 GemmArgs route_args(const GemmDesc& desc, const GemmRoute& route, const void* a, const void* b,

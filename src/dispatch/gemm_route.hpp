@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "hgemm/hgemm.hpp"
@@ -43,10 +44,11 @@ struct GemmRoute {
 // (GemmArgs::epilogue).
 GemmRoute route(const GemmDesc& desc);
 
-// Up to this many rows a column-major A is copied to rows first: the general flavour's seven
-// unsplit tiles ran 0.68-0.70 of the row-major call's speed for 16 < M <= 256 on the held-out
-// model shapes, where the row-major call runs swap-AB tiles and splits K, and a copy of A is
-// small next to B (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
+// Up to this many rows a column-major A is copied to rows first, unless the row-major call's pick
+// reads it as stored (column_major_a_as_stored): the general flavour's seven unsplit tiles ran
+// 0.68-0.70 of the row-major call's speed for 16 < M <= 256 on the held-out model shapes, where
+// the row-major call runs swap-AB tiles and splits K, and a copy of A is small next to B
+// (docs/notes/2026-11-29-epilogue-cost-and-column-major-a.md).
 inline constexpr int64_t kARowsFirstMaxM = 256;
 
 // The rows of an M x K column-major A that one copy into rows holds: all M where the copy fits
@@ -60,29 +62,28 @@ int64_t a_rows_last_block(const GemmRoute& route);
 
 struct Decision;  // dispatch/dispatch.hpp
 
-// Whether a route through rows could run without the copy at all: one block of at most
-// kDecodeMaxM rows, which a decode kernel may read as stored. Needs no decision, so hgemmGemm asks
-// it before planning the row-major call.
-bool decode_may_read_a_as_stored(const GemmRoute& route);
+// Whether a route through rows could run without the copy at all: one block (all M rows), which
+// a decode kernel or a swap-AB tile's flavour for a column-major A may read as stored. Needs no
+// decision, so hgemmGemm asks it before planning the row-major call.
+bool may_read_a_as_stored(const GemmRoute& route);
 
-// Whether it does (decode_may_read_a_as_stored): `row`, the row-major call's pick on the copy, is
-// a decode kernel, which reads a column-major A as it is (kernels/sm80/sm80_decode.cuh), and it
-// takes `call`, the call's own arguments (route_args: that A as stored; its columns must be
-// 16-byte strides).
-bool decode_reads_a_as_stored(const GemmRoute& route, const Decision& row, const GemmArgs& call,
-                              const DeviceInfo& device);
-// The decode kernel that reads the call's column-major A as stored, so that nothing is copied:
-// `row` where decode_reads_a_as_stored holds; else, where `row` is the decode rule's swap-AB tile
-// below 12 tokens in TN (decode_rule_tile_in_tn), dispatch's pick for the call as it is, which
-// `as_is` supplies (asked only then; no swap-AB tile reads such an A, so the decode family
-// answers), where that reads it. nullptr where the call runs from the copy. hgemmGemm and
-// `hgemm explain --a-col` both decide through it.
-const Decision* decode_for_column_major_a(const GemmRoute& route, const Decision& row,
-                                          const GemmArgs& call, const DeviceInfo& device,
-                                          const std::function<const Decision*()>& as_is);
-// What an explanation adds to the route's reason where that holds.
-inline constexpr const char* kDecodeReadsAAsStored =
-    "not copied after all: the decode kernel reads a column-major A as it is";
+// The pick that reads the call's column-major A as stored, so that nothing is copied, where
+// may_read_a_as_stored holds. `row` is the row-major call's pick on the copy and `call` the
+// call's own arguments (route_args: that A as stored):
+//   - `row` where it is a decode kernel (at most kDecodeMaxM rows; kernels/sm80/sm80_decode.cuh)
+//     or an unsplit swap-AB tile with a flavour for a column-major A
+//     (launch/sm90_catalog.hpp, CatalogRow::with_column_major_a) that runs `call`;
+//   - for such a tile without the flavour, its sibling with it (runnable_twin);
+//   - where `row` is the decode rule's swap-AB tile below 12 tokens in TN
+//     (decode_rule_tile_in_tn), a width with no such flavour, dispatch's pick for the call as it
+//     is, which `as_is` supplies (asked only then), where that is a decode kernel that runs it.
+// The swap-AB tiles only from 32-byte aligned columns (sm90_check_args). nullopt where the call
+// runs from the copy. hgemmGemm and `hgemm explain --a-col` both decide through it.
+std::optional<Decision> column_major_a_as_stored(const GemmRoute& route, const Decision& row,
+                                                 const GemmArgs& call, const DeviceInfo& device,
+                                                 const std::function<const Decision*()>& as_is);
+// What an explanation adds to the route's reason where a pick reads the A as stored.
+std::string a_as_stored_note(const Decision& reader);
 
 // The most scratch a call on `route` may take (split-K's partial sums on the dispatch path, after
 // the copy of A where it runs through rows; the safety net needs none): what a caller's workspace

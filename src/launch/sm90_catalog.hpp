@@ -18,13 +18,23 @@ struct CatalogRow {
   // Also compile the general flavour (strided batches and beta * C; Sm90Variant::general) and
   // its twin for a column-major A, for every accumulation, element type and layout the row has.
   // A few tiles, from one-tile heads to large ones, not all: each flavour is one more kernel to
-  // build. Calls that need it (sm90_needs_general) run on these alone.
+  // build. Calls that need it (sm90_needs_general) run on these alone; a column-major A
+  // (sm90_needs_flavour) on these and the swap-AB rows below.
   bool with_general_flavour = false;
   // Also compile the flavour that splits the last round (Sm90Variant::tail_split), for fp16
   // elements, in each accumulation where its registers allow (sm90_tail_split_ok). The wide
   // tiles dispatch picks for calls of two to four rounds over a long K (dispatch.cpp,
   // splits_last_round), not all: each flavour is one more kernel to build.
   bool with_tail_split = false;
+  // Also compile, for a swap-AB row, the plain flavour that reads a column-major A as stored
+  // (Sm90Variant::a_mn_major: the kernel's B N-major, in column chunks as NN's B): one matrix,
+  // beta 0, K unsplit. Widths of whole 32- or 64-column chunks (32, 96, 160, 192, 224) only:
+  // against main's copy into rows or general tile, on an H200, the flavour ran 0.42-0.86 as fast
+  // in 16-column chunks (48, 80, 112, 144, 176, 208 tokens: 32-byte swizzle) and 0.99-1.17 per
+  // tile in these (docs/notes/2026-12-01-swap-ab-column-major-a.md). One row per tile, not all:
+  // each flavour is one more kernel to build, and a sibling of the same tile at another depth or
+  // epilogue runs its calls (dispatch's runnable_twin).
+  bool with_column_major_a = false;
 };
 
 // The field names are spelled out so that a row reads like the config's name.
@@ -181,12 +191,16 @@ inline constexpr CatalogRow kCatalogRows[] = {
     // (cuBLASLt's tiles on those shapes are of these widths, e.g. 64x136 at 129x4608x3584 and
     // 192x208 at 1025x131072x5120). One consumer warpgroup of 64 rows of N where a small M needs
     // many CTAs along N; two of 64 rows each for the wider M. As many stages as fit, up to 12.
-    {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {.variant = {.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12,
+                 .num_consumer_wgs = 1, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 1,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
-    {{.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
+    {.variant = {.block_m = 64, .block_n = 32, .block_k = 64, .num_stages = 12,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kDirect, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 64, .block_n = 48, .block_k = 64, .num_stages = 12, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kDirect, .swap_ab = true}},
     {{.block_m = 64, .block_n = 80, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
@@ -340,15 +354,20 @@ inline constexpr CatalogRow kCatalogRows[] = {
     {.variant = {.block_m = 128, .block_n = 160, .block_k = 64, .num_stages = 5,
                  .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
                  .epilogue = Epilogue::kTmaStore, .swap_ab = true},
-     .with_tail_split = true},
+     .with_tail_split = true,
+     .with_column_major_a = true},
     {{.block_m = 128, .block_n = 176, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 128, .block_n = 192, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 128, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 128, .block_n = 224, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 192, .block_n = 80, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 3,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 192, .block_n = 208, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 3,
@@ -369,8 +388,10 @@ inline constexpr CatalogRow kCatalogRows[] = {
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 128, .block_n = 232, .block_k = 64, .num_stages = 3, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 256, .block_n = 96, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 256, .block_n = 96, .block_k = 64, .num_stages = 4,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 256, .block_n = 112, .block_k = 64, .num_stages = 4, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     {{.block_m = 64, .block_n = 104, .block_k = 64, .num_stages = 10, .num_consumer_wgs = 1,
@@ -381,10 +402,14 @@ inline constexpr CatalogRow kCatalogRows[] = {
                  .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
                  .epilogue = Epilogue::kTmaStore, .swap_ab = true},
      .with_tail_split = true},
-    {{.block_m = 192, .block_n = 96, .block_k = 64, .num_stages = 5, .num_consumer_wgs = 3,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
-    {{.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7, .num_consumer_wgs = 2,
-      .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
+    {.variant = {.block_m = 192, .block_n = 96, .block_k = 64, .num_stages = 5,
+                 .num_consumer_wgs = 3, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_column_major_a = true},
+    {.variant = {.block_m = 128, .block_n = 96, .block_k = 64, .num_stages = 7,
+                 .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 1,
+                 .epilogue = Epilogue::kTmaStore, .swap_ab = true},
+     .with_column_major_a = true},
     {{.block_m = 128, .block_n = 120, .block_k = 64, .num_stages = 6, .num_consumer_wgs = 2,
       .cluster_m = 1, .cluster_n = 1, .epilogue = Epilogue::kTmaStore, .swap_ab = true}},
     // The same 80-token tiles with the weight tile multicast to a pair of token tiles (kernel
@@ -474,6 +499,27 @@ constexpr bool has_general_flavour(Sm90Variant const& v) {
     if (row.with_general_flavour && same_tile(row.variant, v)) return true;
   return false;
 }
+
+// Whether v's instance also compiles a flavour that reads a column-major A as stored: the
+// general flavour's twin (CatalogRow::with_general_flavour), or a swap-AB row's plain one
+// (CatalogRow::with_column_major_a).
+constexpr bool has_column_major_flavour(Sm90Variant const& v) {
+  for (CatalogRow const& row : kCatalogRows)
+    if ((row.with_general_flavour || row.with_column_major_a) && same_tile(row.variant, v))
+      return true;
+  return false;
+}
+
+constexpr bool column_major_rows_are_swap_ab() {
+  for (CatalogRow const& row : kCatalogRows)
+    if (row.with_column_major_a &&
+        (!row.variant.swap_ab || row.with_general_flavour || row.variant.block_n % 32 != 0))
+      return false;
+  return true;
+}
+static_assert(column_major_rows_are_swap_ab(),
+              "with_column_major_a is for swap-AB rows of widths that are multiples of 32, "
+              "without a general flavour");
 
 // Whether v's instance also compiles the last round's split (CatalogRow::with_tail_split).
 constexpr bool has_tail_split_flavour(Sm90Variant v) {

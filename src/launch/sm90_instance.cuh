@@ -22,8 +22,9 @@ namespace hgemm::sm90 {
 template <Sm90Variant kVariant>
 struct Instance {
   // The plain flavour, or with `general` the one that also runs batches and beta * C, and with
-  // `a_mn_major` too its twin that reads a column-major A; or with `tail_split` the plain one
-  // that splits its last round.
+  // `a_mn_major` too its twin that reads a column-major A; a swap-AB row's plain flavour with
+  // `a_mn_major` reads a column-major A as its B (CatalogRow::with_column_major_a); or with
+  // `tail_split` the plain one that splits its last round.
   template <bool kGeneral, bool kAMNMajor = false, bool kTailSplit = false>
   static Sm90Kernel const& kernel() {
     constexpr Sm90Variant kFlavour = [] {
@@ -44,8 +45,10 @@ struct Instance {
       if (args.a_col_major) return sm90_launch(config, kernel<true, true>(), args);
       if (sm90_needs_general(args)) return sm90_launch(config, kernel<true>(), args);
     }
+    if constexpr (kVariant.swap_ab && has_column_major_flavour(kVariant))
+      if (args.a_col_major) return sm90_launch(config, kernel<false, true>(), args);
     if constexpr (has_tail_split_flavour(kVariant))
-      if (config.split_k == 0 && !args.a_col_major && !sm90_needs_general(args))
+      if (config.split_k == 0 && !sm90_needs_flavour(args))
         return sm90_launch(config, kernel<false, false, true>(), args);
     sm90_launch(config, kernel<false>(), args);
   }

@@ -407,13 +407,26 @@ Status sm90_check_args(KernelConfig const& config, GemmArgs const& args) {
     return refuse(config, HGEMM_ERROR_SIZE_OVERFLOW,
                   "more than 2^31-1 output tiles over all batches");
   // Last, so that what is wrong with the call itself is named before what this kernel lacks.
-  if (sm90_needs_general(args) && !sm90::has_general_flavour(sm90_variant(config)))
+  const Sm90Variant v = sm90_variant(config);
+  if (sm90_needs_general(args) && !sm90::has_general_flavour(v))
     return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
                   std::string("has no general flavour compiled, which ") +
-                      (args.a_col_major          ? "a column-major A"
-                       : args.batch_count > 1 ? "batches"
-                                              : "beta != 0") +
+                      (args.batch_count > 1 ? "batches" : "beta != 0") +
+                      (args.a_col_major ? " with a column-major A" : "") +
                       " needs (launch/sm90_catalog.hpp, CatalogRow::with_general_flavour)");
+  if (args.a_col_major && !sm90::has_column_major_flavour(v))
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "has no flavour compiled that reads a column-major A (launch/sm90_catalog.hpp, "
+                  "CatalogRow::with_general_flavour and with_column_major_a)");
+  // A swap-AB tile loads a column-major A's columns as the rows of its TMA boxes: where they
+  // start 16 bytes into a 32-byte sector (a leading dimension of 8 mod 16 elements) it ran
+  // 0.66-0.98 as fast as the copy into rows (docs/notes/2026-12-01-swap-ab-column-major-a.md),
+  // and a column-major A that the launcher would copy first gains nothing from it.
+  if (args.a_col_major && v.swap_ab && (staged_a || args.row_stride_a() % 16 != 0))
+    return refuse(config, HGEMM_ERROR_NOT_SUPPORTED,
+                  "reads a column-major A through a swap-AB tile only in place from 32-byte "
+                  "aligned columns; lda=" + std::to_string(args.row_stride_a()) +
+                      " is not a multiple of 16 or the base not 16-byte aligned");
   return Status::success();
 }
 

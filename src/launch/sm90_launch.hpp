@@ -65,10 +65,17 @@ Sm90TailSplit sm90_plan_tail_split(Sm90Geometry const& g, Sm90Variant const& v, 
 // under the SM count up to 17% on an H200 (docs/notes/2026-11-28-pdl-trigger.md).
 bool sm90_early_dependents(int64_t k_blocks_per_unit, int64_t units, int64_t ctas);
 
-// Whether a call needs a kernel's general flavour: the plain one runs one matrix, never reads C
-// and reads A K-major.
+// Whether a call needs a kernel's general flavour: the plain one runs one matrix and never reads
+// C.
 inline bool sm90_needs_general(GemmArgs const& args) {
-  return args.batch_count > 1 || args.epilogue.beta != 0.0f || args.a_col_major;
+  return args.batch_count > 1 || args.epilogue.beta != 0.0f;
+}
+
+// Whether a call needs a flavour beside the plain kernel's: the general one, or one that reads a
+// column-major A (the general flavour's twin, or a swap-AB row's plain one;
+// launch/sm90_catalog.hpp).
+inline bool sm90_needs_flavour(GemmArgs const& args) {
+  return sm90_needs_general(args) || args.a_col_major;
 }
 
 // The per-call checks the kernel cannot survive without (sizes, TMA alignment); shared by

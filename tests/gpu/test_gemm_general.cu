@@ -805,12 +805,12 @@ void test_col_major_a(Buffers& buf, const std::vector<Shape>& shapes, bool sm90)
 }
 
 // A column-major A of at most 16 rows where the row-major call runs a decode kernel, or below 12
-// tokens in TN the decode rule's swap-AB tile: a decode kernel reads it as it is (columns copied a
-// lane each, read back through ldmatrix .trans), no copy into rows. Rows that are no multiple of 8
-// (zero-filled pieces), gaps between the columns (random values there must not leak in), K with a
-// partial last round, both accumulations, bf16, a bias with the tanh GELU; and a B of either order
-// (NN's row-major pick is a swap-AB tile, so its call still runs from the copy). Every result
-// matches the reference.
+// tokens in TN the decode rule's 8-token swap-AB tile: a decode kernel reads it as it is (columns
+// copied a lane each, read back through ldmatrix .trans), no copy into rows. Rows that are no
+// multiple of 8 (zero-filled pieces), gaps between the columns (random values there must not leak
+// in), K with a partial last round, both accumulations, bf16, a bias with the tanh GELU; and a B
+// of either order (NN's row-major pick is a swap-AB tile, whose flavour for such an A reads it
+// where it is 16 tokens wide, else the copy). Every result matches the reference.
 void test_decode_col_major_a(Buffers& buf) {
   struct Case {
     int64_t m, n, k, lda;
@@ -839,14 +839,17 @@ void test_decode_col_major_a(Buffers& buf) {
     try {
       const hgemm::GemmPlan plan = hgemm::explain(d, buf.a, buf.b, buf.c);
       const bool decode = plan.kernel.rfind("decode_", 0) == 0;
+      const bool swap = plan.kernel.find("_swap") != std::string::npos;
       const bool not_copied = plan.reason.find("not copied after all") != std::string::npos;
       uncopied += decode && not_copied;
       // TN below 12 tokens: the row-major call's decode kernel, or the one that reads the A in
-      // place of its swap-AB tile (dispatch::decode_rule_tile_in_tn).
+      // place of its 8-token swap-AB tile (dispatch::decode_rule_tile_in_tn). A 16-token tile
+      // (NN) reads it through its own flavour.
       const bool must = c.b == Order::kCol && c.m < 12;
-      check(decode == not_copied && (!must || decode),
-            d.name() + ": a decode kernel reads the column-major A uncopied: plan " + plan.kernel +
-                " [" + plan.source + "] " + plan.reason);
+      check((!decode || not_copied) && (!not_copied || decode || swap) && (!must || decode),
+            d.name() + ": a decode kernel (or a swap-AB tile's flavour) reads the column-major "
+                       "A uncopied: plan " +
+                plan.kernel + " [" + plan.source + "] " + plan.reason);
     } catch (const hgemm::Error& e) {
       check(false, d.name() + " explain: " + e.what());
     }
@@ -1422,6 +1425,40 @@ void test_general_flavours(Buffers& buf) {
                            " instances, 60 expected");
 }
 
+// Every swap-AB row's flavour for a column-major A on its own (CatalogRow::with_column_major_a;
+// dispatch reaches each only where it is a call's pick): one whole tile of tokens and a partial
+// one, whose columns past M TMA fills with zeros, N and K with partial tiles, a bias and GELU
+// where the accumulation is fp32; and the same A at a leading dimension 16 elements past M, so
+// that columns are not packed. --quick: the fp16 instances with fp32 accumulation, packed.
+void test_swap_column_major_flavours(Buffers& buf) {
+  int ran = 0;
+  uint64_t seed = 5300;
+  for (const hgemm::KernelInstance& inst : hgemm::sm90_instances()) {
+    const hgemm::KernelConfig& c = inst.config;
+    if (!c.swap_ab || !hgemm::sm90::has_column_major_flavour(hgemm::sm90_variant(c))) continue;
+    if (g_quick && (c.dtype != DType::kF16 || c.accum != hgemm::Accum::kF32)) continue;
+    ++ran;
+    const Order ob = c.layout == hgemm::Layout::kTN ? Order::kCol : Order::kRow;
+    const Types t{c.dtype, c.accum};
+    const bool fused = c.accum == hgemm::Accum::kF32;
+    // The config's block_m is its width in tokens (the problem's M); the flavour takes columns
+    // 32 bytes apart.
+    GemmDesc acol = make_desc({c.block_m + 16, 200, 520}, Order::kCol, ob, Order::kRow, t, false,
+                              Batching::kOne, 1.0f, 0.0f,
+                              {fused, fused ? Activation::kGelu : Activation::kNone});
+    run_case(buf, acol, fused, 0, seed++, 0, &inst);
+    if (g_quick) continue;
+    acol.lda = acol.m + 16;
+    run_case(buf, acol, false, 0, seed++, 0, &inst);
+  }
+  // Eight swap-AB rows compile the flavour, each in fp16 (both accumulations) and bf16, TN and
+  // NN.
+  const int expected = g_quick ? 8 * 2 : 8 * 6;
+  check(ran == expected, "swap-AB flavours for a column-major A verified one by one: " +
+                             std::to_string(ran) + " instances, " + std::to_string(expected) +
+                             " expected");
+}
+
 int main(int argc, char** argv) {
   g_quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   if (!gpu_checks::device_present("GPU tests never skip")) return 1;
@@ -1468,6 +1505,7 @@ int main(int argc, char** argv) {
   if (sm90) test_decode_col_major_a(buf);
   if (sm90) test_rows_copy_in_turn();
   if (sm90 && !g_quick) test_general_flavours(buf);
+  if (sm90) test_swap_column_major_flavours(buf);
   if (!g_quick) test_epilogue_ping_pong(buf);
   if (sm90) test_gelu_range();
   test_safety_net_plan();

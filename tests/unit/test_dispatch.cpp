@@ -355,11 +355,12 @@ TEST(DispatchEpilogue, BetaRunsOnKernelsThatReadC) {
   EXPECT_TRUE(plain_elsewhere) << "every plain pick reads C: the test checks nothing new";
 }
 
-// A column-major A runs on the general kernels (the table's pick where it is one, else the cost
-// model's), never split, and the decision is not the row-major call's cached one. With at most
-// 16 rows in TN the decode kernels read it, as the row-major call's decode rule picks them
-// (hgemmGemm runs them on it without a copy); they refuse columns that are no 16-byte strides.
-TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
+// A column-major A runs on the kernels with a flavour for it, the general kernels' or a swap-AB
+// tile's (the table's pick where it is one, else the cost model's), never split, and the decision
+// is not the row-major call's cached one. With at most 16 rows in TN the decode kernels read it,
+// as the row-major call's decode rule picks them (hgemmGemm runs them on it without a copy);
+// they refuse columns that are no 16-byte strides.
+TEST(DispatchGeneral, AColumnMajorAGoesToItsFlavours) {
   const DeviceInfo d = h100();
   // How many of `family`'s instances for p's layout, accumulation and element type refuse the
   // call, each saying `why`; every one of them must.
@@ -384,7 +385,7 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     args.a_col_major = true;
     const dispatch::Decision col = dispatch::decide(p, args, d, {});
     EXPECT_EQ(col.config.family, Family::kSm90Ws) << p.name() << ": " << col.reason;
-    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(col.config))) << col.config.name();
+    EXPECT_TRUE(sm90::has_column_major_flavour(sm90_variant(col.config))) << col.config.name();
     EXPECT_EQ(col.config.split_k, 1) << col.config.name();
     EXPECT_TRUE(registry::can_implement(p, col.config, args, d).ok()) << col.config.name();
     EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, {}).config, row.config) << p.name();
@@ -404,7 +405,7 @@ TEST(DispatchGeneral, AColumnMajorAGoesToTheGeneralKernels) {
     EXPECT_GT(refusals(Family::kDecode, p, args, "16-byte copies of A's columns"), 0) << p.name();
     const dispatch::Decision strided = dispatch::decide(p, args, d, {});
     EXPECT_EQ(strided.config.family, Family::kSm90Ws) << p.name() << ": " << strided.reason;
-    EXPECT_TRUE(sm90::has_general_flavour(sm90_variant(strided.config)))
+    EXPECT_TRUE(sm90::has_column_major_flavour(sm90_variant(strided.config)))
         << strided.config.name();
   }
   // The sm80 catalog refuses it by name.
@@ -444,41 +445,50 @@ ColumnMajorACall column_major_a_call(int64_t m, int64_t n, int64_t k, int64_t ld
   return c;
 }
 
+// The pick that reads the call's column-major A as stored (dispatch::column_major_a_as_stored),
+// asking dispatch about the call as it is where the rule does; nullopt: the copy into rows.
+std::optional<dispatch::Decision> reader_of(const ColumnMajorACall& c, const DeviceInfo& d) {
+  std::optional<dispatch::Decision> own;
+  return dispatch::column_major_a_as_stored(c.route, c.row, c.as_stored, d, [&] {
+    return &own.emplace(dispatch::decide(c.route.problem, c.as_stored, d, {}));
+  });
+}
+
 TEST(DispatchGeneral, TheDecodeKernelReadsASmallColumnMajorAAsStored) {
   const DeviceInfo d = h100();
   auto check = [&](int64_t m, int64_t lda, Layout layout, bool expected) {
     // 2048 x 8192: the swap-AB tile would split K below 12 tokens, so TN picks decode kernels.
     const ColumnMajorACall c = column_major_a_call(m, 2048, 8192, lda, layout, d);
     ASSERT_TRUE(c.route.dispatch) << c.route.reason;
-    EXPECT_EQ(dispatch::decode_reads_a_as_stored(c.route, c.row, c.as_stored, d), expected)
+    const std::optional<dispatch::Decision> reader = reader_of(c, d);
+    EXPECT_EQ(reader.has_value(), expected)
         << c.desc.name() << " on " << c.row.config.name() << ": " << c.route.reason;
+    if (reader) EXPECT_EQ(reader->config.family, Family::kDecode) << reader->config.name();
   };
   check(8, 8, Layout::kTN, true);    // the decode rule's pick reads it
   check(3, 8, Layout::kTN, true);    // three rows, their columns 16 bytes apart
   check(3, 3, Layout::kTN, false);   // columns 6 bytes apart: the copy
   check(12, 12, Layout::kTN, false);
-  check(8, 8, Layout::kNN, false);   // NN's pick is a swap-AB tile, which reads A K-major
-  check(100, 104, Layout::kTN, false);  // a sm90 tile's call: the copy
+  // NN's pick is the 8-token swap-AB tile, whose width no flavour for a column-major A takes.
+  check(8, 8, Layout::kNN, false);
 }
 
 // Below 12 tokens in TN, where the row-major call runs the decode rule's swap-AB tile (unsplit,
-// 64 CTAs or more), hgemmGemm runs the decode family on a column-major A as stored instead of
-// copying it into rows for the tile: dispatch on the call as it is (no swap-AB tile reads such an
-// A) answers with a decode kernel that takes it.
+// 64 CTAs or more; 8 or 16 tokens wide, which no flavour for a column-major A takes), hgemmGemm
+// runs the decode family on a column-major A as stored instead of copying it into rows for the
+// tile: dispatch on the call as it is answers with a decode kernel that takes it.
 TEST(DispatchGeneral, BelowTwelveTokensInTnTheDecodeKernelsReadAColumnMajorAForTheTile) {
   const DeviceInfo d = h100();
   auto check = [&](int64_t m, int64_t lda, Layout layout, bool expected) {
     const ColumnMajorACall c = column_major_a_call(m, 4096, 4096, lda, layout, d);
     ASSERT_TRUE(c.route.dispatch) << c.route.reason;
     ASSERT_TRUE(c.row.config.swap_ab) << c.desc.name() << ": " << c.row.reason;
-    EXPECT_FALSE(dispatch::decode_reads_a_as_stored(c.route, c.row, c.as_stored, d));
     EXPECT_EQ(dispatch::decode_rule_tile_in_tn(c.route.problem, c.row), expected)
         << c.desc.name();
-    if (!expected) return;
-    const dispatch::Decision own = dispatch::decide(c.route.problem, c.as_stored, d, {});
-    EXPECT_EQ(own.config.family, Family::kDecode) << c.desc.name() << ": " << own.reason;
-    EXPECT_TRUE(dispatch::decode_reads_a_as_stored(c.route, own, c.as_stored, d))
-        << c.desc.name() << " on " << own.config.name();
+    const std::optional<dispatch::Decision> reader = reader_of(c, d);
+    EXPECT_EQ(reader.has_value(), expected) << c.desc.name() << " on " << c.row.config.name();
+    if (reader)
+      EXPECT_EQ(reader->config.family, Family::kDecode) << c.desc.name() << ": " << reader->reason;
   };
   check(8, 8, Layout::kTN, true);
   check(3, 8, Layout::kTN, true);
@@ -487,9 +497,58 @@ TEST(DispatchGeneral, BelowTwelveTokensInTnTheDecodeKernelsReadAColumnMajorAForT
   check(8, 8, Layout::kNN, false);    // NN's decode kernels transpose B in registers
 }
 
-// A column-major A whose tuned tile has no general flavour runs on that tile's twin that has
-// one (another depth or cluster), the advice's raster kept, not on the cost model's pick over
-// every tile; with no such twin (a swap-AB tile) the cost model decides as before.
+// Up to 256 rows, where hgemmGemm would copy a column-major A into rows for the row-major call's
+// pick, an unsplit swap-AB tile with a flavour for such an A (or a sibling of its tile with one)
+// reads it as stored; a split pick, or a width that no flavour takes, keeps the copy, as does a
+// leading dimension of 8 mod 16 (columns 16 bytes off a sector) or one TMA cannot step.
+TEST(DispatchGeneral, ASwapAbTileReadsASmallColumnMajorAAsStored) {
+  const DeviceInfo d = h100();
+  int in_place = 0, copied = 0;
+  for (const int64_t m : {24, 32, 48, 64, 96, 104, 160, 200, 256})
+    for (const Layout layout : {Layout::kTN, Layout::kNN})
+      for (const int64_t n : {2048, 7168})
+        for (const int64_t pad : {0, 4, 8}) {
+          const int64_t lda = m + pad;
+          const bool aligned = lda % 16 == 0;
+          const ColumnMajorACall c = column_major_a_call(m, n, 4096, lda, layout, d);
+          ASSERT_TRUE(c.route.dispatch) << c.route.reason;
+          ASSERT_TRUE(c.route.a_rows_first) << c.desc.name();
+          const std::optional<dispatch::Decision> reader = reader_of(c, d);
+          const KernelConfig& row = c.row.config;
+          bool has_twin = false;
+          for (const auto& inst : registry::instances())
+            has_twin = has_twin || (inst.config.swap_ab && inst.config.block_m == row.block_m &&
+                                    inst.config.block_n == row.block_n &&
+                                    inst.config.num_consumer_wgs == row.num_consumer_wgs &&
+                                    inst.config.layout == row.layout &&
+                                    inst.config.accum == row.accum &&
+                                    sm90::has_column_major_flavour(sm90_variant(inst.config)));
+          const bool expected =
+              aligned && row.family == Family::kSm90Ws && row.swap_ab && row.split_k == 1 &&
+              has_twin;
+          EXPECT_EQ(reader.has_value(), expected) << c.desc.name() << " on " << row.name();
+          if (!reader) {
+            ++copied;
+            continue;
+          }
+          ++in_place;
+          EXPECT_TRUE(reader->config.swap_ab) << reader->config.name();
+          EXPECT_EQ(reader->config.block_m, row.block_m) << reader->config.name();
+          EXPECT_EQ(reader->config.block_n, row.block_n) << reader->config.name();
+          EXPECT_EQ(reader->config.split_k, 1) << reader->config.name();
+          EXPECT_TRUE(
+              registry::can_implement(c.route.problem, reader->config, c.as_stored, d).ok())
+              << c.desc.name() << " on " << reader->config.name();
+          EXPECT_NE(dispatch::a_as_stored_note(*reader).find("swap-AB"), std::string::npos);
+        }
+  EXPECT_GT(in_place, 0) << "no call read its A as stored: the test checks nothing";
+  EXPECT_GT(copied, 0) << "every call read its A as stored: the copy's side is untested";
+}
+
+// A column-major A whose tuned tile has no flavour for it runs on that tile's twin that has one
+// (another depth, epilogue or cluster), the advice's raster kept, not on the cost model's pick
+// over every tile: a general kernel's, or a swap-AB tile's; with no such twin (a swap-AB width of
+// 8 mod 16, or of 16-column chunks) the cost model decides.
 TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
   const DeviceInfo d = h100();
   const Problem p{2048, 2048, 2048, Layout::kTN, Accum::kF32};
@@ -513,15 +572,28 @@ TEST(DispatchGeneral, AColumnMajorAKeepsTheTunedTile) {
   // The row-major call takes the advice itself.
   EXPECT_EQ(dispatch::decide(p, stand_in_args(p), d, t.tables()).config, advice);
 
-  const Problem small{333, 8192, 28672, Layout::kTN, Accum::kF32};
+  const Problem small{384, 8192, 28672, Layout::kTN, Accum::kF32};
   const KernelConfig swapped =
-      *KernelConfig::parse("sm90_ws_176x128x64_s5_c1x1_w2_m8_st_sk1_f32_tn_swap");
+      *KernelConfig::parse("sm90_ws_192x128x64_s5_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  ASSERT_FALSE(sm90::has_column_major_flavour(sm90_variant(swapped))) << "needs a twin";
   const OneEntryTables st = shipped_entry(small, swapped, true, d);
   GemmArgs small_args = stand_in_args(small);
   small_args.a_col_major = true;
-  const dispatch::Decision heuristic = dispatch::decide(small, small_args, d, st.tables());
+  const dispatch::Decision twin = dispatch::decide(small, small_args, d, st.tables());
+  EXPECT_EQ(twin.source, dispatch::Source::kShippedTable) << twin.reason;
+  EXPECT_TRUE(twin.config.swap_ab) << twin.config.name();
+  EXPECT_EQ(twin.config.block_m, 192) << twin.config.name();
+  EXPECT_EQ(twin.config.block_n, 128) << twin.config.name();
+  EXPECT_TRUE(sm90::has_column_major_flavour(sm90_variant(twin.config))) << twin.config.name();
+  EXPECT_TRUE(registry::can_implement(small, twin.config, small_args, d).ok());
+
+  const KernelConfig no_twin =
+      *KernelConfig::parse("sm90_ws_104x128x64_s7_c1x1_w2_m8_st_sk1_f32_tn_swap");
+  const OneEntryTables nt = shipped_entry(small, no_twin, true, d);
+  const dispatch::Decision heuristic = dispatch::decide(small, small_args, d, nt.tables());
   EXPECT_EQ(heuristic.source, dispatch::Source::kHeuristic) << heuristic.reason;
-  EXPECT_FALSE(heuristic.config.swap_ab) << heuristic.config.name();
+  EXPECT_TRUE(registry::can_implement(small, heuristic.config, small_args, d).ok())
+      << heuristic.config.name();
 }
 
 // The wave-fitting widths between 128 and 256 have general twins: a column-major A whose tuned

@@ -166,6 +166,38 @@ TEST(Sm90Variant, NnBTakesChunksOf64AndATailOf32) {
   EXPECT_EQ(hgemm::sm90_geometry(Sm90Variant{.block_m = 64, .block_n = 96}).b_tail, 0);  // TN
 }
 
+// A swap-AB variant's flavour for a column-major A reads its B (that A) N-major, in column chunks
+// as NN's B, in either layout; its A stays the problem's B (K-major in TN, M-major in NN). Every
+// swap-AB row that compiles it has such chunks: a width that is a multiple of 16, one m64 wgmma
+// per atom, whose chunks are 32 or 64 columns.
+TEST(Sm90Variant, SwapAbReadsAColumnMajorAAsAnNMajorB) {
+  for (const Layout layout : {Layout::kTN, Layout::kNN})
+    for (const int block_n : {16, 32, 80, 96, 192}) {
+      Sm90Variant v{.block_m = 128, .block_n = block_n, .block_k = 64, .num_stages = 4,
+                    .num_consumer_wgs = 2, .layout = layout, .swap_ab = true};
+      EXPECT_TRUE(hgemm::sm90_geometry(v).b_k_major);
+      v.a_mn_major = true;
+      const hgemm::Sm90Geometry g = hgemm::sm90_geometry(v);
+      EXPECT_FALSE(g.b_k_major) << block_n;
+      EXPECT_EQ(g.a_k_major, layout == Layout::kTN) << block_n;
+      const int chunk = block_n == 96 || block_n % 64 == 0 ? 64 : block_n % 32 == 0 ? 32 : 16;
+      EXPECT_EQ(g.b_chunk, chunk) << block_n;
+      EXPECT_EQ(g.b_tail, block_n == 96 ? 32 : 0) << block_n;
+      EXPECT_EQ(g.b_box_inner, g.b_chunk) << block_n;
+      EXPECT_EQ(g.b_box_outer, 64) << block_n;
+    }
+  int rows = 0;
+  for (const hgemm::sm90::CatalogRow& row : hgemm::sm90::kCatalogRows) {
+    if (!row.with_column_major_a) continue;
+    ++rows;
+    EXPECT_TRUE(row.variant.swap_ab);
+    EXPECT_EQ(row.variant.block_n % 32, 0) << row.variant.block_n;
+    EXPECT_TRUE(hgemm::sm90::has_column_major_flavour(row.variant));
+    EXPECT_FALSE(hgemm::sm90::has_general_flavour(row.variant));
+  }
+  EXPECT_EQ(rows, 8);
+}
+
 TEST(Sm90Variant, PingPongWarpgroupsOwnWholeTiles) {
   constexpr Sm90Variant pp{.block_m = 128, .block_n = 128, .block_k = 64, .num_stages = 5,
                            .num_consumer_wgs = 2, .cluster_m = 1, .cluster_n = 2,

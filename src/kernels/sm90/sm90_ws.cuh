@@ -28,7 +28,8 @@
 //   repeatable) and runs the epilogue. No second kernel.
 //   Swap-AB: the launcher passes B as the kernel's A and A as its B, with M and N exchanged, so
 //   that a small M lands on wgmma's N (any multiple of 8) instead of filling a 64-row atom (in
-//   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is); the
+//   NN the kernel's A, the problem's K x N B, is read M-major as a column-major A is; in the
+//   flavour for a column-major A the kernel's B, that A, is read N-major as NN's B is); the
 //   epilogue writes the kernel's (N x M) tile transposed into C and the split-K partials in C's
 //   own orientation, so the reduction is the unswapped one.
 //   Epilogue ops (Params::epilogue, when set; fp32 accumulation only): act(alpha * acc + beta * C
@@ -218,10 +219,11 @@ struct Traits {
                 "each CTA multicasts whole 8-row swizzle atoms (sm90_cluster_parts_ok)");
   static_assert(kWgAtomsM * kAccRegs <= sm90_max_acc_regs(kNumConsumerWgs),
                 "accumulators within the consumers' registers (sm90_max_acc_regs)");
-  static_assert(!kSwapAB || kBKMajor, "swap-AB needs a K-major B (the problem's A)");
   static_assert(!kBF16 || kAccF32, "bf16 accumulates in fp32 only");
   static_assert(kAKMajor || kGeneral || kSwapAB,
                 "M-major A is the general kernel's column-major A or swap-AB's NN B");
+  static_assert(kBKMajor || !kSwapAB || (!kGeneral && kVariant.a_mn_major),
+                "swap-AB reads an N-major B (a column-major A) in its plain flavour only");
 
   // A (and B in TN) tiles: BK halves per row = one swizzle line of BK * 2 bytes. M-major A:
   // BM / 64 chunks of 64 rows, each BK k-rows of 128 bytes; a chunk is one m64 atom's A, and it
