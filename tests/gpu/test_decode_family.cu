@@ -98,27 +98,31 @@ void test_repeatable() {
   for (void* p : {(void*)a, (void*)b, (void*)c0, (void*)c1}) CUDA_OK(cudaFree(p));
 }
 
-// Dispatch on this device: untabled M <= 16 shapes run the decode family in TN up to 11 tokens
-// and a swap-AB tile in NN and in TN from 12 (dispatch.cpp: there the decode kernels are the
-// slower), K split where the stream model asks, and pass the verifier; what the family refuses
-// (M = 17, K % 8 != 0, unaligned pointers) runs elsewhere and passes too.
+// Dispatch on this device: untabled M <= 16 shapes run the decode family in TN below 12 tokens
+// where the swap-AB tile would split K or run under 64 CTAs (1 x 2048: 32 CTAs), the tile there
+// where it runs unsplit on 64 or more (1 x 4608: 72), the tile in NN and in TN from 12
+// (dispatch.cpp: there the decode kernels are the slower), K split where the stream model asks,
+// and pass the verifier; what the family refuses (M = 17, K % 8 != 0, unaligned pointers) runs
+// elsewhere and passes too.
 void test_dispatch(hgemm::verify::Verifier& verifier) {
   __half* buf = nullptr;
   CUDA_OK(cudaMalloc(&buf, 3 * 4608 * 3584 * 2));
   for (hgemm::Layout layout : {hgemm::Layout::kTN, hgemm::Layout::kNN})
-    for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16}) {
-      const Problem p{1, 4608, 3584, layout, accum};
-      const KernelConfig picked =
-          hgemm::select_config(p, buf, buf + 4608 * 3584, buf + 2 * 4608 * 3584);
-      if (layout == hgemm::Layout::kTN)
-        check(picked.family == hgemm::Family::kDecode,
-              "dispatch runs the decode family for " + p.name() + ": " + picked.name());
-      else
-        check(picked.family == hgemm::Family::kSm90Ws && picked.swap_ab,
-              "dispatch runs a swap-AB tile for " + p.name() + ": " + picked.name());
-      auto report = verifier.check(p, gemm_dispatched());
-      check(report.passed(), "dispatch " + p.name() + ": " + report.summary());
-    }
+    for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
+      for (const int64_t n : {4608, 2048}) {
+        const Problem p{1, n, 3584, layout, accum};
+        const KernelConfig picked =
+            hgemm::select_config(p, buf, buf + 4608 * 3584, buf + 2 * 4608 * 3584);
+        if (layout == hgemm::Layout::kTN && n == 2048)
+          check(picked.family == hgemm::Family::kDecode,
+                "dispatch runs the decode family for " + p.name() + ": " + picked.name());
+        else
+          check(picked.family == hgemm::Family::kSm90Ws && picked.swap_ab &&
+                    (layout == hgemm::Layout::kNN || picked.split_k == 1),
+                "dispatch runs a swap-AB tile for " + p.name() + ": " + picked.name());
+        auto report = verifier.check(p, gemm_dispatched());
+        check(report.passed(), "dispatch " + p.name() + ": " + report.summary());
+      }
   for (hgemm::Accum accum : {hgemm::Accum::kF32, hgemm::Accum::kF16})
     for (const Problem& p : {Problem{12, 4608, 3584, hgemm::Layout::kTN, accum},
                              Problem{13, 2048, 7168, hgemm::Layout::kTN, accum}}) {
