@@ -5,6 +5,7 @@
 #include "core/decode_variant.hpp"
 #include "dispatch/dispatch.hpp"
 #include "launch/launch.hpp"
+#include "launch/sm90_catalog.hpp"
 #include "launch/workspace.hpp"
 #include "registry/registry.hpp"
 
@@ -176,7 +177,8 @@ std::optional<Decision> column_major_a_as_stored(const GemmRoute& route, const D
                                                  const std::function<const Decision*()>& as_is) {
   if (!may_read_a_as_stored(route)) return std::nullopt;
   if (decode_reads_a_as_stored(route, row, call, device)) return row;
-  if (row.config.family == Family::kSm90Ws && row.config.swap_ab && row.config.split_k == 1) {
+  if (row.config.family == Family::kSm90Ws && row.config.swap_ab && row.config.split_k == 1 &&
+      sm90::tile_has_column_major_flavour(sm90_variant(row.config))) {
     if (registry::can_implement(route.problem, row.config, call, device).ok()) return row;
     if (std::optional<Decision> twin = runnable_twin(route.problem, row.config, call, device)) {
       twin->source = row.source;

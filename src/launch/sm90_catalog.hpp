@@ -510,6 +510,21 @@ constexpr bool has_column_major_flavour(Sm90Variant const& v) {
   return false;
 }
 
+// Whether a sibling of v's tile at any depth, epilogue or cluster (dispatch's runnable_twin)
+// compiles such a flavour: a few dozen rows compared, where asking the registry's instances costs a
+// call microseconds.
+constexpr bool tile_has_column_major_flavour(Sm90Variant const& v) {
+  for (CatalogRow const& row : kCatalogRows) {
+    Sm90Variant sibling = row.variant;
+    sibling.num_stages = v.num_stages;
+    sibling.epilogue = v.epilogue;
+    sibling.cluster_m = v.cluster_m;
+    sibling.cluster_n = v.cluster_n;
+    if ((row.with_general_flavour || row.with_column_major_a) && same_tile(sibling, v)) return true;
+  }
+  return false;
+}
+
 constexpr bool column_major_rows_are_swap_ab() {
   for (CatalogRow const& row : kCatalogRows)
     if (row.with_column_major_a &&

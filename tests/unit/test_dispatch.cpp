@@ -545,6 +545,29 @@ TEST(DispatchGeneral, ASwapAbTileReadsASmallColumnMajorAAsStored) {
   EXPECT_GT(copied, 0) << "every call read its A as stored: the copy's side is untested";
 }
 
+// The catalog's answer whether a tile has a sibling that reads a column-major A, which
+// column_major_a_as_stored asks before the registry, agrees with the registry's instances.
+TEST(DispatchGeneral, TheCatalogKnowsWhichTilesReadAColumnMajorA) {
+  int with = 0, without = 0;
+  for (const auto& inst : registry::instances()) {
+    const KernelConfig& c = inst.config;
+    if (c.family != Family::kSm90Ws) continue;
+    bool sibling = false;
+    for (const auto& other : registry::instances())
+      sibling = sibling ||
+                (other.config.family == Family::kSm90Ws && other.config.block_m == c.block_m &&
+                 other.config.block_n == c.block_n && other.config.block_k == c.block_k &&
+                 other.config.num_consumer_wgs == c.num_consumer_wgs &&
+                 other.config.schedule == c.schedule && other.config.swap_ab == c.swap_ab &&
+                 other.config.source == c.source &&
+                 sm90::has_column_major_flavour(sm90_variant(other.config)));
+    EXPECT_EQ(sm90::tile_has_column_major_flavour(sm90_variant(c)), sibling) << c.name();
+    ++(sibling ? with : without);
+  }
+  EXPECT_GT(with, 0);
+  EXPECT_GT(without, 0);
+}
+
 // A column-major A whose tuned tile has no flavour for it runs on that tile's twin that has one
 // (another depth, epilogue or cluster), the advice's raster kept, not on the cost model's pick
 // over every tile: a general kernel's, or a swap-AB tile's; with no such twin (a swap-AB width of
