@@ -13,6 +13,13 @@ __device__ __forceinline__ uint32_t tanh_approx_f16x2(uint32_t x) {
   return y;
 }
 
+// tanh of an fp32 value from the special-function unit, relative error about 2^-11.
+__device__ __forceinline__ float tanh_approx_f32(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // A pair of bf16 values (sm_90).
 __device__ __forceinline__ uint32_t tanh_approx_bf16x2(uint32_t x) {
   uint32_t y;

@@ -1459,6 +1459,32 @@ void test_swap_column_major_flavours(Buffers& buf) {
                              " expected");
 }
 
+// The three-warpgroup tiles apply the tanh GELU to their fp32 accumulators
+// (kernels::gelu_tanh_approx), where the rounded pairs' GELU the other tiles take spilled: each
+// such instance once, with a bias, over partial tiles on every side and a partial k-block.
+void test_three_warpgroup_tanh_gelu(Buffers& buf) {
+  int ran = 0, expected = 0;
+  uint64_t seed = 5400;
+  for (const hgemm::Sm90Variant& v : hgemm::sm90::kCatalog)
+    if (v.num_consumer_wgs == 3 && v.accum == hgemm::Accum::kF32 &&
+        (!g_quick || v.dtype == DType::kF16))
+      ++expected;
+  for (const hgemm::KernelInstance& inst : hgemm::sm90_instances()) {
+    const hgemm::KernelConfig& c = inst.config;
+    if (c.num_consumer_wgs != 3 || c.accum != hgemm::Accum::kF32) continue;
+    if (g_quick && c.dtype != DType::kF16) continue;
+    ++ran;
+    const Order ob = c.layout == hgemm::Layout::kTN ? Order::kCol : Order::kRow;
+    const GemmDesc d = make_desc({c.block_m + 40, c.block_n + 24, 520}, Order::kRow, ob,
+                                 Order::kRow, {c.dtype, c.accum}, false, Batching::kOne, 1.0f,
+                                 0.0f, {true, Activation::kGeluTanh});
+    run_case(buf, d, true, 0, seed++, 0, &inst);
+  }
+  check(ran == expected && ran > 0,
+        "three-warpgroup tiles with the tanh GELU verified one by one: " + std::to_string(ran) +
+            " instances, " + std::to_string(expected) + " in the catalog");
+}
+
 int main(int argc, char** argv) {
   g_quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   if (!gpu_checks::device_present("GPU tests never skip")) return 1;
@@ -1506,6 +1532,7 @@ int main(int argc, char** argv) {
   if (sm90) test_rows_copy_in_turn();
   if (sm90 && !g_quick) test_general_flavours(buf);
   if (sm90) test_swap_column_major_flavours(buf);
+  if (sm90) test_three_warpgroup_tanh_gelu(buf);
   if (!g_quick) test_epilogue_ping_pong(buf);
   if (sm90) test_gelu_range();
   test_safety_net_plan();

@@ -1,7 +1,8 @@
 // The GEMM epilogue every kernel family applies: C = act(alpha * acc + beta * C + bias) in fp32
 // with one rounding to the element type, C read only where beta != 0. Shared so that the kernels
 // compute one function. One exception: the sm90 kernels' tanh GELU takes the special-function
-// unit's tanh on C's rounded pairs (gelu_tanh_pair below), the other paths tanhf.
+// unit's tanh, on C's rounded pairs (gelu_tanh_pair below) or on the fp32 sums
+// (gelu_tanh_approx), the other paths tanhf.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +87,20 @@ __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
     t = ptx::tanh_approx_bf16x2(inner_bits);
   const Pair y = __hfma2(h, *reinterpret_cast<Pair const*>(&t), h);
   return *reinterpret_cast<uint32_t const*>(&y);
+}
+
+// The same tanh GELU on an fp32 sum before its rounding, through the special-function unit's fp32
+// tanh: the three-warpgroup tiles take it (sm90_ws.cuh, Traits::kGeluOnPairs), where the pairs'
+// temporaries spilled (docs/notes/2026-12-02-three-warpgroup-gelu.md). Error: the tanh's, about
+// 2^-11 relative, times half |x| where 1 + tanh cancels (x < 0), then C's one rounding. x below
+// -65504 is raised to it, as the pairs' is, so that -inf gives 0 rather than -inf * 0; NaN stays
+// NaN (the comparison fails).
+__device__ __forceinline__ float gelu_tanh_approx(float x) {
+  constexpr float kK = 0.79788456080286536f, kC = 0.044715f;
+  if (x < -65504.0f) x = -65504.0f;
+  const float h = 0.5f * x;
+  const float t = ptx::tanh_approx_f32(x * fmaf(x * x, kK * kC, kK));
+  return fmaf(h, t, h);
 }
 
 __device__ __forceinline__ float activate(float x, Activation activation) {

@@ -108,7 +108,7 @@ struct Params {
   // whole tile is staged.
   int spread_epilogue;
   // alpha, bias and activation, applied to each tile before its rounding, the tanh GELU just
-  // after it (not to split-K's partials: the reduction applies them; to a last-round tile's sums,
+  // after it on most tiles (Traits::kGeluOnPairs; not to split-K's partials: the reduction applies them; to a last-round tile's sums,
   // not to its pieces). The bias is per column of C: with swap-AB, per row of the kernel's tile.
   kernels::EpilogueParams epilogue;
   // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
@@ -180,6 +180,10 @@ struct Traits {
   // accumulators, is refused (C7602). Such a tile issues two wgmma of half its width, whose
   // accumulators lie in the same registers in the same order as the one wide atom's.
   static constexpr int kWgmmaPerAtom = kNumConsumerWgs == 3 && kAccRegs > 96 ? 2 : 1;
+  // The tanh GELU on C's rounded pairs (gelu_tanh_tile), or on the fp32 accumulators before the
+  // rounding (apply_epilogue): under that same entry cap the pairs' temporaries beside the packed
+  // tile spilled the three-warpgroup tiles 68-212 bytes, in every call, GELU or not.
+  static constexpr bool kGeluOnPairs = kNumConsumerWgs != 3;
   // The bias read as words while the last k-block's wgmma run (detail::BiasWords), where the
   // words fit beside the accumulators under ptxas's entry cap with room for the epilogue's own
   // registers (fewer with a TMA store than with direct ones), and in the general flavour, whose
@@ -559,7 +563,8 @@ __device__ __forceinline__ void add_bias_words(
 // refuses an epilogue there (sm90_check_args). Passes, each one straight run of code without
 // branches inside: alpha and beta * C, or alpha and the bias, or alpha alone; the bias after
 // beta * C (the order of the other paths' sums); then the activation, chosen once per tile (the
-// erf GELU is a call; the tanh GELU runs after the rounding, on pairs: gelu_tanh_tile). Every
+// erf GELU is a call; the tanh GELU runs here only where Traits::kGeluOnPairs does not hold, else
+// after the rounding, on pairs: gelu_tanh_tile). Every
 // load is unconditional, its index clamped into C, so that the loads can be issued together: a
 // load behind a per-element bounds branch waited for the one before it, and a bias cost up to the
 // whole mainloop of a K = 1024 tile. Elements outside C are never stored. `c` is this batch's C,
@@ -606,7 +611,12 @@ __device__ __forceinline__ void apply_epilogue(
       for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg,
                                    [](float x, int, int) { return kernels::gelu(x); });
       break;
-    case Activation::kGeluTanh:  // on the rounded pairs: gelu_tanh_tile
+    case Activation::kGeluTanh:
+      if constexpr (!Traits::kGeluOnPairs)
+        for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int, int) {
+          return kernels::gelu_tanh_approx(x);
+        });
+      break;
     case Activation::kNone:
       break;
   }
@@ -1463,7 +1473,8 @@ __global__ void __launch_bounds__(Traits::kNumThreads, 1)
                                          m_origin, n_origin, thread_in_wg);
       detail::pack_tile<Traits>(acc, packed);
       if constexpr (Traits::kAccF32)
-        if (params.epilogue.ops && params.epilogue.activation == Activation::kGeluTanh)
+        if (Traits::kGeluOnPairs && params.epilogue.ops &&
+            params.epilogue.activation == Activation::kGeluTanh)
           detail::gelu_tanh_tile<Traits>(packed);
       if (defer) {
         pending_part = 0;
