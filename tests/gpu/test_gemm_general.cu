@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -900,7 +901,8 @@ void test_epilogue_ping_pong(Buffers& buf) {
 }
 
 // The tanh GELU at the ends of its range, on the sm90 kernels, which apply it to C's rounded
-// pairs (kernels::gelu_tanh_pair): A is all ones and each column of B one value, so column j's x
+// pairs (kernels::gelu_tanh_pair), and on a three-warpgroup tile, which applies it to the fp32
+// sums (kernels::gelu_tanh_approx): A is all ones and each column of B one value, so column j's x
 // is K * B(j) + bias(j), one of eight cases. Beyond fp16's range on either side (the rounded x is
 // -inf or +inf), x^2 past it (|x| = 300), NaN, and values where the tanh is not saturated. The
 // saturated cases must be exact (0, +inf, 300, NaN); elsewhere the error is bounded by half |x|
@@ -910,8 +912,17 @@ void test_gelu_range() {
   const int64_t k = 64;
   const double x_values[8] = {-70000, 70000, -300, 300, NAN, -3, 0.5, 0};
   int cases = 0;
-  for (DType dtype : {DType::kF16, DType::kBF16})
-    for (const Shape& s : {Shape{256, 256, k}, Shape{40, 1024, k}}) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    // Dispatch's picks at two shapes, then the first three-warpgroup TN tile of this type.
+    std::vector<std::pair<Shape, const hgemm::KernelInstance*>> runs = {
+        {Shape{256, 256, k}, nullptr}, {Shape{40, 1024, k}, nullptr}};
+    for (const hgemm::KernelInstance& inst : hgemm::sm90_instances())
+      if (inst.config.num_consumer_wgs == 3 && inst.config.accum == hgemm::Accum::kF32 &&
+          inst.config.dtype == dtype && inst.config.layout == hgemm::Layout::kTN) {
+        runs.push_back({Shape{256, 256, k}, &inst});
+        break;
+      }
+    for (const auto& [s, inst] : runs) {
       GemmDesc d = plain(s.m, s.n, s.k, Order::kRow, Order::kCol, Order::kRow,
                          hgemm::Accum::kF32);
       d.dtype = dtype;
@@ -938,10 +949,14 @@ void test_gelu_range() {
       d.bias = bias;
       std::string failure;
       try {
-        const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
-        check(plan.kernel.rfind("sm90_", 0) == 0,
-              d.name() + " GELU range: runs on the sm90 kernels: " + plan.kernel);
-        hgemm::gemm(d, a, b, c, nullptr);
+        if (inst) {
+          launch_on(*inst, d, a, b, c);
+        } else {
+          const hgemm::GemmPlan plan = hgemm::explain(d, a, b, c);
+          check(plan.kernel.rfind("sm90_", 0) == 0,
+                d.name() + " GELU range: runs on the sm90 kernels: " + plan.kernel);
+          hgemm::gemm(d, a, b, c, nullptr);
+        }
         CUDA_OK(cudaDeviceSynchronize());
         std::vector<uint16_t> hc(size_t(s.m * s.n));
         CUDA_OK(cudaMemcpy(hc.data(), c, hc.size() * 2, cudaMemcpyDeviceToHost));
@@ -973,10 +988,14 @@ void test_gelu_range() {
         failure = e.what();
       }
       for (void* p : {a, b, c, bias}) CUDA_OK(cudaFree(p));
-      check(failure.empty(), d.name() + " GELU range" + (failure.empty() ? "" : ": " + failure));
+      check(failure.empty(), d.name() + " GELU range" +
+                                 (inst ? " on " + inst->config.name() : std::string()) +
+                                 (failure.empty() ? "" : ": " + failure));
       ++cases;
     }
-  check(cases == 4, "GELU range: " + std::to_string(cases) + " of 4 calls");
+  }
+  check(cases == 6, "GELU range: " + std::to_string(cases) +
+                        " of 6 calls (two per type through dispatch, one on a three-warpgroup tile)");
 }
 
 // Calls the tuned kernels cannot take name the safety net and why.
