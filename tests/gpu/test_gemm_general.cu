@@ -994,8 +994,8 @@ void test_gelu_range() {
       ++cases;
     }
   }
-  check(cases == 6, "GELU range: " + std::to_string(cases) +
-                        " of 6 calls (two per type through dispatch, one on a three-warpgroup tile)");
+  // Two calls per type through dispatch, one on a three-warpgroup tile.
+  check(cases == 6, "GELU range: " + std::to_string(cases) + " of 6 calls");
 }
 
 // Calls the tuned kernels cannot take name the safety net and why.

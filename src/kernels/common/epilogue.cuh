@@ -32,7 +32,11 @@ __device__ __forceinline__ uint16_t from_float(float x) {
     return __bfloat16_as_ushort(__float2bfloat16_rn(x));
 }
 
-// NaN passes through ReLU, as in PyTorch. The GELU constants are 1/sqrt(2) and sqrt(2/pi).
+// The tanh GELU's constants, 0.5 x (1 + tanh(kGeluTanhK (x + kGeluTanhC x^3))): sqrt(2/pi) and
+// the cubic's weight, shared by its three forms below.
+inline constexpr float kGeluTanhK = 0.79788456080286536f, kGeluTanhC = 0.044715f;
+
+// NaN passes through ReLU, as in PyTorch. The erf GELU's constant is 1/sqrt(2).
 template <Activation kActivation>
 __device__ __forceinline__ float activate(float x) {
   if constexpr (kActivation == Activation::kRelu)
@@ -40,7 +44,7 @@ __device__ __forceinline__ float activate(float x) {
   else if constexpr (kActivation == Activation::kGelu)
     return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
   else if constexpr (kActivation == Activation::kGeluTanh)
-    return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * (1.0f + tanhf(kGeluTanhK * (x + kGeluTanhC * x * x * x)));
   else
     return x;
 }
@@ -74,10 +78,10 @@ __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
     else
       return __float2bfloat162_rn(v);
   };
-  constexpr float kK = 0.79788456080286536f, kC = 0.044715f;
   Pair x = *reinterpret_cast<Pair const*>(&pair);
   if constexpr (kF16) x = __hmax2_nan(x, splat(-65504.0f));
-  const Pair inner = __hmul2(x, __hfma2(__hmul2(x, x), splat(kK * kC), splat(kK)));
+  const Pair inner =
+      __hmul2(x, __hfma2(__hmul2(x, x), splat(kGeluTanhK * kGeluTanhC), splat(kGeluTanhK)));
   const Pair h = __hmul2(x, splat(0.5f));
   const uint32_t inner_bits = *reinterpret_cast<uint32_t const*>(&inner);
   uint32_t t;
@@ -96,10 +100,9 @@ __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
 // -65504 is raised to it, as the pairs' is, so that -inf gives 0 rather than -inf * 0; NaN stays
 // NaN (the comparison fails).
 __device__ __forceinline__ float gelu_tanh_approx(float x) {
-  constexpr float kK = 0.79788456080286536f, kC = 0.044715f;
   if (x < -65504.0f) x = -65504.0f;
   const float h = 0.5f * x;
-  const float t = ptx::tanh_approx_f32(x * fmaf(x * x, kK * kC, kK));
+  const float t = ptx::tanh_approx_f32(x * fmaf(x * x, kGeluTanhK * kGeluTanhC, kGeluTanhK));
   return fmaf(h, t, h);
 }
 

@@ -108,8 +108,9 @@ struct Params {
   // whole tile is staged.
   int spread_epilogue;
   // alpha, bias and activation, applied to each tile before its rounding, the tanh GELU just
-  // after it on most tiles (Traits::kGeluOnPairs; not to split-K's partials: the reduction applies them; to a last-round tile's sums,
-  // not to its pieces). The bias is per column of C: with swap-AB, per row of the kernel's tile.
+  // after it where Traits::kGeluOnPairs (not to split-K's partials: the reduction applies them;
+  // to a last-round tile's sums, not to its pieces). The bias is per column of C: with swap-AB,
+  // per row of the kernel's tile.
   kernels::EpilogueParams epilogue;
   // Programmatic dependent launch: 1 lets the next kernel in the stream launch once every CTA's
   // producer has issued its last load, 0 once every CTA's consumers have finished the mainloop
@@ -564,11 +565,11 @@ __device__ __forceinline__ void add_bias_words(
 // branches inside: alpha and beta * C, or alpha and the bias, or alpha alone; the bias after
 // beta * C (the order of the other paths' sums); then the activation, chosen once per tile (the
 // erf GELU is a call; the tanh GELU runs here only where Traits::kGeluOnPairs does not hold, else
-// after the rounding, on pairs: gelu_tanh_tile). Every
-// load is unconditional, its index clamped into C, so that the loads can be issued together: a
-// load behind a per-element bounds branch waited for the one before it, and a bias cost up to the
-// whole mainloop of a K = 1024 tile. Elements outside C are never stored. `c` is this batch's C,
-// row stride ldc (C^T's column stride with swap-AB).
+// after the rounding, on pairs: gelu_tanh_tile). Every load is unconditional, its index clamped
+// into C, so that the loads can be issued together: a load behind a per-element bounds branch
+// waited for the one before it, and a bias cost up to the whole mainloop of a K = 1024 tile.
+// Elements outside C are never stored. `c` is this batch's C, row stride ldc (C^T's column
+// stride with swap-AB).
 // `bias_words`: the tile's bias as load_bias_words read it, where bias_early.
 template <class Traits>
 __device__ __forceinline__ void apply_epilogue(
