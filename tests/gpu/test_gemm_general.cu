@@ -912,11 +912,13 @@ void test_gelu_range() {
   const int64_t k = 64;
   const double x_values[8] = {-70000, 70000, -300, 300, NAN, -3, 0.5, 0};
   int cases = 0;
+  // Held here: runs keeps pointers into it, and sm90_instances() returns by value.
+  const std::vector<hgemm::KernelInstance> instances = hgemm::sm90_instances();
   for (DType dtype : {DType::kF16, DType::kBF16}) {
     // Dispatch's picks at two shapes, then the first three-warpgroup TN tile of this type.
     std::vector<std::pair<Shape, const hgemm::KernelInstance*>> runs = {
         {Shape{256, 256, k}, nullptr}, {Shape{40, 1024, k}, nullptr}};
-    for (const hgemm::KernelInstance& inst : hgemm::sm90_instances())
+    for (const hgemm::KernelInstance& inst : instances)
       if (inst.config.num_consumer_wgs == 3 && inst.config.accum == hgemm::Accum::kF32 &&
           inst.config.dtype == dtype && inst.config.layout == hgemm::Layout::kTN) {
         runs.push_back({Shape{256, 256, k}, &inst});
