@@ -138,6 +138,8 @@ hgemmStatus_t hgemmSetUserTable(const char* path);
  * default nn.GELU(); GELU_TANH PyTorch's approximate='tanh' form. The sm90 kernels apply
  * GELU_TANH to the rounded sum in the element type's own arithmetic (a second rounding); over
  * random inputs C's relative error stays at the rounding's own (2.1e-4 in fp16, 1.7e-3 in bf16).
+ * A sum of -inf gives NaN, as in PyTorch, except GELU_TANH in fp16 on the sm90 kernels: there a
+ * sum below -65504 gives GELU's 0 although it rounds to -inf first, and so -inf gives 0 too.
  *
  * Limits:
  *   M, N, K in [1, 2^31-1]; batch_count in [1, 2^31-1]; every matrix's span over all batches,

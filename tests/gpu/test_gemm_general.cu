@@ -903,14 +903,15 @@ void test_epilogue_ping_pong(Buffers& buf) {
 // The tanh GELU at the ends of its range, on the sm90 kernels, which apply it to C's rounded
 // pairs (kernels::gelu_tanh_pair), and on a three-warpgroup tile, which applies it to the fp32
 // sums (kernels::gelu_tanh_approx): A is all ones and each column of B one value, so column j's x
-// is K * B(j) + bias(j), one of eight cases. Beyond fp16's range on either side (the rounded x is
-// -inf or +inf), x^2 past it (|x| = 300), NaN, and values where the tanh is not saturated. The
-// saturated cases must be exact (0, +inf, 300, NaN); elsewhere the error is bounded by half |x|
+// is K * B(j) + bias(j), one of nine cases. Beyond fp16's range on either side (the rounded x is
+// -inf or +inf), x^2 past it (|x| = 300), NaN, values where the tanh is not saturated, and -inf
+// itself (B's column -inf): 0 in fp16, NaN in bf16 (hgemm.h). The saturated cases must be exact
+// (0, +inf, 300, NaN); elsewhere the error is bounded by half |x|
 // times two ulps of the tanh near 1 (2^-9 in fp16, 2^-6 in bf16) plus two ulps of the result:
 // the cancellation in 1 + tanh for negative x is what the paired arithmetic can lose.
 void test_gelu_range() {
   const int64_t k = 64;
-  const double x_values[8] = {-70000, 70000, -300, 300, NAN, -3, 0.5, 0};
+  const double x_values[9] = {-70000, 70000, -300, 300, NAN, -3, 0.5, 0, -INFINITY};
   int cases = 0;
   // Held here: runs keeps pointers into it, and sm90_instances() returns by value.
   const std::vector<hgemm::KernelInstance> instances = hgemm::sm90_instances();
@@ -932,7 +933,7 @@ void test_gelu_range() {
       std::vector<uint16_t> ha(size_t(s.m * k), to_bits(1.0f, dtype));
       std::vector<uint16_t> hb(size_t(s.n * k)), hbias(size_t(s.n));
       for (int64_t j = 0; j < s.n; ++j) {
-        const double x = x_values[j % 8];
+        const double x = x_values[j % 9];
         // The bias carries x up to +-60000 (an fp16 and a bf16 value); B the rest, over K terms.
         const double from_bias = std::isnan(x) ? 0 : std::fabs(x) > 60000 ? std::copysign(60000, x)
                                                                            : x;
@@ -969,10 +970,12 @@ void test_gelu_range() {
             const double x = double(k) * bj + from_bits(hbias[size_t(j)], dtype);
             const double ref = reference_activation(x, Activation::kGeluTanh);
             // GELU(x) rounded; below fp16's range the exact value is a tiny negative, 0 here.
-            const double want = std::isnan(x) ? NAN : from_bits(to_bits(float(ref), dtype), dtype);
+            const int kind = int(j % 9);
+            const double want = kind == 8 ? (dtype == DType::kF16 ? 0 : NAN)
+                                : std::isnan(x) ? NAN
+                                                : from_bits(to_bits(float(ref), dtype), dtype);
             const double got = from_bits(hc[size_t(i * s.n + j)], dtype);
-            const int kind = int(j % 8);
-            const bool saturated = kind <= 4 || kind == 7;
+            const bool saturated = kind <= 4 || kind >= 7;
             const bool ok =
                 std::isnan(want) ? std::isnan(got)
                 : saturated      ? got == want || (want == 0 && got == 0)

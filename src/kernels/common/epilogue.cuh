@@ -66,7 +66,9 @@ static __device__ __noinline__ float gelu(float x) { return activate<Activation:
 // its type where |x| is small and not at all where the tanh saturates, as it does for the large
 // |x| that dominate C's norm: the verifier measured the rounding's own relative error, 2.1e-4
 // (fp16) and 1.7e-3 (bf16). In fp16, x below -65504 (rounded to -inf, and -inf (1 + -1) is NaN)
-// is raised to -65504 first, which gives the 0 that GELU(x) rounds to; NaN stays NaN (max.NaN).
+// is raised to -65504 first, which gives the 0 that GELU(x) rounds to, and so a sum of -inf gives
+// 0 too, where PyTorch gives NaN; bf16 needs no guard (a finite fp32 sum stays finite), so -inf
+// gives NaN there. NaN stays NaN (max.NaN).
 // x^2 overflows from |x| = 256 on: u is then +-inf and the tanh +-1, as GELU needs.
 template <DType kDType>
 __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
@@ -96,11 +98,15 @@ __device__ __forceinline__ uint32_t gelu_tanh_pair(uint32_t pair) {
 // The same tanh GELU on an fp32 sum before its rounding, through the special-function unit's fp32
 // tanh: the three-warpgroup tiles take it (sm90_ws.cuh, Traits::kGeluOnPairs), where the pairs'
 // temporaries spilled (docs/notes/2026-12-02-three-warpgroup-gelu.md). Error: the tanh's, about
-// 2^-11 relative, times half |x| where 1 + tanh cancels (x < 0), then C's one rounding. x below
-// -65504 is raised to it, as the pairs' is, so that -inf gives 0 rather than -inf * 0; NaN stays
+// 2^-11 relative, times half |x| where 1 + tanh cancels (x < 0), then C's one rounding. A finite
+// x needs no guard (x^3 overflowing gives u = -inf and h (1 + -1) = 0). In fp16, x below -65504
+// is raised to it, so that -inf gives 0 as the fp16 pairs' does (there the two cannot be told
+// apart after the rounding); in bf16 -inf gives NaN, as PyTorch and the bf16 pairs do. NaN stays
 // NaN (the comparison fails).
+template <DType kDType>
 __device__ __forceinline__ float gelu_tanh_approx(float x) {
-  if (x < -65504.0f) x = -65504.0f;
+  if constexpr (kDType == DType::kF16)
+    if (x < -65504.0f) x = -65504.0f;
   const float h = 0.5f * x;
   const float t = ptx::tanh_approx_f32(x * fmaf(x * x, kGeluTanhK * kGeluTanhC, kGeluTanhK));
   return fmaf(h, t, h);

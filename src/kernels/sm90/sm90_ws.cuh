@@ -298,9 +298,15 @@ struct Traits {
   // tokens over 256 rows spilled 152-604 bytes deferred (fp32; fp16 accumulators 128-296 at 112,
   // with half the registers, so it is not the tile's count alone) and none storing at the
   // tile's end; 96 does not spill either way.
+  // NOTE: three consumer warpgroups weigh the packed tile against ptxas's entry cap (the NOTE on
+  // kWgmmaPerAtom), not setmaxnreg's 152: deferred, their fp16-accumulating 192x192 and 192x208
+  // spilled 88-144 bytes; stored at the tile's end they spill none and ran 2.3% faster
+  // (docs/notes/2026-12-02-three-warpgroup-gelu.md). Two warpgroups keep setmaxnreg's count:
+  // under the entry cap 128x256 would stop deferring, which gained it 3-8%.
+  static constexpr int kDeferRegs =
+      kNumConsumerWgs == 3 ? sm90_entry_regs(3) : kGeometry.consumer_regs;
   static constexpr bool kDeferEpilogue =
-      !kPingPong && !kSplitKBlocks &&
-      kWgAtomsM * (kAccRegs + kPackedRegs) <= kGeometry.consumer_regs - 40 &&
+      !kPingPong && !kSplitKBlocks && kWgAtomsM * (kAccRegs + kPackedRegs) <= kDeferRegs - 40 &&
       (!kSwapAB || kWgAtomsM == 1 || kBlockN <= 96) &&
       (!(kTmaStore && kCWholeTile) || (kNumConsumerWgs == 2 && kBlockM * kBlockN >= 128 * 256));
   // Parts of a deferred epilogue: a TMA store's chunks; direct stores go out at once.
@@ -615,7 +621,7 @@ __device__ __forceinline__ void apply_epilogue(
     case Activation::kGeluTanh:
       if constexpr (!Traits::kGeluOnPairs)
         for_each_accumulator<Traits>(acc, m_origin, n_origin, thread_in_wg, [](float x, int, int) {
-          return kernels::gelu_tanh_approx(x);
+          return kernels::gelu_tanh_approx<Traits::kDType>(x);
         });
       break;
     case Activation::kNone:
