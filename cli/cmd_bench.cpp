@@ -67,8 +67,10 @@ constexpr const char* kHelp =
                      hgemm, hgemm-nopdl, hgemm-loop and the three cublaslt (config:NAME is
                      refused; cublas runs cublasGemmStridedBatchedEx when named).
                      hgemm-acol (never in all): hgemm::gemm with A column-major (K x M, the
-                     NT and TT products), timed on the same buffers as A; verified on a
-                     transposed copy of the verifier's A, the same kernel on its own pointers.
+                     NT and TT products) and a workspace of hgemmGemmWorkspaceSize bytes
+                     allocated once (as cuBLASLt's is), timed on the same buffers as A;
+                     verified on a transposed copy of the verifier's A, the same kernel on its
+                     own pointers.
                      Plain fp16/bf16 products only (no --epilogue, no --batch)
   --batch B          1 (default) or more: every shape MxNxK is B packed products back to back
                      (strides M*K, K*N, M*N elements), one call. hgemm runs one hgemm::gemm with
@@ -394,12 +396,29 @@ verify::GemmFn without_pdl(verify::GemmFn fn) {
 // What an hgemm impl (not a baseline) runs: dispatch's kernel for the plain GEMM, the general
 // call with an epilogue or batches, (unfused) the plain GEMM and then the bias/activation kernel,
 // or (loop) one call per batch.
+// hgemm-acol's call with a caller-owned workspace, as cuBLASLt's calls get theirs: the copy of A
+// into rows, where the call takes one, lands there instead of in the library's pool, whose
+// stream-ordered allocation and free a CUDA graph records as nodes of the timed graph. The
+// verifier's call of a shape comes before its timing and grows the buffer to
+// hgemmGemmWorkspaceSize (`grow`); the timed calls pass what it holds, so that they neither
+// allocate inside a capture nor add a host-side size query to the eager modes' time.
+void gemm_a_col(const Problem& p, const void* a, const void* b, void* c, cudaStream_t st,
+                verify::DeviceBuffer* workspace, bool grow) {
+  GemmDesc call = bench::general_call_a_col(p);
+  if (grow) workspace->reserve(workspace_size(call));
+  if (workspace->bytes() > 0) {
+    call.workspace = workspace->as<void>();
+    call.workspace_bytes = workspace->bytes();
+  }
+  gemm(call, a, b, c, st);
+}
+
 verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
-                        const verify::Batch& batch) {
+                        const verify::Batch& batch, verify::DeviceBuffer* a_col_workspace) {
   if (impl.plain) {
     ImplSpec call = impl;
     call.plain = false;
-    return hgemm_fn(call, {}, batch);
+    return hgemm_fn(call, {}, batch, a_col_workspace);
   }
   verify::GemmFn fn;
   if (impl.config) {
@@ -407,9 +426,8 @@ verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
                               cudaStream_t st) { run(p, cfg, a, b, c, st); };
   } else if (impl.a_col) {
     // Timed on the buffer set's A read as K x M: the values are random either way.
-    fn = [](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
-      gemm(bench::general_call_a_col(p), a, b, c, st);
-    };
+    fn = [a_col_workspace](const Problem& p, const void* a, const void* b, void* c,
+                           cudaStream_t st) { gemm_a_col(p, a, b, c, st, a_col_workspace, false); };
   } else if (impl.unfused) {
     fn = [epilogue, batch](const Problem& p, const void* a, const void* b, void* c,
                            cudaStream_t st) {
@@ -506,11 +524,12 @@ struct Entry {
 // hgemm-acol's call as the verifier sees it: the verifier's A (M x K, row-major) transposed into
 // scratch first, so that the checks and their reference hold as written. The scratch is grown
 // with the shapes and kept: cudaMalloc'd, so as aligned as the buffer sets the timing reads.
-verify::GemmFn a_col_verify_fn(verify::DeviceBuffer* scratch) {
-  return [scratch](const Problem& p, const void* a, const void* b, void* c, cudaStream_t st) {
+verify::GemmFn a_col_verify_fn(verify::DeviceBuffer* scratch, verify::DeviceBuffer* workspace) {
+  return [scratch, workspace](const Problem& p, const void* a, const void* b, void* c,
+                              cudaStream_t st) {
     scratch->reserve(size_t(p.m * p.k) * 2);
     bench::transpose(a, scratch->as<void>(), p.m, p.k, st);
-    gemm(bench::general_call_a_col(p), scratch->as<void>(), b, c, st);
+    gemm_a_col(p, scratch->as<void>(), b, c, st, workspace, true);
   };
 }
 
@@ -660,7 +679,8 @@ int run_bench(const Settings& s, const Args& raw) {
 
   verify::Options full_check;
   full_check.seed = s.seed;
-  verify::DeviceBuffer a_col_scratch;  // hgemm-acol's transposed A (a_col_verify_fn)
+  verify::DeviceBuffer a_col_scratch;    // hgemm-acol's transposed A (a_col_verify_fn)
+  verify::DeviceBuffer a_col_workspace;  // and its calls' workspace (gemm_a_col)
   // Baselines get the random-normal check and the guard bands; our kernels get every check (those
   // that an epilogue leaves without an exact answer say "n/a": verify/verifier.hpp).
   verify::Options quick_check = full_check;
@@ -704,7 +724,7 @@ int run_bench(const Settings& s, const Args& raw) {
                 bench::to_string(mode), dtype_name, epilogue_name, s.batch));
           if (!missing) continue;
           e.fn = impl.baseline ? libs.fn(*impl.baseline, epilogue, batch)
-                               : hgemm_fn(impl, epilogue, batch);
+                               : hgemm_fn(impl, epilogue, batch, &a_col_workspace);
           entries.push_back(std::move(e));
         }
       }
@@ -741,7 +761,8 @@ int run_bench(const Settings& s, const Args& raw) {
             e.detail = libs.describe(*e.impl->baseline, e.problem, a0, b0, c0, epilogue, batch);
           const verify::Report report =
               verifier.check(e.problem,
-                             e.impl->a_col ? a_col_verify_fn(&a_col_scratch) : e.fn,
+                             e.impl->a_col ? a_col_verify_fn(&a_col_scratch, &a_col_workspace)
+                                           : e.fn,
                              e.impl->baseline ? quick_check
                              : e.impl->plain  ? plain_check
                                               : full_check);

@@ -1,6 +1,6 @@
 // A device allocation that grows with the problems it serves and is freed with its owner: the
 // verifier's operand and reference buffers, and the scratch of callers around it (hgemm bench's
-// transposed A for hgemm-acol).
+// transposed A and workspace for hgemm-acol).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +35,7 @@ class DeviceBuffer {
   T* as() const {
     return static_cast<T*>(ptr_);
   }
+  size_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;
