@@ -393,9 +393,6 @@ verify::GemmFn without_pdl(verify::GemmFn fn) {
   };
 }
 
-// What an hgemm impl (not a baseline) runs: dispatch's kernel for the plain GEMM, the general
-// call with an epilogue or batches, (unfused) the plain GEMM and then the bias/activation kernel,
-// or (loop) one call per batch.
 // hgemm-acol's call with a caller-owned workspace, as cuBLASLt's calls get theirs: the copy of A
 // into rows, where the call takes one, lands there instead of in the library's pool, whose
 // stream-ordered allocation and free a CUDA graph records as nodes of the timed graph. The
@@ -413,6 +410,9 @@ void gemm_a_col(const Problem& p, const void* a, const void* b, void* c, cudaStr
   gemm(call, a, b, c, st);
 }
 
+// What an hgemm impl (not a baseline) runs: dispatch's kernel for the plain GEMM, the general
+// call with an epilogue or batches, (unfused) the plain GEMM and then the bias/activation kernel,
+// or (loop) one call per batch.
 verify::GemmFn hgemm_fn(const ImplSpec& impl, const verify::Epilogue& epilogue,
                         const verify::Batch& batch, verify::DeviceBuffer* a_col_workspace) {
   if (impl.plain) {

@@ -933,7 +933,7 @@ void test_gelu_range() {
       std::vector<uint16_t> ha(size_t(s.m * k), to_bits(1.0f, dtype));
       std::vector<uint16_t> hb(size_t(s.n * k)), hbias(size_t(s.n));
       for (int64_t j = 0; j < s.n; ++j) {
-        const double x = x_values[j % 9];
+        const double x = x_values[j % std::size(x_values)];
         // The bias carries x up to +-60000 (an fp16 and a bf16 value); B the rest, over K terms.
         const double from_bias = std::isnan(x) ? 0 : std::fabs(x) > 60000 ? std::copysign(60000, x)
                                                                            : x;
@@ -970,7 +970,7 @@ void test_gelu_range() {
             const double x = double(k) * bj + from_bits(hbias[size_t(j)], dtype);
             const double ref = reference_activation(x, Activation::kGeluTanh);
             // GELU(x) rounded; below fp16's range the exact value is a tiny negative, 0 here.
-            const int kind = int(j % 9);
+            const int kind = int(j % std::size(x_values));
             const double want = kind == 8 ? (dtype == DType::kF16 ? 0 : NAN)
                                 : std::isnan(x) ? NAN
                                                 : from_bits(to_bits(float(ref), dtype), dtype);
