@@ -4,7 +4,8 @@
 // shapes, each element against an fp64 reference with the verifier's accumulation-dependent
 // tolerance, and every byte of C's buffer outside the result left as it was. Then the dispatch
 // path: plain calls take hgemmRun's kernel (the sm90 family on an H100) and give its bits, the
-// caller's workspace replaces the pool, refusals that need a device, and graph replay.
+// caller's workspace replaces the pool, refusals that need a device, and graph replay. Last,
+// calls drawn at random (shape and options) through dispatch, each against the reference.
 // A plain executable: one line per check, exits non-zero on any failure. --quick runs a subset
 // (the compute-sanitizer memcheck test uses it).
 #include <algorithm>
@@ -182,9 +183,10 @@ void launch_on(const hgemm::KernelInstance& inst, const GemmDesc& d, const void*
 // Runs `d` through hgemmGemm (or on `inst` alone) on fresh inputs and checks every element against
 // the reference and every other byte of C's buffer for being untouched. `offset_elements` shifts
 // every operand off its allocation's 256-byte alignment, `bias_offset` the bias alone further.
+// `name_plan` adds the kernel dispatch runs (hgemm::explain) and its source to the check's name.
 void run_case(Buffers& buf, const GemmDesc& d, bool with_bias, int64_t offset_elements,
               uint64_t seed, int64_t bias_offset = 0,
-              const hgemm::KernelInstance* inst = nullptr) {
+              const hgemm::KernelInstance* inst = nullptr, bool name_plan = false) {
   const bool a_row = d.order_a == Order::kRow, b_row = d.order_b == Order::kRow,
              c_row = d.order_c == Order::kRow;
   const int64_t lda = d.lda_or_packed(), ldb = d.ldb_or_packed(), ldc = d.ldc_or_packed();
@@ -222,6 +224,11 @@ void run_case(Buffers& buf, const GemmDesc& d, bool with_bias, int64_t offset_el
                            (bias_offset ? "_bias_off" + std::to_string(bias_offset) : "");
   if (inst) name += " on " + inst->config.name();
   try {
+    if (name_plan) {
+      const hgemm::GemmPlan plan = hgemm::explain(call, buf.a + offset_elements,
+                                                  buf.b + offset_elements, buf.c + offset_elements);
+      name += " via " + plan.kernel + " (" + plan.source + ")";
+    }
     if (inst)
       launch_on(*inst, call, buf.a + offset_elements, buf.b + offset_elements,
                 buf.c + offset_elements);
@@ -308,11 +315,11 @@ struct Epilogue {
 };
 
 // Leading dimensions and strides for one combination. Padded leading dimensions are the row
-// plus 3 (odd, so rows start off any vector alignment). Gapped batches sit 5 elements apart
-// beyond each span; broadcast batches share one A (stride 0) and write C side by side within
-// each line (heads into [rows, heads * N]).
+// plus `pad_by`, 3 unless given (odd, so rows start off any vector alignment). Gapped batches sit
+// 5 elements apart beyond each span; broadcast batches share one A (stride 0) and write C side by
+// side within each line (heads into [rows, heads * N]).
 GemmDesc make_desc(const Shape& s, Order oa, Order ob, Order oc, Types t, bool padded,
-                   Batching batching, float alpha, float beta, Epilogue e) {
+                   Batching batching, float alpha, float beta, Epilogue e, int64_t pad_by = 3) {
   GemmDesc d;
   d.m = s.m;
   d.n = s.n;
@@ -325,7 +332,7 @@ GemmDesc make_desc(const Shape& s, Order oa, Order ob, Order oc, Types t, bool p
   d.alpha = alpha;
   d.beta = beta;
   d.activation = e.activation;
-  const int64_t pad = padded ? 3 : 0;
+  const int64_t pad = padded ? pad_by : 0;
   const int64_t row_a = oa == Order::kRow ? s.k : s.m;
   const int64_t row_b = ob == Order::kRow ? s.n : s.k;
   const int64_t row_c = oc == Order::kRow ? s.n : s.m;
@@ -1509,6 +1516,65 @@ void test_three_warpgroup_tanh_gelu(Buffers& buf) {
             " instances, " + std::to_string(expected) + " in the catalog");
 }
 
+// Calls drawn at random, each through hgemmGemm's dispatch against the reference. The sweeps above
+// fix their shapes; the routes that tuned tables, the rules and the cost model choose between
+// (decode kernels, swap-AB widths, split-K, the copy of a column-major A into rows, a padded C,
+// the safety net) depend on the shape, so these draw shapes from the range models call, with the
+// call's options drawn beside them. The draw is seeded: a failure names its call and reruns as it
+// was. Each product is capped at 2^31 multiply-adds (2^24 under --quick, which memcheck runs) to
+// keep the fp64 reference short. Each line names the kernel dispatch ran and the rule that chose it.
+void test_random_calls(Buffers& buf, int count, uint64_t seed) {
+  uint64_t state = seed;
+  const auto draw = [&state](uint64_t bound) {  // uniform in [0, bound)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  // Log-uniform in [lo, hi].
+  const auto dim = [&](int64_t lo, int64_t hi) {
+    const double u = double(draw(1u << 20)) / double(1u << 20);
+    return std::llround(std::exp(std::log(double(lo)) + u * std::log(double(hi) / double(lo))));
+  };
+  // A model's width from 256 on: a multiple of 128 half the time, of 8 a third; a sixth any
+  // width from 1 (rows off 16-byte alignment, which the TMA kernels leave to others).
+  const auto width = [&]() -> int64_t {
+    const uint64_t kind = draw(6);
+    if (kind == 0) return dim(1, 8192);
+    const int64_t v = dim(256, 8192);
+    return kind < 4 ? (v + 127) / 128 * 128 : (v + 7) / 8 * 8;
+  };
+  const int64_t cap = g_quick ? int64_t(1) << 24 : int64_t(1) << 31;
+  const std::pair<float, float> scalars[] = {{1.0f, 0.0f}, {-1.5f, 0.0f}, {0.75f, -0.5f}};
+  const Epilogue epilogues[] = {{false, Activation::kNone}, {true, Activation::kNone},
+                                {true, Activation::kRelu},  {true, Activation::kGelu},
+                                {false, Activation::kGeluTanh}};
+  for (int i = 0; i < count; ++i) {
+    // Token counts: up to 16 (decode) a quarter of the time, else 17 to 4096.
+    Shape s{draw(4) == 0 ? dim(1, 16) : dim(17, 4096), width(), width()};
+    while (s.m * s.n * s.k > cap) {
+      int64_t& largest = s.m >= s.n && s.m >= s.k ? s.m : (s.n >= s.k ? s.n : s.k);
+      largest = largest % 16 == 0 ? largest / 2 : (largest + 1) / 2;  // keeps 16-byte rows
+    }
+    const Order oa = draw(3) == 0 ? Order::kCol : Order::kRow;
+    const Order ob = draw(2) == 0 ? Order::kCol : Order::kRow;
+    const Order oc = draw(6) == 0 ? Order::kCol : Order::kRow;
+    const Types t = kTypes[draw(5) < 3 ? 0 : 1 + draw(2)];
+    // Leading dimensions past the row: aligned (a slice of a wider buffer) or odd.
+    const uint64_t pad_kind = draw(8);
+    const bool padded = pad_kind < 2;
+    const int64_t pad_by = pad_kind == 0 ? 64 : 3;
+    const Batching batching = 3 * s.m * s.n * s.k > cap ? Batching::kOne
+                              : draw(5) > 0             ? Batching::kOne
+                              : draw(2) == 0            ? Batching::kGapped
+                                                        : Batching::kBroadcastSideBySide;
+    const auto [alpha, beta] = scalars[draw(10) < 7 ? 0 : 1 + draw(2)];
+    const Epilogue e = epilogues[draw(5) < 3 ? 0 : 1 + draw(4)];
+    const GemmDesc d = make_desc(s, oa, ob, oc, t, padded, batching, alpha, beta, e, pad_by);
+    // Pointers one or two elements off alignment a sixth of the time.
+    const int64_t offset = draw(6) == 0 ? 1 + int64_t(draw(2)) : 0;
+    run_case(buf, d, e.bias, offset, seed + uint64_t(i), 0, nullptr, /*name_plan=*/true);
+  }
+}
+
 int main(int argc, char** argv) {
   g_quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   if (!gpu_checks::device_present("GPU tests never skip")) return 1;
@@ -1568,5 +1634,6 @@ int main(int argc, char** argv) {
   }
   test_graph_replay(1);
   test_graph_replay(6);
+  test_random_calls(buf, g_quick ? 12 : 160, 20261202);
   return gpu_checks::summary();
 }
