@@ -1516,13 +1516,14 @@ void test_three_warpgroup_tanh_gelu(Buffers& buf) {
             " instances, " + std::to_string(expected) + " in the catalog");
 }
 
-// Calls drawn at random, each through hgemmGemm's dispatch against the reference. The sweeps above
-// fix their shapes; the routes that tuned tables, the rules and the cost model choose between
-// (decode kernels, swap-AB widths, split-K, the copy of a column-major A into rows, a padded C,
-// the safety net) depend on the shape, so these draw shapes from the range models call, with the
-// call's options drawn beside them. The draw is seeded: a failure names its call and reruns as it
-// was. Each product is capped at 2^31 multiply-adds (2^24 under --quick, which memcheck runs) to
-// keep the fp64 reference short. Each line names the kernel dispatch ran and the rule that chose it.
+// Calls drawn at random, each through hgemmGemm's dispatch against the reference. The sweeps
+// above fix their shapes; the routes that tuned tables, the rules and the cost model choose
+// between (decode kernels, swap-AB widths, split-K, the copy of a column-major A into rows, a
+// padded C, the safety net) depend on the shape, so these draw shapes from the range models call,
+// with the call's options drawn beside them. The draw is seeded: a failure names its call, and
+// the same seed and count draw it again. Each product is capped at 2^31 multiply-adds (2^24 under
+// --quick, which memcheck runs) to keep the fp64 reference short. Each line names the kernel
+// dispatch ran and the rule that chose it.
 void test_random_calls(Buffers& buf, int count, uint64_t seed) {
   uint64_t state = seed;
   const auto draw = [&state](uint64_t bound) {  // uniform in [0, bound)
