@@ -61,10 +61,12 @@ double from_bits(uint16_t bits, DType t) {
 // Uniform in [-1, 1]: real-valued, so fp16 accumulation shows.
 struct Rng {
   uint64_t state;
-  float next() {
+  // Uniform in [0, bound).
+  uint64_t below(uint64_t bound) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return float(int((state >> 33) % 2001) - 1000) / 1000.0f;
+    return (state >> 33) % bound;
   }
+  float next() { return float(int(below(2001)) - 1000) / 1000.0f; }
 };
 
 // ---- the fp64 reference ---------------------------------------------------------------------
@@ -314,6 +316,14 @@ struct Epilogue {
   Activation activation;
 };
 
+// The (alpha, beta) pairs and epilogues the sweeps and the random calls draw from.
+constexpr std::pair<float, float> kScalars[] = {{1.0f, 0.0f}, {-1.5f, 0.0f}, {0.75f, -0.5f}};
+constexpr Epilogue kEpilogues[] = {{false, Activation::kNone},
+                                   {true, Activation::kNone},
+                                   {true, Activation::kRelu},
+                                   {true, Activation::kGelu},
+                                   {false, Activation::kGeluTanh}};
+
 // Leading dimensions and strides for one combination. Padded leading dimensions are the row
 // plus `pad_by`, 3 unless given (odd, so rows start off any vector alignment). Gapped batches sit
 // 5 elements apart beyond each span; broadcast batches share one A (stride 0) and write C side by
@@ -358,12 +368,6 @@ GemmDesc make_desc(const Shape& s, Order oa, Order ob, Order oc, Types t, bool p
 
 void sweep(Buffers& buf, const std::vector<Shape>& shapes, bool all_scalars) {
   const Order orders[] = {Order::kRow, Order::kCol};
-  const std::pair<float, float> scalars[] = {{1.0f, 0.0f}, {-1.5f, 0.0f}, {0.75f, -0.5f}};
-  const Epilogue epilogues[] = {{false, Activation::kNone},
-                                {true, Activation::kNone},
-                                {true, Activation::kRelu},
-                                {true, Activation::kGelu},
-                                {false, Activation::kGeluTanh}};
   const Batching batchings[] = {Batching::kOne, Batching::kGapped, Batching::kBroadcastSideBySide};
   uint64_t seed = 1;
   int rotation = 0;
@@ -377,13 +381,13 @@ void sweep(Buffers& buf, const std::vector<Shape>& shapes, bool all_scalars) {
                 if (g_quick && !padded) continue;
                 // The full product over scalars and epilogues; or, for the extra shapes and
                 // --quick, one of each in rotation.
-                for (size_t si = 0; si < std::size(scalars); ++si)
-                  for (size_t ei = 0; ei < std::size(epilogues); ++ei) {
+                for (size_t si = 0; si < std::size(kScalars); ++si)
+                  for (size_t ei = 0; ei < std::size(kEpilogues); ++ei) {
                     if (!all_scalars && (si + ei) % 5 != size_t(rotation % 5)) continue;
-                    const auto [alpha, beta] = scalars[si];
+                    const auto [alpha, beta] = kScalars[si];
                     const GemmDesc d = make_desc(s, oa, ob, oc, t, padded, batching, alpha,
-                                                 beta, epilogues[ei]);
-                    run_case(buf, d, epilogues[ei].bias, int64_t(seed % 3), seed);
+                                                 beta, kEpilogues[ei]);
+                    run_case(buf, d, kEpilogues[ei].bias, int64_t(seed % 3), seed);
                     ++seed;
                   }
                 ++rotation;
@@ -1525,11 +1529,8 @@ void test_three_warpgroup_tanh_gelu(Buffers& buf) {
 // --quick, which memcheck runs) to keep the fp64 reference short. Each line names the kernel
 // dispatch ran and the rule that chose it.
 void test_random_calls(Buffers& buf, int count, uint64_t seed) {
-  uint64_t state = seed;
-  const auto draw = [&state](uint64_t bound) {  // uniform in [0, bound)
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % bound;
-  };
+  Rng rng{seed};
+  const auto draw = [&rng](uint64_t bound) { return rng.below(bound); };
   // Log-uniform in [lo, hi].
   const auto dim = [&](int64_t lo, int64_t hi) {
     const double u = double(draw(1u << 20)) / double(1u << 20);
@@ -1544,10 +1545,6 @@ void test_random_calls(Buffers& buf, int count, uint64_t seed) {
     return kind < 4 ? (v + 127) / 128 * 128 : (v + 7) / 8 * 8;
   };
   const int64_t cap = g_quick ? int64_t(1) << 24 : int64_t(1) << 31;
-  const std::pair<float, float> scalars[] = {{1.0f, 0.0f}, {-1.5f, 0.0f}, {0.75f, -0.5f}};
-  const Epilogue epilogues[] = {{false, Activation::kNone}, {true, Activation::kNone},
-                                {true, Activation::kRelu},  {true, Activation::kGelu},
-                                {false, Activation::kGeluTanh}};
   for (int i = 0; i < count; ++i) {
     // Token counts: up to 16 (decode) a quarter of the time, else 17 to 4096.
     Shape s{draw(4) == 0 ? dim(1, 16) : dim(17, 4096), width(), width()};
@@ -1567,8 +1564,8 @@ void test_random_calls(Buffers& buf, int count, uint64_t seed) {
                               : draw(5) > 0             ? Batching::kOne
                               : draw(2) == 0            ? Batching::kGapped
                                                         : Batching::kBroadcastSideBySide;
-    const auto [alpha, beta] = scalars[draw(10) < 7 ? 0 : 1 + draw(2)];
-    const Epilogue e = epilogues[draw(5) < 3 ? 0 : 1 + draw(4)];
+    const auto [alpha, beta] = kScalars[draw(10) < 7 ? 0 : 1 + draw(2)];
+    const Epilogue e = kEpilogues[draw(5) < 3 ? 0 : 1 + draw(4)];
     const GemmDesc d = make_desc(s, oa, ob, oc, t, padded, batching, alpha, beta, e, pad_by);
     // Pointers one or two elements off alignment a sixth of the time.
     const int64_t offset = draw(6) == 0 ? 1 + int64_t(draw(2)) : 0;
